@@ -1,0 +1,50 @@
+//! The command line (clap derive); the doc comments here are `--help`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Pre-renders a paginated JSON API of attractions into static files.
+#[derive(Debug, Parser)]
+#[command(name = "folio", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build every page, error document and index into the output folder.
+    Build(BuildArgs),
+    /// Load and validate the data only; print every problem or a summary.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The config file (default: folio.toml in the working directory).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The data folder, overriding `data_dir`.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// The output folder, overriding `output_dir`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The public URL the output is served at, overriding `base_url`.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Print only problems.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The config file (default: folio.toml in the working directory).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The data folder, overriding `data_dir`.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+}

@@ -1,0 +1,54 @@
+//! Why a command failed, and the exit code each reason maps to (SPEC §6): 1 for invalid
+//! data, config or templates, a clash or a refused folder (nothing written); 2 for usage
+//! and I/O failures.
+
+use std::path::PathBuf;
+
+use crate::config::ConfigError;
+use crate::diag::{self, Problem};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    #[error("{} problem{} in the input; nothing was written", .0.len(), if .0.len() == 1 { "" } else { "s" })]
+    Invalid(Vec<Problem>),
+    #[error("invalid configuration; nothing was written")]
+    Config(Vec<ConfigError>),
+    #[error("{} file{} in the way; folio did not write {}, so it will not overwrite {}: remove {} or choose another folder",
+        .0.len(), if .0.len() == 1 { " is" } else { "s are" }, it(.0.len()), it(.0.len()), it(.0.len()))]
+    Clash(Vec<PathBuf>),
+    #[error("{0}")]
+    Usage(String),
+    #[error(transparent)]
+    Io(#[from] anyhow::Error),
+}
+
+fn it(n: usize) -> &'static str {
+    if n == 1 { "it" } else { "them" }
+}
+
+impl Failure {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Failure::Invalid(_) | Failure::Config(_) | Failure::Clash(_) => 1,
+            Failure::Usage(_) | Failure::Io(_) => 2,
+        }
+    }
+
+    /// The lines to print before the summary: one per problem, config error or clash.
+    pub fn details(&self) -> Vec<String> {
+        match self {
+            Failure::Invalid(problems) => problems.iter().map(Problem::to_string).collect(),
+            Failure::Config(errors) => errors.iter().map(|e| e.0.clone()).collect(),
+            Failure::Clash(paths) => paths
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{}: exists and was not written by folio",
+                        diag::display_path(p).display()
+                    )
+                })
+                .collect(),
+            Failure::Usage(_) | Failure::Io(_) => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! folio pre-renders a paginated JSON listing of attractions into static files.
+//!
+//! The pipeline is the architecture: [`load`] reads `data/` into [`model::Record`]s,
+//! [`listing`] sorts them per language, [`paginate`] splits them, [`render`] writes page
+//! bodies, and [`output`] puts files on disk atomically. [`site`] owns that pipeline;
+//! [`cmd`] is the glue the binary calls.
+
+pub mod cli;
+pub mod cmd;
+pub mod config;
+pub mod diag;
+pub mod error;
+pub mod listing;
+pub mod load;
+pub mod model;
+pub mod output;
+pub mod paginate;
+pub mod render;
+pub mod site;

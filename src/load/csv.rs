@@ -1,0 +1,242 @@
+//! CSV input: the header becomes a column plan (plain, nested `a.b`, or one language of a
+//! localized field `name.fr`), and each row becomes a JSON object with cells converted by
+//! the declared field types. Lines are the physical line a record starts on.
+
+use serde_json::{Map, Number, Value};
+
+use super::{Issue, Raw};
+use crate::config::FieldType;
+use crate::load::record::Resolver;
+
+#[derive(Debug)]
+enum Column {
+    /// A plain or nested field: `path[0]` is the top-level key.
+    Field { path: Vec<String>, kind: Option<FieldType> },
+    /// One language of a localized field.
+    Lang { field: String, lang: String, kind: Option<FieldType> },
+    /// A language that is not configured.
+    Ignored,
+}
+
+/// Converts one CSV cell by the field's declared type; an empty cell is null.
+pub fn convert(cell: &str, kind: Option<FieldType>) -> Result<Value, String> {
+    if cell.is_empty() {
+        return Ok(Value::Null);
+    }
+    match kind.unwrap_or(FieldType::String) {
+        FieldType::String => Ok(Value::String(cell.to_string())),
+        FieldType::Integer => cell
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| format!("{cell:?} is not an integer (64-bit, digits only)")),
+        FieldType::Number => {
+            let decimal = cell.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+                && cell.bytes().any(|b| b.is_ascii_digit());
+            if let Ok(i) = cell.parse::<i64>() {
+                return Ok(Value::from(i));
+            }
+            match cell.parse::<f64>() {
+                Ok(f) if decimal && f.is_finite() => {
+                    Ok(Value::Number(Number::from_f64(f).expect("finite")))
+                }
+                _ => Err(format!("{cell:?} is not a number (finite decimals only)")),
+            }
+        }
+        FieldType::Boolean => match cell {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(format!("{cell:?} is not a boolean (true or false)")),
+        },
+        FieldType::List => {
+            Ok(Value::Array(cell.split('|').map(|s| Value::String(s.into())).collect()))
+        }
+        FieldType::Json => serde_json::from_str(cell)
+            .map_err(|e| format!("{cell:?} is not valid JSON: {}", super::json::message(&e))),
+    }
+}
+
+fn plan(header: &[String], res: &Resolver, issues: &mut Vec<Issue>) -> Vec<Column> {
+    let schema = &res.project().schema;
+    let mut columns = Vec::with_capacity(header.len());
+    for (i, name) in header.iter().enumerate() {
+        let bad = |msg: String| Issue { line: Some(1), field: Some(name.clone()), message: msg };
+        if name.is_empty() || name.split('.').any(str::is_empty) {
+            issues.push(bad(format!("column {} has no valid name", i + 1)));
+            columns.push(Column::Ignored);
+            continue;
+        }
+        if header[..i].contains(name) {
+            issues.push(bad("column appears twice".into()));
+        }
+        if let Some(other) = header.iter().find(|o| {
+            o.len() > name.len() && o.starts_with(name.as_str()) && o.as_bytes()[name.len()] == b'.'
+        }) {
+            issues.push(bad(format!("column conflicts with column `{other}`")));
+        }
+        let (top, rest) = match name.split_once('.') {
+            Some((t, r)) => (t, Some(r)),
+            None => (name.as_str(), None),
+        };
+        let spec = schema.get(top);
+        columns.push(match (spec.is_some_and(|s| s.localized), rest) {
+            (true, Some(lang)) => match res.lang_index(lang) {
+                Some(_) => Column::Lang {
+                    field: top.to_string(),
+                    lang: lang.to_ascii_lowercase(),
+                    kind: spec.and_then(|s| s.kind),
+                },
+                None => Column::Ignored,
+            },
+            _ => Column::Field {
+                path: name.split('.').map(String::from).collect(),
+                kind: schema.get(name.as_str()).and_then(|s| s.kind),
+            },
+        });
+    }
+    columns
+}
+
+fn insert(obj: &mut Map<String, Value>, path: &[String], value: Value) {
+    let (last, parents) = path.split_last().expect("a column has a name");
+    let mut cur = obj;
+    for p in parents {
+        let slot = cur.entry(p.clone()).or_insert_with(|| Value::Object(Map::new()));
+        if !slot.is_object() {
+            *slot = Value::Object(Map::new());
+        }
+        cur = slot.as_object_mut().expect("made an object above");
+    }
+    cur.insert(last.clone(), value);
+}
+
+/// Parses a whole CSV file (BOM already removed).
+pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Issue>) {
+    let mut issues = Vec::new();
+    let mut rows = Vec::new();
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(bytes);
+    let mut records = reader.byte_records();
+    let header: Vec<String> = match records.next() {
+        None => return (rows, issues),
+        Some(Err(e)) => {
+            issues.push(Issue {
+                line: Some(1),
+                field: None,
+                message: format!("unreadable header: {e}"),
+            });
+            return (rows, issues);
+        }
+        Some(Ok(h)) => match h.iter().map(|c| std::str::from_utf8(c).map(str::to_string)).collect()
+        {
+            Ok(h) => h,
+            Err(_) => {
+                issues.push(Issue {
+                    line: Some(1),
+                    field: None,
+                    message: "header is not valid UTF-8".into(),
+                });
+                return (rows, issues);
+            }
+        },
+    };
+    let columns = plan(&header, res, &mut issues);
+    if !issues.is_empty() {
+        return (rows, issues);
+    }
+    for rec in records {
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                let line = e.position().map(|p| p.line());
+                issues.push(Issue { line, field: None, message: format!("malformed CSV: {e}") });
+                continue;
+            }
+        };
+        let line = rec.position().map_or(0, |p| p.line());
+        if rec.len() != header.len() {
+            let spans = rec.iter().any(|c| c.contains(&b'\n'));
+            let hint = if spans { " (an unterminated quoted field?)" } else { "" };
+            issues.push(Issue {
+                line: Some(line),
+                field: None,
+                message: format!(
+                    "record has {} fields, the header has {}{hint}",
+                    rec.len(),
+                    header.len()
+                ),
+            });
+            continue;
+        }
+        let mut obj = Map::new();
+        let mut ok = true;
+        for ((cell, col), name) in rec.iter().zip(&columns).zip(&header) {
+            let Ok(cell) = std::str::from_utf8(cell) else {
+                issues.push(Issue {
+                    line: Some(line),
+                    field: Some(name.clone()),
+                    message: "is not valid UTF-8".into(),
+                });
+                ok = false;
+                continue;
+            };
+            match col {
+                Column::Ignored => {}
+                Column::Field { path, kind } => match convert(cell, *kind) {
+                    Ok(v) => insert(&mut obj, path, v),
+                    Err(msg) => {
+                        issues.push(Issue {
+                            line: Some(line),
+                            field: Some(name.clone()),
+                            message: msg,
+                        });
+                        ok = false;
+                    }
+                },
+                Column::Lang { field, lang, kind } => match convert(cell, *kind) {
+                    Ok(v) => insert(&mut obj, &[field.clone(), lang.clone()], v),
+                    Err(msg) => {
+                        issues.push(Issue {
+                            line: Some(line),
+                            field: Some(name.clone()),
+                            message: msg,
+                        });
+                        ok = false;
+                    }
+                },
+            }
+        }
+        if ok {
+            rows.push(Raw::Object { line, object: obj });
+        }
+    }
+    (rows, issues)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converts_cells_by_type() {
+        use FieldType::*;
+        assert_eq!(convert("", Some(Integer)).unwrap(), Value::Null);
+        assert_eq!(convert("42", None).unwrap(), Value::from("42"));
+        assert_eq!(convert("-7", Some(Integer)).unwrap(), Value::from(-7));
+        assert_eq!(convert("4.50", Some(Number)).unwrap(), serde_json::json!(4.5));
+        assert_eq!(convert("4", Some(Number)).unwrap(), serde_json::json!(4));
+        assert_eq!(convert("a|b", Some(List)).unwrap(), serde_json::json!(["a", "b"]));
+        assert_eq!(convert("true", Some(Boolean)).unwrap(), Value::Bool(true));
+        assert_eq!(convert("{\"a\":1}", Some(Json)).unwrap(), serde_json::json!({"a": 1}));
+        for (cell, kind) in [
+            ("NaN", Number),
+            ("inf", Number),
+            ("1e999", Number),
+            ("abc", Number),
+            ("1.5", Integer),
+            ("99999999999999999999", Integer),
+            ("yes", Boolean),
+            ("{", Json),
+        ] {
+            assert!(convert(cell, Some(kind)).is_err(), "{cell} as {kind:?}");
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! Turns one parsed record (a JSON object, from any loader) into a [`Record`]: checks
+//! declared types and `required`, resolves localized fields per language with the
+//! configured fallback, computes sort keys, applies the `fields` projection and
+//! pre-serializes the item. Pure: no IO, problems are returned, not printed.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::config::{Fallback, FieldType, Project};
+use crate::model::{Id, Origin, PerLang, Record, SortValue};
+
+/// A problem found in one record: the field it is about and the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldProblem {
+    pub field: String,
+    pub message: String,
+}
+
+fn problem(field: &str, message: impl Into<String>) -> FieldProblem {
+    FieldProblem { field: field.to_string(), message: message.into() }
+}
+
+/// What resolving one record found besides the record itself.
+#[derive(Debug, Default)]
+pub struct Findings {
+    pub problems: Vec<FieldProblem>,
+    /// `(language index, field)` for every translation that was missing.
+    pub missing: Vec<(usize, String)>,
+    /// Undeclared fields whose value looks like a language map.
+    pub looks_localized: Vec<String>,
+}
+
+/// The config, indexed for per-record work.
+pub struct Resolver<'a> {
+    project: &'a Project,
+    langs: HashMap<String, usize>,
+}
+
+/// Shows a JSON value briefly inside a message.
+pub fn brief(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(39).collect::<String>())
+    } else {
+        s
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Checks a non-null JSON value against a declared type, without coercion.
+pub fn check_type(v: &Value, kind: FieldType) -> Result<(), String> {
+    let ok = match kind {
+        FieldType::String => v.is_string(),
+        FieldType::Integer => v.is_i64(),
+        FieldType::Number => v.is_number(),
+        FieldType::Boolean => v.is_boolean(),
+        FieldType::List => v.is_array(),
+        FieldType::Json => true,
+    };
+    if ok {
+        return Ok(());
+    }
+    if kind == FieldType::Integer && v.is_u64() {
+        return Err(format!("{} does not fit in a 64-bit integer", brief(v)));
+    }
+    Err(format!("expected {}, found {} ({})", article(kind), type_name(v), brief(v)))
+}
+
+fn article(kind: FieldType) -> &'static str {
+    match kind {
+        FieldType::String => "a string",
+        FieldType::Integer => "an integer",
+        FieldType::Number => "a number",
+        FieldType::Boolean => "a boolean",
+        FieldType::List => "a list",
+        FieldType::Json => "a JSON value",
+    }
+}
+
+fn is_missing(v: Option<&Value>) -> bool {
+    matches!(v, None | Some(Value::Null)) || v.and_then(Value::as_str).is_some_and(str::is_empty)
+}
+
+fn lookup<'v>(obj: &'v Map<String, Value>, dotted: &str) -> Option<&'v Value> {
+    let mut parts = dotted.split('.');
+    let mut cur = obj.get(parts.next()?)?;
+    for p in parts {
+        cur = cur.as_object()?.get(p)?;
+    }
+    Some(cur)
+}
+
+fn to_sort_value(v: Option<&Value>) -> Result<SortValue, &'static str> {
+    Ok(match v {
+        None | Some(Value::Null) => SortValue::Null,
+        Some(Value::Bool(b)) => SortValue::Bool(*b),
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(i) => SortValue::Int(i),
+            None => SortValue::Num(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Some(Value::String(s)) => SortValue::Str(s.as_str().into()),
+        Some(Value::Array(_)) => return Err("a list"),
+        Some(Value::Object(_)) => return Err("an object"),
+    })
+}
+
+/// Collapses per-language values that are all equal into one shared value.
+fn collapse<T: PartialEq>(each: Vec<T>) -> PerLang<T> {
+    if each.windows(2).all(|w| w[0] == w[1]) && !each.is_empty() {
+        PerLang::Shared(each.into_iter().next().expect("checked non-empty"))
+    } else {
+        PerLang::Each(each.into_boxed_slice())
+    }
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(project: &'a Project) -> Self {
+        let langs = project.languages.iter().enumerate().map(|(i, l)| (l.clone(), i)).collect();
+        Resolver { project, langs }
+    }
+
+    pub fn project(&self) -> &'a Project {
+        self.project
+    }
+
+    pub fn lang_index(&self, key: &str) -> Option<usize> {
+        self.langs.get(&key.to_ascii_lowercase()).copied()
+    }
+
+    fn localized(&self, field: &str) -> bool {
+        self.project.schema.get(field).is_some_and(|s| s.localized)
+    }
+
+    /// Resolves one record. On problems, returns them all (and no record).
+    pub fn resolve(
+        &self,
+        obj: Map<String, Value>,
+        origin: Origin,
+        found: &mut Findings,
+    ) -> Option<Record> {
+        let before = found.problems.len();
+        let p = self.project;
+        let n_langs = p.languages.len();
+
+        let id = match obj.get("id") {
+            None | Some(Value::Null) => {
+                found.problems.push(problem("id", "is required"));
+                None
+            }
+            Some(Value::Number(n)) if n.is_i64() => Some(Id::Int(n.as_i64().expect("is_i64"))),
+            Some(Value::String(s)) if !s.is_empty() => Some(Id::Str(s.as_str().into())),
+            Some(v) => {
+                found.problems.push(problem(
+                    "id",
+                    format!("must be an integer or a non-empty string, found {}", brief(v)),
+                ));
+                None
+            }
+        };
+
+        for (name, spec) in &p.schema {
+            let value = lookup(&obj, name);
+            if spec.required && is_missing(value) {
+                found.problems.push(problem(name, "is required"));
+            }
+            let (Some(kind), Some(v)) = (spec.kind, value) else { continue };
+            let mut check = |v: &Value, what: String| {
+                if !v.is_null()
+                    && let Err(msg) = check_type(v, kind)
+                {
+                    found.problems.push(problem(&what, msg));
+                }
+            };
+            match v {
+                Value::Object(map) if spec.localized => {
+                    for (lang, v) in map {
+                        if self.lang_index(lang).is_some() {
+                            check(v, format!("{name}.{lang}"));
+                        }
+                    }
+                }
+                v => check(v, name.clone()),
+            }
+        }
+
+        // Resolve each top-level field per language, in source order.
+        let mut resolved: Vec<(String, PerLang<Value>)> = Vec::with_capacity(obj.len());
+        for (key, value) in obj {
+            if self.localized(&key) {
+                let mut each: Vec<Option<Value>> = vec![None; n_langs];
+                match value {
+                    Value::Object(map) => {
+                        for (lang, v) in map {
+                            if let Some(i) = self.lang_index(&lang) {
+                                each[i] = Some(v);
+                            }
+                        }
+                    }
+                    shared => each.iter_mut().for_each(|slot| *slot = Some(shared.clone())),
+                }
+                let default = Some(p.default_language)
+                    .filter(|&d| !is_missing(each[d].as_ref()))
+                    .and_then(|d| each[d].clone());
+                let mut values = Vec::with_capacity(n_langs);
+                for (i, v) in each.into_iter().enumerate() {
+                    if !is_missing(v.as_ref()) {
+                        values.push(v.expect("not missing"));
+                        continue;
+                    }
+                    found.missing.push((i, key.clone()));
+                    values.push(match p.fallback {
+                        Fallback::Default => default.clone().unwrap_or(Value::Null),
+                        Fallback::Null => Value::Null,
+                        Fallback::Error => {
+                            found.problems.push(problem(
+                                &key,
+                                format!("missing \"{}\" translation", p.languages[i]),
+                            ));
+                            Value::Null
+                        }
+                    });
+                }
+                resolved.push((key, collapse(values)));
+            } else {
+                if let Value::Object(map) = &value
+                    && !p.schema.contains_key(&key)
+                    && !map.is_empty()
+                    && map.keys().all(|k| self.lang_index(k).is_some())
+                {
+                    found.looks_localized.push(key.clone());
+                }
+                resolved.push((key, PerLang::Shared(value)));
+            }
+        }
+
+        let mut keys = Vec::with_capacity(p.sort.len());
+        for sort in &p.sort {
+            let (top, rest) = match sort.field.split_once('.') {
+                Some((t, r)) => (t, Some(r)),
+                None => (sort.field.as_str(), None),
+            };
+            let field = resolved.iter().find(|(k, _)| k == top).map(|(_, v)| v);
+            let value_in = |v: &Value| -> Result<SortValue, &'static str> {
+                match rest {
+                    None => to_sort_value(Some(v)),
+                    Some(r) => to_sort_value(v.as_object().and_then(|o| lookup(o, r))),
+                }
+            };
+            let key = match field {
+                None => Ok(PerLang::Shared(SortValue::Null)),
+                Some(PerLang::Shared(v)) => value_in(v).map(PerLang::Shared),
+                Some(PerLang::Each(vs)) => {
+                    vs.iter().map(value_in).collect::<Result<Vec<_>, _>>().map(collapse)
+                }
+            };
+            match key {
+                Ok(k) => keys.push(k),
+                Err(what) => {
+                    found.problems.push(problem(&sort.field, format!("cannot sort by {what}")))
+                }
+            }
+        }
+
+        if found.problems.len() > before {
+            return None;
+        }
+
+        let mut body: Vec<PerLang<Box<[u8]>>> = Vec::new();
+        let mut first = true;
+        for (key, value) in &resolved {
+            if !p.fields.is_empty() && !p.fields.iter().any(|f| f == key) {
+                continue;
+            }
+            let frag = |v: &Value| -> Vec<u8> {
+                let mut out = Vec::with_capacity(16);
+                if !first {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut out, key).expect("writing to a Vec cannot fail");
+                out.push(b':');
+                serde_json::to_writer(&mut out, v).expect("writing to a Vec cannot fail");
+                out
+            };
+            let seg = match value {
+                PerLang::Shared(v) => PerLang::Shared(frag(v)),
+                PerLang::Each(vs) => collapse(vs.iter().map(frag).collect()),
+            };
+            first = false;
+            match (body.last_mut(), seg) {
+                (Some(PerLang::Shared(prev)), PerLang::Shared(next)) => {
+                    let mut joined = std::mem::take(prev).into_vec();
+                    joined.extend_from_slice(&next);
+                    *prev = joined.into_boxed_slice();
+                }
+                (_, PerLang::Shared(v)) => body.push(PerLang::Shared(v.into_boxed_slice())),
+                (_, PerLang::Each(vs)) => body.push(PerLang::Each(
+                    vs.into_vec().into_iter().map(Vec::into_boxed_slice).collect(),
+                )),
+            }
+        }
+
+        Some(Record { origin, id: id.expect("a missing id is a problem"), keys, body })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, Overrides};
+    use std::path::Path;
+
+    fn project(toml: &str) -> Project {
+        let root = Path::new("/nonexistent");
+        Config::from_str(toml, Path::new("folio.toml"))
+            .unwrap()
+            .validate(Path::new("folio.toml"), root, root, &Overrides::default())
+            .unwrap()
+    }
+
+    const I18N: &str =
+        "[listing]\nlanguages = [\"en\", \"fr\", \"ja\"]\n[fields.name]\nlocalized = true\n";
+
+    fn resolve(toml: &str, json: &str) -> (Option<Record>, Findings) {
+        let p = project(toml);
+        let r = Resolver::new(&p);
+        let mut f = Findings::default();
+        let obj: Map<String, Value> = serde_json::from_str(json).unwrap();
+        let rec = r.resolve(obj, Origin { file: 0, line: 1 }, &mut f);
+        (rec, f)
+    }
+
+    fn item(rec: &Record, lang: usize) -> String {
+        let mut out = Vec::new();
+        rec.write_item(lang, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn resolves_each_language_and_falls_back_to_the_default() {
+        let (rec, f) =
+            resolve(I18N, r#"{"id": 3, "name": {"EN": "Tower", "fr": "Tour", "ja": ""}, "x": 1}"#);
+        let rec = rec.unwrap();
+        assert_eq!(item(&rec, 0), r#"{"id":3,"name":"Tower","x":1}"#);
+        assert_eq!(item(&rec, 1), r#"{"id":3,"name":"Tour","x":1}"#);
+        assert_eq!(item(&rec, 2), r#"{"id":3,"name":"Tower","x":1}"#);
+        assert_eq!(f.missing, [(2, "name".to_string())]);
+    }
+
+    #[test]
+    fn null_fallback_writes_null_and_error_fallback_fails() {
+        let toml = format!("{I18N}[i18n]\nfallback = \"null\"\n");
+        let (rec, _) = resolve(&toml, r#"{"id": 1, "name": {"en": "A"}}"#);
+        assert_eq!(item(&rec.unwrap(), 1), r#"{"id":1,"name":null}"#);
+        let toml = format!("{I18N}[i18n]\nfallback = \"error\"\n");
+        let (rec, f) = resolve(&toml, r#"{"id": 1, "name": {"en": "A", "fr": null}}"#);
+        assert!(rec.is_none());
+        let msgs: Vec<_> =
+            f.problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect();
+        assert_eq!(msgs, ["name: missing \"fr\" translation", "name: missing \"ja\" translation"]);
+    }
+
+    #[test]
+    fn plain_value_of_a_localized_field_is_shared() {
+        let (rec, f) = resolve(I18N, r#"{"id": "a", "name": "Same"}"#);
+        assert_eq!(item(&rec.unwrap(), 2), r#"{"id":"a","name":"Same"}"#);
+        assert!(f.missing.is_empty());
+    }
+
+    #[test]
+    fn projection_keeps_source_order_and_absent_fields_stay_absent() {
+        let toml = "[listing]\nfields = [\"b\", \"id\", \"zz\"]\n";
+        let (rec, _) = resolve(toml, r#"{"id": 1, "a": 2, "b": [1, 2]}"#);
+        assert_eq!(item(&rec.unwrap(), 0), r#"{"id":1,"b":[1,2]}"#);
+        let (rec, _) = resolve(toml, r#"{"a": 2, "b": 3, "id": 1}"#);
+        assert_eq!(item(&rec.unwrap(), 0), r#"{"b":3,"id":1}"#);
+    }
+
+    #[test]
+    fn declared_types_are_checked_never_coerced() {
+        let toml = "[fields.rating]\ntype = \"number\"\n[fields.\"loc.lat\"]\ntype = \"number\"\n[fields.tags]\ntype = \"list\"\n[fields.n]\ntype = \"integer\"\n";
+        let (rec, f) = resolve(
+            toml,
+            r#"{"id": 1, "rating": "4.5", "loc": {"lat": true}, "tags": "a|b", "n": 1.5}"#,
+        );
+        assert!(rec.is_none());
+        let msgs: Vec<_> =
+            f.problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect();
+        assert_eq!(
+            msgs,
+            [
+                "loc.lat: expected a number, found a boolean (true)",
+                "n: expected an integer, found a number (1.5)",
+                "rating: expected a number, found a string (\"4.5\")",
+                "tags: expected a list, found a string (\"a|b\")",
+            ]
+        );
+    }
+
+    #[test]
+    fn id_and_required_fields_are_enforced() {
+        let toml = "[fields.name]\nrequired = true\n";
+        let (_, f) = resolve(toml, r#"{"name": ""}"#);
+        let fields: Vec<_> = f.problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["id", "name"]);
+        let (_, f) = resolve("", r#"{"id": 1.5}"#);
+        assert_eq!(f.problems[0].message, "must be an integer or a non-empty string, found 1.5");
+    }
+
+    #[test]
+    fn sort_keys_follow_localized_values_and_dotted_paths() {
+        let toml = "[listing]\nlanguages = [\"en\", \"fr\"]\nsort = [\"name\", \"-loc.lat\"]\n[fields.name]\nlocalized = true\n";
+        let (rec, _) =
+            resolve(toml, r#"{"id": 1, "name": {"en": "B", "fr": "A"}, "loc": {"lat": 2.5}}"#);
+        let rec = rec.unwrap();
+        assert_eq!(
+            rec.keys[0],
+            PerLang::Each(vec![SortValue::Str("B".into()), SortValue::Str("A".into())].into())
+        );
+        assert_eq!(rec.keys[1], PerLang::Shared(SortValue::Num(2.5)));
+        let (rec, f) = resolve(toml, r#"{"id": 1, "name": "x", "loc": {"lat": [1]}}"#);
+        assert!(rec.is_none());
+        assert_eq!(f.problems[0].message, "cannot sort by a list");
+    }
+
+    #[test]
+    fn flags_undeclared_language_maps() {
+        let (_, f) =
+            resolve(I18N, r#"{"id": 1, "summary": {"en": "a", "FR": "b"}, "loc": {"lat": 1}}"#);
+        assert_eq!(f.looks_localized, ["summary"]);
+    }
+}

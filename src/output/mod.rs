@@ -1,0 +1,398 @@
+//! The only code that writes to disk. A [`Tree`] is one folder folio owns files in
+//! (`output/`, `hosting/`): new content is staged beside its target
+//! (`{root}/.folio-staging/`, same filesystem), and only after every file was staged is it
+//! switched in by rename, driven by a journal so that a kill during the switch is finished
+//! by the next build. Unchanged files are never rewritten or re-timed; files folio wrote
+//! before and no longer produces are removed; files it never wrote are never touched.
+
+pub mod fault;
+pub mod manifest;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::UNIX_EPOCH;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use fault::Faults;
+use manifest::{Entry, MANIFEST, Manifest};
+
+pub const STAGING: &str = ".folio-staging";
+const JOURNAL: &str = "journal.json";
+const COMMIT: &str = "commit.json";
+
+/// A file of the new build: either already on disk as it should be, or staged.
+#[derive(Debug, Clone)]
+pub struct Staged {
+    pub rel: String,
+    pub hash: u128,
+    pub size: u64,
+    /// The staged file's name inside the staging folder, when the content is new.
+    pub staged: Option<String>,
+}
+
+/// What a commit did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Report {
+    pub written: u64,
+    pub unchanged: u64,
+    pub removed: u64,
+    pub bytes: u64,
+}
+
+/// The switch, written down before it starts so that it can be finished after a kill.
+#[derive(Debug, Serialize, Deserialize)]
+struct Journal {
+    renames: Vec<(String, String)>,
+    removals: Vec<String>,
+    files: Vec<(String, String, u64)>,
+    fingerprint: String,
+}
+
+pub struct Tree {
+    root: PathBuf,
+    staging: PathBuf,
+    old: Manifest,
+    old_bytes: Option<Vec<u8>>,
+    root_existed: bool,
+    staging_made: OnceLock<io::Result<()>>,
+    counter: AtomicU64,
+    bytes: AtomicU64,
+    faults: Faults,
+}
+
+fn mtime_ns(meta: &fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Hashes content the way the manifest records it.
+pub fn hash(bytes: &[u8]) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(bytes)
+}
+
+fn ctx(what: &str, path: &Path) -> String {
+    format!("{what} `{}`", path.display())
+}
+
+impl Tree {
+    /// Opens `root`: finishes a switch a killed build left behind (or discards its
+    /// unfinished staging), then reads the manifest.
+    pub fn open(root: &Path) -> anyhow::Result<Tree> {
+        let staging = root.join(STAGING);
+        let mut tree = Tree {
+            root: root.to_path_buf(),
+            staging: staging.clone(),
+            old: Manifest::default(),
+            old_bytes: None,
+            root_existed: root.exists(),
+            staging_made: OnceLock::new(),
+            counter: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            faults: Faults::from_env(),
+        };
+        tree.load_manifest()?;
+        if staging.join(COMMIT).is_file() {
+            let text = fs::read(staging.join(COMMIT))
+                .with_context(|| ctx("reading", &staging.join(COMMIT)))?;
+            let journal: Journal = serde_json::from_slice(&text).with_context(|| {
+                ctx("reading the journal of an interrupted build", &staging.join(COMMIT))
+            })?;
+            tree.apply(&journal)?;
+            tree.load_manifest()?;
+        } else if staging.exists() {
+            fs::remove_dir_all(&staging)
+                .with_context(|| ctx("removing the leftovers of an interrupted build", &staging))?;
+        }
+        Ok(tree)
+    }
+
+    fn load_manifest(&mut self) -> anyhow::Result<()> {
+        let path = self.root.join(MANIFEST);
+        match fs::read(&path) {
+            Ok(bytes) => {
+                self.old = Manifest::from_bytes(&bytes).with_context(|| {
+                    format!(
+                        "`{}` is not a folio manifest; remove it and the files it listed",
+                        path.display()
+                    )
+                })?;
+                self.old_bytes = Some(bytes);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).with_context(|| ctx("reading", &path)),
+        }
+        Ok(())
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The fingerprint the last build recorded.
+    pub fn fingerprint(&self) -> &str {
+        &self.old.fingerprint
+    }
+
+    /// Files the new build would overwrite although folio never wrote them: files at
+    /// planned paths that the manifest does not list, and non-folders where folders go.
+    pub fn clashes<'a>(&self, planned: impl IntoIterator<Item = &'a str>) -> Vec<PathBuf> {
+        let mut clashes = Vec::new();
+        let mut dirs = BTreeSet::new();
+        for rel in planned {
+            let path = self.root.join(rel);
+            match fs::symlink_metadata(&path) {
+                Ok(meta) if meta.is_dir() || !self.old.files.contains_key(rel) => {
+                    clashes.push(path)
+                }
+                _ => {}
+            }
+            let mut parent = Path::new(rel).parent();
+            while let Some(p) = parent.filter(|p| !p.as_os_str().is_empty()) {
+                if !dirs.insert(p.to_path_buf()) {
+                    break;
+                }
+                parent = p.parent();
+            }
+        }
+        for dir in dirs {
+            let path = self.root.join(&dir);
+            if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
+                clashes.push(path);
+            }
+        }
+        clashes
+    }
+
+    /// Is the file at `rel` exactly what the manifest says folio wrote, with this content?
+    fn unchanged(&self, rel: &str, hash: u128, bytes: &[u8]) -> bool {
+        let Some(old) = self.old.files.get(rel) else { return false };
+        if old.hash != hash || old.size != bytes.len() as u64 {
+            return false;
+        }
+        let path = self.root.join(rel);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() && meta.len() == old.size => {
+                mtime_ns(&meta) == old.mtime || fs::read(&path).is_ok_and(|disk| disk == bytes)
+            }
+            _ => false,
+        }
+    }
+
+    /// Stages `bytes` as the new content of `rel`, unless the file already holds it.
+    pub fn stage(&self, rel: &str, bytes: &[u8]) -> anyhow::Result<Staged> {
+        let hash = hash(bytes);
+        let size = bytes.len() as u64;
+        if self.unchanged(rel, hash, bytes) {
+            return Ok(Staged { rel: rel.to_string(), hash, size, staged: None });
+        }
+        self.staging_made
+            .get_or_init(|| fs::create_dir_all(&self.staging))
+            .as_ref()
+            .map_err(|e| io::Error::new(e.kind(), e.to_string()))
+            .with_context(|| ctx("creating the staging folder", &self.staging))?;
+        let name = self.counter.fetch_add(1, Ordering::Relaxed).to_string();
+        let path = self.staging.join(&name);
+        self.faults
+            .before_write()
+            .and_then(|()| fs::write(&path, bytes))
+            .with_context(|| ctx("writing", &path))?;
+        self.bytes.fetch_add(size, Ordering::Relaxed);
+        Ok(Staged { rel: rel.to_string(), hash, size, staged: Some(name) })
+    }
+
+    /// Drops everything staged; the folder is left as it was before this build.
+    pub fn abort(self) {
+        if self.staging.exists() {
+            let _ = fs::remove_dir_all(&self.staging);
+        }
+        if !self.root_existed {
+            let _ = fs::remove_dir(&self.root);
+        }
+    }
+
+    /// Switches the staged files in, removes files folio no longer produces, and records
+    /// the new manifest (rewritten only when it changes).
+    pub fn commit(self, files: Vec<Staged>, fingerprint: &str) -> anyhow::Result<Report> {
+        let planned: BTreeSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+        let removals: Vec<String> =
+            self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect();
+        let journal = Journal {
+            renames: files
+                .iter()
+                .filter_map(|f| f.staged.clone().map(|s| (s, f.rel.clone())))
+                .collect(),
+            removals,
+            files: files
+                .iter()
+                .map(|f| (f.rel.clone(), format!("{:032x}", f.hash), f.size))
+                .collect(),
+            fingerprint: fingerprint.to_string(),
+        };
+        let report = Report {
+            written: journal.renames.len() as u64,
+            unchanged: (files.len() - journal.renames.len()) as u64,
+            removed: journal.removals.len() as u64,
+            bytes: self.bytes.load(Ordering::Relaxed),
+        };
+        if !journal.renames.is_empty() || !journal.removals.is_empty() {
+            fs::create_dir_all(&self.staging).with_context(|| ctx("creating", &self.staging))?;
+            let path = self.staging.join(JOURNAL);
+            let text = serde_json::to_vec(&journal).expect("a journal always serializes");
+            fs::write(&path, text).with_context(|| ctx("writing", &path))?;
+            // The rename is the commit point: from here on the next build rolls forward.
+            fs::rename(&path, self.staging.join(COMMIT))
+                .with_context(|| ctx("committing", &path))?;
+        }
+        self.apply(&journal)?;
+        Ok(report)
+    }
+
+    fn apply(&self, journal: &Journal) -> anyhow::Result<()> {
+        let mut made = BTreeSet::new();
+        for (name, rel) in &journal.renames {
+            let from = self.staging.join(name);
+            let to = self.root.join(rel);
+            if let Some(parent) = to.parent()
+                && made.insert(parent.to_path_buf())
+            {
+                fs::create_dir_all(parent).with_context(|| ctx("creating", parent))?;
+            }
+            match self.faults.before_rename().and_then(|()| fs::rename(&from, &to)) {
+                Ok(()) => {}
+                // Already moved by the build this one is finishing.
+                Err(e) if e.kind() == io::ErrorKind::NotFound && to.is_file() => {}
+                Err(e) => return Err(e).with_context(|| ctx("moving into place", &to)),
+            }
+        }
+        for rel in &journal.removals {
+            let path = self.root.join(rel);
+            match fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e).with_context(|| ctx("removing", &path)),
+            }
+            let mut dir = path.parent();
+            while let Some(d) = dir.filter(|d| *d != self.root) {
+                if fs::remove_dir(d).is_err() {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
+        let mut entries = BTreeMap::new();
+        for (rel, hash, size) in &journal.files {
+            let path = self.root.join(rel);
+            let meta = fs::metadata(&path).with_context(|| ctx("reading", &path))?;
+            let hash = u128::from_str_radix(hash, 16).context("a journal hash")?;
+            entries.insert(rel.clone(), Entry { hash, size: *size, mtime: mtime_ns(&meta) });
+        }
+        let manifest = Manifest::new(journal.fingerprint.clone(), entries).to_bytes();
+        if self.old_bytes.as_deref() != Some(&manifest[..]) {
+            fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
+            let tmp = self.root.join(format!("{MANIFEST}.tmp"));
+            fs::write(&tmp, &manifest).with_context(|| ctx("writing", &tmp))?;
+            fs::rename(&tmp, self.root.join(MANIFEST))
+                .with_context(|| ctx("writing", &self.root.join(MANIFEST)))?;
+        }
+        if self.staging.exists() {
+            fs::remove_dir_all(&self.staging).with_context(|| ctx("removing", &self.staging))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(root: &Path, files: &[(&str, &str)]) -> Report {
+        let tree = Tree::open(root).unwrap();
+        let staged =
+            files.iter().map(|(rel, body)| tree.stage(rel, body.as_bytes()).unwrap()).collect();
+        tree.commit(staged, "fp").unwrap()
+    }
+
+    #[test]
+    fn second_identical_build_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        let first = build(&root, &[("a/b.json", "1"), ("c.json", "2")]);
+        assert_eq!((first.written, first.unchanged), (2, 0));
+        let manifest_time = fs::metadata(root.join(MANIFEST)).unwrap().modified().unwrap();
+        let again = build(&root, &[("a/b.json", "1"), ("c.json", "2")]);
+        assert_eq!((again.written, again.unchanged, again.removed), (0, 2, 0));
+        assert_eq!(fs::metadata(root.join(MANIFEST)).unwrap().modified().unwrap(), manifest_time);
+        assert!(!root.join(STAGING).exists());
+    }
+
+    #[test]
+    fn removes_only_its_own_stale_files_and_empty_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        build(&root, &[("x/y/old.json", "1"), ("keep.json", "2")]);
+        fs::write(root.join("mine.txt"), "user").unwrap();
+        let r = build(&root, &[("keep.json", "2")]);
+        assert_eq!(r.removed, 1);
+        assert!(!root.join("x").exists());
+        assert_eq!(fs::read_to_string(root.join("mine.txt")).unwrap(), "user");
+    }
+
+    #[test]
+    fn foreign_files_at_planned_paths_are_clashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        fs::create_dir_all(root.join("api")).unwrap();
+        fs::write(root.join("api/a.json"), "user").unwrap();
+        fs::write(root.join("b"), "user").unwrap();
+        let tree = Tree::open(&root).unwrap();
+        let clashes = tree.clashes(["api/a.json", "b/c.json", "fine.json"]);
+        assert_eq!(clashes, [root.join("api/a.json"), root.join("b")]);
+    }
+
+    #[test]
+    fn a_committed_switch_is_finished_by_the_next_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        build(&root, &[("a.json", "old"), ("gone.json", "x")]);
+        // Simulate a kill right after the commit point: journal committed, nothing moved.
+        let tree = Tree::open(&root).unwrap();
+        let staged = [tree.stage("a.json", b"new").unwrap(), tree.stage("b.json", b"b").unwrap()];
+        let journal = Journal {
+            renames: staged.iter().map(|s| (s.staged.clone().unwrap(), s.rel.clone())).collect(),
+            removals: vec!["gone.json".into()],
+            files: staged
+                .iter()
+                .map(|s| (s.rel.clone(), format!("{:032x}", s.hash), s.size))
+                .collect(),
+            fingerprint: String::new(),
+        };
+        fs::write(root.join(STAGING).join(COMMIT), serde_json::to_vec(&journal).unwrap()).unwrap();
+        drop(tree);
+        Tree::open(&root).unwrap();
+        assert_eq!(fs::read_to_string(root.join("a.json")).unwrap(), "new");
+        assert_eq!(fs::read_to_string(root.join("b.json")).unwrap(), "b");
+        assert!(!root.join("gone.json").exists());
+        assert!(!root.join(STAGING).exists());
+    }
+
+    #[test]
+    fn an_uncommitted_staging_is_discarded() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        build(&root, &[("a.json", "old")]);
+        let tree = Tree::open(&root).unwrap();
+        tree.stage("a.json", b"new").unwrap();
+        drop(tree);
+        Tree::open(&root).unwrap();
+        assert!(!root.join(STAGING).exists());
+        assert_eq!(fs::read_to_string(root.join("a.json")).unwrap(), "old");
+    }
+}

@@ -1,0 +1,30 @@
+//! The standard envelope (SPEC §2): `{"page", "per_page", "total", "total_pages", "data",
+//! "links": {"first", "prev", "next", "last"}}`, keys in that order.
+
+use std::io::Write;
+
+use super::{Links, PageInfo};
+
+fn link(out: &mut Vec<u8>, url: Option<String>) {
+    match url {
+        Some(u) => serde_json::to_writer(&mut *out, &u).expect("writing to a Vec cannot fail"),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Writes one page; `items` appends the items, comma-separated, without brackets.
+pub fn write(info: &PageInfo, links: &Links, out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
+    let PageInfo { page, per_page, total, total_pages } = *info;
+    write!(out, "{{\"page\":{page},\"per_page\":{per_page},\"total\":{total},\"total_pages\":{total_pages},\"data\":[")
+        .expect("writing to a Vec cannot fail");
+    items(out);
+    out.extend_from_slice(b"],\"links\":{\"first\":");
+    link(out, Some(links.page(per_page, 1)));
+    out.extend_from_slice(b",\"prev\":");
+    link(out, (page > 1).then(|| links.page(per_page, page - 1)));
+    out.extend_from_slice(b",\"next\":");
+    link(out, (page < total_pages).then(|| links.page(per_page, page + 1)));
+    out.extend_from_slice(b",\"last\":");
+    link(out, Some(links.page(per_page, total_pages)));
+    out.extend_from_slice(b"}}\n");
+}

@@ -1,0 +1,173 @@
+//! The orchestrator: owns the pipeline load → sort → plan → render → write, the one that
+//! `build`, `check` and the tests run. Rendering and staging run in parallel (rayon) over
+//! pages; each page is rendered into a reused buffer and handed to the writer at once,
+//! so the output is never held in memory as a whole.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use rayon::prelude::*;
+
+use crate::config::{Config, Overrides, Project};
+use crate::error::Failure;
+use crate::listing;
+use crate::load::{self, Dataset};
+use crate::model::Record;
+use crate::output::{Report, Staged, Tree};
+use crate::paginate;
+use crate::render::{self, ErrorCode, Links, PageInfo, Variant, standard};
+
+/// Finds, parses and validates the config: `--config F`, else `folio.toml` in `cwd`.
+pub fn project(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Failure> {
+    let cwd = std::env::current_dir().context("reading the working directory")?;
+    let path = match config {
+        Some(p) => cwd.join(p),
+        None => cwd.join("folio.toml"),
+    };
+    if !path.is_file() {
+        return Err(Failure::Usage(format!(
+            "no config at `{}`: run folio in a folder with a folio.toml, or pass --config",
+            crate::diag::display_path(&path).display()
+        )));
+    }
+    let shown = crate::diag::display_path(&path);
+    let cfg = Config::from_file(&path)?.map_err(|e| Failure::Config(vec![e]))?;
+    let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
+    cfg.validate(&shown, &root, &cwd, overrides).map_err(Failure::Config)
+}
+
+/// A loaded, sorted listing: the records and, per language, their order.
+pub struct Listing {
+    pub data: Dataset,
+    pub orders: Vec<Arc<[u32]>>,
+}
+
+/// Loads and sorts; every problem in the input, or the listing.
+pub fn load(project: &Project) -> Result<Listing, Failure> {
+    let data = load::load(project).map_err(Failure::Invalid)?;
+    let orders = listing::order(&data.records, &project.sort, project.languages.len());
+    Ok(Listing { data, orders })
+}
+
+/// One file of the plan.
+enum Job {
+    Page { variant: usize, size: u64, page: usize },
+    Static(Vec<u8>),
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Copy)]
+pub struct Built {
+    pub records: usize,
+    pub report: Report,
+    pub seconds: f64,
+}
+
+/// Progress callbacks; the CLI shows a bar on a terminal, tests pass `()`.
+pub trait Progress: Sync {
+    fn start(&self, _phase: &str, _len: u64) {}
+    fn inc(&self) {}
+    fn finish(&self) {}
+}
+
+impl Progress for () {}
+
+fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Vec<(String, Job)> {
+    let total = listing.data.records.len();
+    let mut jobs = Vec::new();
+    for (vi, v) in variants.iter().enumerate() {
+        for &size in &project.page_sizes {
+            for page in 1..=paginate::total_pages(total, size as usize) {
+                jobs.push((
+                    v.page_file(project, size, page),
+                    Job::Page { variant: vi, size, page },
+                ));
+            }
+        }
+    }
+    for code in ErrorCode::ALL {
+        jobs.push((code.file(), Job::Static(code.document(project))));
+    }
+    jobs.push(("api/index.json".into(), Job::Static(render::index(project, total))));
+    jobs.push((".nojekyll".into(), Job::Static(Vec::new())));
+    jobs
+}
+
+fn render_page(
+    records: &[Record],
+    order: &[u32],
+    v: Variant,
+    links: &Links,
+    size: u64,
+    page: usize,
+    out: &mut Vec<u8>,
+) {
+    let info = PageInfo::new(records.len(), size, page);
+    let range = paginate::page_range(records.len(), size as usize, page);
+    standard::write(&info, links, out, |out| {
+        for (i, &idx) in order[range].iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            records[idx as usize].write_item(v.lang, out);
+        }
+    });
+}
+
+/// Loads, renders and writes the whole site into `project.output_dir`.
+pub fn build(project: &Project, progress: &dyn Progress) -> Result<Built, Failure> {
+    let start = Instant::now();
+    let listing = load(project)?;
+    let records = &listing.data.records;
+    let variants = Variant::all(project);
+    let links: Vec<Links> = variants.iter().map(|&v| Links::new(project, v)).collect();
+    let jobs = plan(project, &listing, &variants);
+
+    let tree = Tree::open(&project.output_dir)?;
+    let clashes = tree.clashes(jobs.iter().map(|(p, _)| p.as_str()));
+    if !clashes.is_empty() {
+        return Err(Failure::Clash(clashes));
+    }
+
+    progress.start("writing", jobs.len() as u64);
+    let staged: anyhow::Result<Vec<Staged>> = jobs
+        .par_iter()
+        .map_init(
+            || Vec::with_capacity(64 * 1024),
+            |buf, (path, job)| {
+                let bytes = match job {
+                    Job::Static(bytes) => bytes.as_slice(),
+                    Job::Page { variant, size, page } => {
+                        buf.clear();
+                        let v = variants[*variant];
+                        render_page(
+                            records,
+                            &listing.orders[v.lang],
+                            v,
+                            &links[*variant],
+                            *size,
+                            *page,
+                            buf,
+                        );
+                        buf.as_slice()
+                    }
+                };
+                let staged = tree.stage(path, bytes);
+                progress.inc();
+                staged
+            },
+        )
+        .collect();
+    progress.finish();
+    let staged = match staged {
+        Ok(s) => s,
+        Err(e) => {
+            tree.abort();
+            return Err(Failure::Io(e));
+        }
+    };
+    let report = tree.commit(staged, "")?;
+    Ok(Built { records: records.len(), report, seconds: start.elapsed().as_secs_f64() })
+}
