@@ -512,7 +512,8 @@ impl Config {
         let output_dir = pick(&overrides.output_dir, &self.output_dir);
         let templates_dir = normalize(root, &self.templates_dir);
         let hosting_dir = normalize(root, &self.hosting_dir);
-        let out = output_dir.display();
+        let shown = |p: &Path| crate::diag::display_path(p).display().to_string();
+        let out = shown(&output_dir);
         if output_dir == root_real {
             err(format!(
                 "output_dir `{out}` is the project folder; folio needs a folder of its own"
@@ -522,21 +523,23 @@ impl Config {
                 "output_dir `{out}` contains the project folder; folio needs a folder of its own"
             ));
         }
-        if output_dir == data_dir || output_dir.starts_with(&data_dir) {
-            err(format!("output_dir `{out}` is inside the data folder `{}`", data_dir.display()));
+        if output_dir == data_dir {
+            err(format!("output_dir `{out}` is the data folder"));
+        } else if output_dir.starts_with(&data_dir) {
+            err(format!("output_dir `{out}` is inside the data folder `{}`", shown(&data_dir)));
         } else if data_dir.starts_with(&output_dir) {
-            err(format!("output_dir `{out}` contains the data folder `{}`", data_dir.display()));
+            err(format!("output_dir `{out}` contains the data folder `{}`", shown(&data_dir)));
         }
         if hosting_dir.starts_with(&output_dir) {
             err(format!(
                 "hosting_dir `{}` is inside output_dir `{out}`; host configs must not be published",
-                hosting_dir.display()
+                shown(&hosting_dir)
             ));
         } else if hosting_dir == root_real
             || root_real.starts_with(&hosting_dir)
             || hosting_dir == data_dir
         {
-            err(format!("hosting_dir `{}` must be a folder of its own", hosting_dir.display()));
+            err(format!("hosting_dir `{}` must be a folder of its own", shown(&hosting_dir)));
         }
 
         if !errors.is_empty() {
@@ -633,7 +636,7 @@ mod tests {
         for (text, needle) in [
             ("output_dir = \".\"", "is the project folder"),
             ("output_dir = \"..\"", "contains the project folder"),
-            ("output_dir = \"data\"", "is inside the data folder"),
+            ("output_dir = \"data\"", "is the data folder"),
             ("output_dir = \"data/out\"", "is inside the data folder"),
             ("data_dir = \"site/data\"\noutput_dir = \"site\"", "contains the data folder"),
             ("hosting_dir = \"output/hosting\"", "hosting_dir"),

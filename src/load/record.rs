@@ -171,6 +171,9 @@ impl<'a> Resolver<'a> {
         };
 
         for (name, spec) in &p.schema {
+            if name == "id" && id.is_none() {
+                continue; // already reported above
+            }
             let value = lookup(&obj, name);
             if spec.required && is_missing(value) {
                 found.problems.push(problem(name, "is required"));

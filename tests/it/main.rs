@@ -1,0 +1,6 @@
+//! Integration tests: the `folio` binary driven on temporary projects.
+
+mod build;
+mod harness;
+mod inputs;
+mod safety;
