@@ -1,1 +1,239 @@
+//! Output safety (SPEC §5): no-op rebuilds touch nothing, foreign files are never touched,
+//! failed builds leave the previous output as it was, and a kill is finished by the next build.
 
+use std::fs;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::harness::{BIN, Project};
+
+#[test]
+fn a_no_op_rebuild_creates_modifies_and_retimes_nothing() {
+    let p = Project::sample();
+    let first = p.folio(&["build"]).success();
+    assert_eq!(first.counts(), (78, 0, 0));
+    let before = p.stats("output");
+    std::thread::sleep(Duration::from_millis(20));
+    let again = p.folio(&["build"]).success();
+    assert_eq!(again.counts(), (0, 78, 0));
+    assert_eq!(p.stats("output"), before, "sizes, mtimes and inodes are all unchanged");
+}
+
+#[test]
+fn a_page_deleted_or_edited_by_hand_is_written_again() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let page = "output/api/fr/attractions/10/3.json";
+    let original = p.read(page);
+    fs::remove_file(p.path(page)).unwrap();
+    p.write("output/api/ja/attractions/20/1.json", "{}");
+    let run = p.folio(&["build"]).success();
+    assert_eq!(run.counts(), (2, 76, 0));
+    assert_eq!(p.read(page), original);
+}
+
+#[test]
+fn only_changed_pages_are_rewritten() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let csv = p.read("data/attractions.csv").replacen("Eiffel Tower,", "The Eiffel Tower,", 1);
+    p.write("data/attractions.csv", csv);
+    let before = p.stats("output");
+    let run = p.folio(&["build"]).success();
+    // Record 1 is on page 1 of each size: English and the unprefixed variant, 4 sizes each.
+    assert_eq!(run.counts(), (8, 70, 0));
+    let after = p.stats("output");
+    let changed: Vec<&String> = after.keys().filter(|k| before.get(*k) != after.get(*k)).collect();
+    assert_eq!(changed.len(), 9, "8 pages and the manifest: {changed:?}");
+}
+
+#[test]
+fn foreign_files_are_never_touched_and_stale_pages_are_removed() {
+    let p = Project::sample();
+    p.write("output/robots.txt", "User-agent: *");
+    p.write("output/api/en/attractions/notes.md", "mine");
+    p.folio(&["build"]).success();
+    // Drop the size 100: its pages go, the user's files stay.
+    let cfg =
+        p.read("folio.toml").replace("page_sizes = [10, 20, 50, 100]", "page_sizes = [10, 20, 50]");
+    p.write("folio.toml", cfg);
+    let run = p.folio(&["build"]).success();
+    assert_eq!(run.counts(), (2, 71, 5), "index.json and the per_page error document change");
+    assert!(!p.path("output/api/en/attractions/100").exists());
+    assert_eq!(p.read("output/robots.txt"), "User-agent: *");
+    assert_eq!(p.read("output/api/en/attractions/notes.md"), "mine");
+}
+
+#[test]
+fn a_foreign_file_at_a_folio_path_is_a_clash_and_nothing_is_written() {
+    let p = Project::sample();
+    p.write("output/api/index.json", "{\"mine\": true}");
+    p.write("output/api/fr", "a file where a folder goes");
+    let run = p.folio(&["build"]).fails(1);
+    insta::assert_snapshot!(run.stderr());
+    assert_eq!(p.tree("output").len(), 2, "nothing was written");
+    assert_eq!(p.read("output/api/index.json"), "{\"mine\": true}");
+}
+
+#[test]
+fn a_build_with_bad_data_leaves_the_previous_output_as_it_was() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let before = p.stats("output");
+    let contents = p.tree("output");
+    p.write("data/zz.jsonl", "{\"id\": 1}\n");
+    p.write("data/attractions.csv", p.read("data/attractions.csv").replace("Eiffel", "Eiffel2"));
+    p.folio(&["build"]).fails(1);
+    assert_eq!(p.stats("output"), before);
+    assert!(p.tree("output") == contents);
+}
+
+fn change_every_record(p: &Project) {
+    let csv = p.read("data/attractions.csv").replace(",4.", ",3.");
+    p.write("data/attractions.csv", csv);
+    let jsonl = p.read("data/more/attractions.jsonl").replace("\"rating\": 4.", "\"rating\": 3.");
+    p.write("data/more/attractions.jsonl", jsonl);
+}
+
+#[test]
+fn an_io_error_while_staging_leaves_the_previous_output_as_it_was() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let before = p.stats("output");
+    change_every_record(&p);
+    let run = p.folio_env(&["build"], &[("FOLIO_FAULT", "write:40")]).fails(2);
+    assert!(run.stderr().contains("injected fault: write #40"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("caused by:") || run.stderr().contains("error: writing"),
+        "{}",
+        run.stderr()
+    );
+    assert_eq!(p.stats("output"), before, "not one file created, changed or re-timed");
+    p.folio(&["build"]).success();
+    assert!(p.read("output/api/en/attractions/10/1.json").contains("\"rating\":3.7"));
+}
+
+#[test]
+fn an_io_error_during_the_switch_is_finished_by_the_next_build() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let old = p.tree("output");
+    change_every_record(&p);
+    let fresh = Project::sample();
+    change_every_record(&fresh);
+    fresh.folio(&["build"]).success();
+    let new = fresh.tree("output");
+
+    p.folio_env(&["build"], &[("FOLIO_FAULT", "rename:30")]).fails(2);
+    assert_each_file_old_or_new(&p, &old, &new);
+    let run = p.folio(&["build"]).success();
+    let mut now = p.tree("output");
+    now.remove(".folio-manifest.json");
+    let mut want = new.clone();
+    want.remove(".folio-manifest.json");
+    assert!(now == want, "the next build completes the switch");
+    assert!(!p.path("output/.folio-staging").exists());
+    assert_eq!(
+        run.counts().0,
+        0,
+        "the interrupted switch was finished before the build, so nothing is left to write"
+    );
+}
+
+fn assert_each_file_old_or_new(
+    p: &Project,
+    old: &std::collections::BTreeMap<String, Vec<u8>>,
+    new: &std::collections::BTreeMap<String, Vec<u8>>,
+) {
+    let now = p.tree("output");
+    for (path, bytes) in &now {
+        if path.starts_with(".folio-staging/")
+            || path == ".folio-manifest.json"
+            || path == ".folio-manifest.json.tmp"
+        {
+            continue;
+        }
+        assert!(
+            old.get(path) == Some(bytes) || new.get(path) == Some(bytes),
+            "{path} is neither the old nor the new content"
+        );
+    }
+    for path in old.keys().filter(|k| new.contains_key(*k)) {
+        assert!(now.contains_key(path), "{path} vanished");
+    }
+}
+
+/// Writes `n` records as one JSON array, every record's text depending on `version`.
+fn large_data(p: &Project, n: usize, version: u32) {
+    let mut out = String::from("[\n");
+    for i in 0..n {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        out.push_str(&format!(
+            "{{\"id\": {i}, \"name\": {{\"en\": \"Place {i} v{version}\", \"fr\": \"Lieu {i} v{version}\"}}, \"rating\": {}}}",
+            (i % 50) as f64 / 10.0
+        ));
+    }
+    out.push_str("\n]\n");
+    p.write("data/big.json", out);
+}
+
+#[test]
+fn a_kill_during_a_large_build_leaves_each_file_old_or_new_and_the_next_build_completes() {
+    let config = "[listing]\nlanguages = [\"en\", \"fr\"]\npage_sizes = [5, 10]\ndefault_page_size = 5\n[fields.name]\nlocalized = true\n[hosting]\ntargets = []\n";
+    let fresh = Project::new(config);
+    large_data(&fresh, 10_000, 2);
+    let started = Instant::now();
+    fresh.folio(&["build"]).success();
+    let full = started.elapsed();
+    let new = fresh.tree("output");
+
+    let p = Project::new(config);
+    large_data(&p, 10_000, 1);
+    p.folio(&["build"]).success();
+    let old = p.tree("output");
+    large_data(&p, 10_000, 2);
+    let mut interrupted = 0;
+    for fraction in [0.5, 0.75, 0.9, 0.97] {
+        let mut child = Command::new(BIN)
+            .arg("build")
+            .current_dir(p.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(full.mul_f64(fraction));
+        // SIGKILL: no destructor, no cleanup.
+        let killed = child.kill().is_ok();
+        let status = child.wait().unwrap();
+        if killed && !status.success() {
+            interrupted += 1;
+        }
+        assert_each_file_old_or_new(&p, &old, &new);
+        let now = p.tree("output");
+        let fresh_files =
+            now.iter().filter(|(k, v)| old.get(*k) != Some(*v) && new.get(*k) == Some(*v)).count();
+        eprintln!(
+            "killed at {fraction}: {fresh_files} files already new, journal committed: {}",
+            p.path("output/.folio-staging/commit.json").exists()
+        );
+        // Restore the old tree for the next attempt, through folio itself.
+        large_data(&p, 10_000, 1);
+        p.folio(&["build"]).success();
+        assert!(
+            p.tree("output")
+                .iter()
+                .filter(|(k, _)| !k.starts_with(".folio"))
+                .all(|(k, v)| old.get(k) == Some(v))
+        );
+        large_data(&p, 10_000, 2);
+    }
+    eprintln!("{interrupted} of 4 builds were killed before they finished (full build: {full:?})");
+    p.folio(&["build"]).success();
+    let mut now = p.tree("output");
+    now.remove(".folio-manifest.json");
+    let mut want = new;
+    want.remove(".folio-manifest.json");
+    assert!(now == want, "after the kills, a build gives exactly the new tree");
+}
