@@ -493,9 +493,6 @@ impl Config {
         if has("netlify") && has("cloudflare") {
             err("hosting.targets: netlify and cloudflare both read output/_redirects and output/_headers; one output folder can serve only one of them".into());
         }
-        if !self.hosting.targets.is_empty() {
-            warnings.push("hosting.targets are not built yet; no host configs are written".into());
-        }
         if self.hosting.listen.parse::<std::net::SocketAddr>().is_err() {
             err(format!(
                 "hosting.listen `{}` must be an address like 127.0.0.1:8080",

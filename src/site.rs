@@ -12,12 +12,14 @@ use rayon::prelude::*;
 
 use crate::config::{Config, Overrides, Project};
 use crate::error::Failure;
+use crate::hosts::{self, Dir, HostCtx};
 use crate::listing;
 use crate::load::{self, Dataset};
 use crate::model::Record;
 use crate::output::{Report, Staged, Tree};
 use crate::paginate;
 use crate::render::{self, ErrorCode, Links, PageInfo, Variant, standard};
+use crate::routes::Routes;
 
 /// Finds, parses and validates the config: `--config F`, else `folio.toml` in `cwd`.
 pub fn project(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Failure> {
@@ -95,6 +97,54 @@ fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Vec<(Stri
     jobs
 }
 
+/// The host configs of every configured target: `(publish-dir files, hosting files)`.
+fn host_files(project: &Project, total: usize) -> (Vec<(String, Job)>, Vec<(String, Job)>) {
+    let routes = Routes::new(project, total);
+    let root = match project.hosting.root.as_str() {
+        "" => project.output_dir.to_string_lossy().into_owned(),
+        r => r.trim_end_matches('/').to_string(),
+    };
+    let ctx = HostCtx { routes: &routes, root, listen: project.hosting.listen.clone() };
+    let (mut publish, mut server) = (Vec::new(), Vec::new());
+    for target in &project.hosting.targets {
+        for f in hosts::render(target, &ctx) {
+            let job = (f.name, Job::Static(f.contents.into_bytes()));
+            match f.dir {
+                Dir::Output => publish.push(job),
+                Dir::Hosting => server.push(job),
+            }
+        }
+    }
+    (publish, server)
+}
+
+/// Stages every job of `jobs` into `tree` in parallel.
+fn stage_all(
+    tree: &Tree,
+    jobs: &[(String, Job)],
+    render: impl Fn(&Job, &mut Vec<u8>) + Sync,
+    progress: &dyn Progress,
+) -> anyhow::Result<Vec<Staged>> {
+    jobs.par_iter()
+        .map_init(
+            || Vec::with_capacity(64 * 1024),
+            |buf, (path, job)| {
+                let bytes = match job {
+                    Job::Static(bytes) => bytes.as_slice(),
+                    page => {
+                        buf.clear();
+                        render(page, buf);
+                        buf.as_slice()
+                    }
+                };
+                let staged = tree.stage(path, bytes);
+                progress.inc();
+                staged
+            },
+        )
+        .collect()
+}
+
 fn render_page(
     records: &[Record],
     order: &[u32],
@@ -123,51 +173,41 @@ pub fn build(project: &Project, progress: &dyn Progress) -> Result<Built, Failur
     let records = &listing.data.records;
     let variants = Variant::all(project);
     let links: Vec<Links> = variants.iter().map(|&v| Links::new(project, v)).collect();
-    let jobs = plan(project, &listing, &variants);
+    let mut jobs = plan(project, &listing, &variants);
+    let (publish, server) = host_files(project, records.len());
+    jobs.extend(publish);
 
     let tree = Tree::open(&project.output_dir)?;
-    let clashes = tree.clashes(jobs.iter().map(|(p, _)| p.as_str()));
+    let hosting = Tree::open(&project.hosting_dir)?;
+    let mut clashes = tree.clashes(jobs.iter().map(|(p, _)| p.as_str()));
+    clashes.extend(hosting.clashes(server.iter().map(|(p, _)| p.as_str())));
     if !clashes.is_empty() {
         return Err(Failure::Clash(clashes));
     }
 
-    progress.start("writing", jobs.len() as u64);
-    let staged: anyhow::Result<Vec<Staged>> = jobs
-        .par_iter()
-        .map_init(
-            || Vec::with_capacity(64 * 1024),
-            |buf, (path, job)| {
-                let bytes = match job {
-                    Job::Static(bytes) => bytes.as_slice(),
-                    Job::Page { variant, size, page } => {
-                        buf.clear();
-                        let v = variants[*variant];
-                        render_page(
-                            records,
-                            &listing.orders[v.lang],
-                            v,
-                            &links[*variant],
-                            *size,
-                            *page,
-                            buf,
-                        );
-                        buf.as_slice()
-                    }
-                };
-                let staged = tree.stage(path, bytes);
-                progress.inc();
-                staged
-            },
-        )
-        .collect();
+    progress.start("writing", (jobs.len() + server.len()) as u64);
+    let render = |job: &Job, buf: &mut Vec<u8>| {
+        if let Job::Page { variant, size, page } = *job {
+            let v = variants[variant];
+            render_page(records, &listing.orders[v.lang], v, &links[variant], size, page, buf);
+        }
+    };
+    let staged = stage_all(&tree, &jobs, render, progress)
+        .and_then(|out| Ok((out, stage_all(&hosting, &server, |_, _| {}, progress)?)));
     progress.finish();
-    let staged = match staged {
+    let (staged, staged_hosting) = match staged {
         Ok(s) => s,
         Err(e) => {
             tree.abort();
+            hosting.abort();
             return Err(Failure::Io(e));
         }
     };
-    let report = tree.commit(staged, "")?;
+    let mut report = tree.commit(staged, "")?;
+    let host_report = hosting.commit(staged_hosting, "")?;
+    report.written += host_report.written;
+    report.unchanged += host_report.unchanged;
+    report.removed += host_report.removed;
+    report.bytes += host_report.bytes;
     Ok(Built { records: records.len(), report, seconds: start.elapsed().as_secs_f64() })
 }

@@ -295,7 +295,8 @@ impl Tree {
             entries.insert(rel.clone(), Entry { hash, size: *size, mtime: mtime_ns(&meta) });
         }
         let manifest = Manifest::new(journal.fingerprint.clone(), entries).to_bytes();
-        if self.old_bytes.as_deref() != Some(&manifest[..]) {
+        let nothing_ever = journal.files.is_empty() && self.old_bytes.is_none();
+        if !nothing_ever && self.old_bytes.as_deref() != Some(&manifest[..]) {
             fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
             let tmp = self.root.join(format!("{MANIFEST}.tmp"));
             fs::write(&tmp, &manifest).with_context(|| ctx("writing", &tmp))?;

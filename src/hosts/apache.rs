@@ -1,0 +1,7 @@
+//! The apache target (not written yet).
+
+use super::{HostCtx, HostFile};
+
+pub fn render(_ctx: &HostCtx) -> Vec<HostFile> {
+    Vec::new()
+}

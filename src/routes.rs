@@ -1,0 +1,260 @@
+//! SPEC §1 as data: the routing table that `folio serve` runs and that every host emitter
+//! in `hosts/` renders. It holds the mount path, languages, sizes with their page counts,
+//! defaults and the parameter rules; [`Routes::resolve`] is the reference semantics that
+//! the request table in the tests checks every target against. Pure, no IO.
+
+use crate::config::Project;
+use crate::paginate;
+use crate::render::ErrorCode;
+
+/// The regular expression a `page` value must match (SPEC §1.1).
+pub const PAGE_PATTERN: &str = "^[1-9][0-9]{0,8}$";
+/// The largest page number a request may ask for.
+pub const MAX_PAGE: u64 = 999_999_999;
+
+/// One configured page size and how many pages the listing has at that size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    pub size: u64,
+    pub pages: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Routes {
+    /// Where `output/` is mounted: `""` or `/travel` (from base_url's path).
+    pub mount: String,
+    pub resource: String,
+    pub languages: Vec<String>,
+    pub default_language: String,
+    pub sizes: Vec<Size>,
+    pub default_size: u64,
+    /// `Cache-Control` of every 200 response under `/api/`.
+    pub cache_control: String,
+}
+
+/// What a request resolves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A page of the listing through its endpoint; the file is relative to `output/`.
+    Page(String),
+    /// A file under `api/` requested by its path (path form, error documents, index...);
+    /// the server answers `not_found` when it does not exist.
+    File(String),
+    /// An error document (`api/errors/{code}.json`) with its status.
+    Error(ErrorCode),
+    /// Not under `{mount}/api/`: outside what SPEC §1 governs.
+    Outside,
+}
+
+/// The value of the first occurrence of `key` in a raw query string: split on `&` only,
+/// compared without percent-decoding; an empty value or a bare key counts as absent.
+pub fn query_param<'q>(query: &'q str, key: &str) -> Option<&'q str> {
+    for pair in query.split('&') {
+        let (k, v) = match pair.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (pair, None),
+        };
+        if k == key {
+            return v.filter(|v| !v.is_empty());
+        }
+    }
+    None
+}
+
+/// True when `value` matches [`PAGE_PATTERN`].
+pub fn valid_page(value: &str) -> bool {
+    let b = value.as_bytes();
+    (1..=9).contains(&b.len()) && b[0] != b'0' && b.iter().all(u8::is_ascii_digit)
+}
+
+/// True for a path segment that may name a file: no dot first (so no `.`, `..` or hidden
+/// files), no `%`, no backslash, nothing a server might decode into something else.
+pub fn clean_segment(seg: &str) -> bool {
+    let b = seg.as_bytes();
+    !b.is_empty()
+        && b[0] != b'.'
+        && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.')
+}
+
+impl Routes {
+    /// The table for a project whose listing has `total` records.
+    pub fn new(project: &Project, total: usize) -> Routes {
+        Routes {
+            mount: project.base.path.clone(),
+            resource: project.resource.clone(),
+            languages: project.languages.clone(),
+            default_language: project.languages[project.default_language].clone(),
+            sizes: project
+                .page_sizes
+                .iter()
+                .map(|&size| Size { size, pages: paginate::total_pages(total, size as usize) })
+                .collect(),
+            default_size: project.default_page_size,
+            cache_control: project.cache_control.clone(),
+        }
+    }
+
+    /// `{mount}/api/`: everything below it follows SPEC §1.
+    pub fn api_prefix(&self) -> String {
+        format!("{}/api/", self.mount)
+    }
+
+    /// The page file an endpoint request resolves to, or the error that answers it.
+    /// `lang` is `None` for the unprefixed endpoint.
+    pub fn page(&self, lang: Option<&str>, query: &str) -> Result<String, ErrorCode> {
+        let page = match query_param(query, "page") {
+            None => 1,
+            Some(v) if valid_page(v) => v.parse::<usize>().expect("nine digits fit"),
+            Some(_) => return Err(ErrorCode::InvalidPage),
+        };
+        let size = match query_param(query, "per_page") {
+            None => self.sizes.iter().find(|s| s.size == self.default_size).copied(),
+            Some(v) => self.sizes.iter().find(|s| s.size.to_string() == v).copied(),
+        }
+        .ok_or(ErrorCode::InvalidPerPage)?;
+        if page > size.pages {
+            return Err(ErrorCode::PageNotFound);
+        }
+        Ok(match lang {
+            Some(l) => format!("api/{l}/{}/{}/{page}.json", self.resource, size.size),
+            None => format!("api/{}/{}/{page}.json", self.resource, size.size),
+        })
+    }
+
+    /// Resolves one request: `path` and `query` exactly as received (not decoded).
+    pub fn resolve(&self, method: &str, path: &str, query: &str) -> Outcome {
+        let prefix = self.api_prefix();
+        let Some(rest) = path.strip_prefix(&prefix) else { return Outcome::Outside };
+        if method != "GET" && method != "HEAD" {
+            return Outcome::Error(ErrorCode::MethodNotAllowed);
+        }
+        let segs: Vec<&str> = rest.split('/').collect();
+        let endpoint = match segs.as_slice() {
+            [r] | [r, ""] if *r == self.resource => Some(None),
+            [l, r] | [l, r, ""] if *r == self.resource => Some(Some(*l)),
+            _ => None,
+        };
+        match endpoint {
+            Some(Some(lang)) if !self.languages.iter().any(|l| l == lang) => {
+                Outcome::Error(ErrorCode::UnknownLang)
+            }
+            Some(lang) => match self.page(lang, query) {
+                Ok(file) => Outcome::Page(file),
+                Err(code) => Outcome::Error(code),
+            },
+            None if segs.iter().all(|s| clean_segment(s)) => Outcome::File(format!("api/{rest}")),
+            None => Outcome::Error(ErrorCode::NotFound),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn routes() -> Routes {
+        Routes {
+            mount: String::new(),
+            resource: "attractions".into(),
+            languages: vec!["en".into(), "fr".into()],
+            default_language: "en".into(),
+            sizes: vec![Size { size: 10, pages: 7 }, Size { size: 20, pages: 4 }],
+            default_size: 10,
+            cache_control: "public, max-age=300".into(),
+        }
+    }
+
+    fn page(s: &str) -> Outcome {
+        Outcome::Page(s.into())
+    }
+
+    fn err(code: ErrorCode) -> Outcome {
+        Outcome::Error(code)
+    }
+
+    #[test]
+    fn query_values_are_raw_first_wins_and_empty_is_absent() {
+        assert_eq!(query_param("a=1&page=2&page=3", "page"), Some("2"));
+        assert_eq!(query_param("page=&page=2", "page"), None);
+        assert_eq!(query_param("page&page=2", "page"), None);
+        assert_eq!(query_param("page=%32", "page"), Some("%32"));
+        assert_eq!(query_param("page=2=3", "page"), Some("2=3"));
+        assert_eq!(query_param("PAGE=2", "page"), None);
+        assert_eq!(query_param("", "page"), None);
+    }
+
+    #[test]
+    fn page_values_follow_the_pattern() {
+        for ok in ["1", "9", "10", "999999999"] {
+            assert!(valid_page(ok), "{ok}");
+        }
+        for bad in ["0", "-1", "+2", "02", "2.0", "1e2", "abc", "1000000000", " 1", "%32", ""] {
+            assert!(!valid_page(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn resolves_endpoints_with_defaults_and_precedence() {
+        let r = routes();
+        assert_eq!(
+            r.resolve("GET", "/api/en/attractions", ""),
+            page("api/en/attractions/10/1.json")
+        );
+        assert_eq!(
+            r.resolve("HEAD", "/api/fr/attractions/", "per_page=20&page=4"),
+            page("api/fr/attractions/20/4.json")
+        );
+        assert_eq!(
+            r.resolve("GET", "/api/attractions", "page=7"),
+            page("api/attractions/10/7.json")
+        );
+        assert_eq!(r.resolve("GET", "/api/en/attractions", "page=8"), err(ErrorCode::PageNotFound));
+        assert_eq!(
+            r.resolve("GET", "/api/en/attractions", "page=0&per_page=7"),
+            err(ErrorCode::InvalidPage)
+        );
+        assert_eq!(
+            r.resolve("GET", "/api/en/attractions", "page=99&per_page=7"),
+            err(ErrorCode::InvalidPerPage)
+        );
+        assert_eq!(r.resolve("GET", "/api/EN/attractions", "page=0"), err(ErrorCode::UnknownLang));
+        assert_eq!(r.resolve("POST", "/api/EN/attractions", ""), err(ErrorCode::MethodNotAllowed));
+        assert_eq!(r.resolve("DELETE", "/api/nothing", ""), err(ErrorCode::MethodNotAllowed));
+    }
+
+    #[test]
+    fn other_paths_under_api_are_files_when_clean() {
+        let r = routes();
+        assert_eq!(
+            r.resolve("GET", "/api/en/attractions/10/2.json", "page=x"),
+            Outcome::File("api/en/attractions/10/2.json".into())
+        );
+        assert_eq!(
+            r.resolve("GET", "/api/errors/not_found.json", ""),
+            Outcome::File("api/errors/not_found.json".into())
+        );
+        for bad in [
+            "/api/",
+            "/api/en/",
+            "/api/en/attractions/../../x",
+            "/api/.folio",
+            "/api/%2e%2e/x",
+            "/api/a\\b",
+            "/api/index.json/",
+        ] {
+            assert_eq!(r.resolve("GET", bad, ""), err(ErrorCode::NotFound), "{bad}");
+        }
+        assert_eq!(r.resolve("GET", "/index.html", ""), Outcome::Outside);
+        assert_eq!(r.resolve("POST", "/other", ""), Outcome::Outside);
+    }
+
+    #[test]
+    fn a_mount_path_prefixes_everything() {
+        let r = Routes { mount: "/travel".into(), ..routes() };
+        assert_eq!(
+            r.resolve("GET", "/travel/api/attractions", ""),
+            page("api/attractions/10/1.json")
+        );
+        assert_eq!(r.resolve("GET", "/api/attractions", ""), Outcome::Outside);
+    }
+}
