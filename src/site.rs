@@ -53,6 +53,9 @@ pub fn load(project: &Project) -> Result<Listing, Failure> {
     Ok(Listing { data, orders })
 }
 
+/// Files of the plan: a path and how to make its content.
+type Jobs = Vec<(String, Job)>;
+
 /// One file of the plan.
 enum Job {
     Page { variant: usize, size: u64, page: usize },
@@ -98,7 +101,7 @@ fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Vec<(Stri
 }
 
 /// The host configs of every configured target: `(publish-dir files, hosting files)`.
-fn host_files(project: &Project, total: usize) -> (Vec<(String, Job)>, Vec<(String, Job)>) {
+fn host_files(project: &Project, total: usize) -> (Jobs, Jobs) {
     let routes = Routes::new(project, total);
     let root = match project.hosting.root.as_str() {
         "" => project.output_dir.to_string_lossy().into_owned(),
