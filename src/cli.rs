@@ -18,6 +18,8 @@ pub enum Command {
     Build(BuildArgs),
     /// Load and validate the data only; print every problem or a summary.
     Check(CheckArgs),
+    /// Build, then serve the output with the API's exact semantics; rebuild on changes.
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -47,4 +49,17 @@ pub struct CheckArgs {
     /// The data folder, overriding `data_dir`.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The config file (default: folio.toml in the working directory).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The port to listen on; 0 picks a free one.
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
 }

@@ -18,4 +18,5 @@ pub mod output;
 pub mod paginate;
 pub mod render;
 pub mod routes;
+pub mod serve;
 pub mod site;

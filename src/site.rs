@@ -4,7 +4,7 @@
 //! so the output is never held in memory as a whole.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -171,6 +171,16 @@ fn render_page(
 
 /// Loads, renders and writes the whole site into `project.output_dir`.
 pub fn build(project: &Project, progress: &dyn Progress) -> Result<Built, Failure> {
+    build_locked(project, progress, None)
+}
+
+/// [`build`], holding `switch` for writing while files are switched into place, so that
+/// a server reading under the same lock never sees half of a switch.
+pub fn build_locked(
+    project: &Project,
+    progress: &dyn Progress,
+    switch: Option<&RwLock<()>>,
+) -> Result<Built, Failure> {
     let start = Instant::now();
     let listing = load(project)?;
     let records = &listing.data.records;
@@ -206,6 +216,8 @@ pub fn build(project: &Project, progress: &dyn Progress) -> Result<Built, Failur
             return Err(Failure::Io(e));
         }
     };
+    let _switching =
+        switch.map(|lock| lock.write().unwrap_or_else(|poisoned| poisoned.into_inner()));
     let mut report = tree.commit(staged, "")?;
     let host_report = hosting.commit(staged_hosting, "")?;
     report.written += host_report.written;

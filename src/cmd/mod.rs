@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod check;
+pub mod serve;
 
 use crate::cli::{Cli, Command};
 use crate::error::Failure;
@@ -11,5 +12,6 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Build(args) => build::run(args),
         Command::Check(args) => check::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }

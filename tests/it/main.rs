@@ -4,3 +4,5 @@ mod build;
 mod harness;
 mod inputs;
 mod safety;
+mod serve;
+mod table;

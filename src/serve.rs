@@ -1,0 +1,339 @@
+//! `folio serve`: the preview server. It answers every request by [`Routes::resolve`], the
+//! same table the host configs are rendered from, and reads files from `output/` under a
+//! lock that rebuilds hold while they switch files in, so a request sees the old tree or
+//! the new one, never half of each. A watcher rebuilds on changes to data, templates and
+//! config; a failed rebuild keeps the last good tree and prints its problems.
+
+use std::fs;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+use notify::Watcher;
+
+use crate::config::Project;
+use crate::error::Failure;
+use crate::render::ErrorCode;
+use crate::routes::{Outcome, Routes, clean_segment};
+use crate::site;
+
+/// What the request handler shares with the rebuild thread.
+pub struct App {
+    pub output: PathBuf,
+    pub routes: RwLock<Arc<Routes>>,
+    /// Held for reading while a request reads files, for writing while a build switches.
+    pub switch: RwLock<()>,
+}
+
+/// The encodings a request accepts, from `Accept-Encoding` (`q=0` means refused).
+fn accepts(headers: &HeaderMap, coding: &str) -> bool {
+    let Some(value) = headers.get(header::ACCEPT_ENCODING).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    value.split(',').any(|part| {
+        let mut params = part.split(';');
+        let name = params.next().unwrap_or("").trim();
+        let refused = params.any(|p| {
+            let p = p.trim();
+            p.strip_prefix("q=").is_some_and(|q| q.parse::<f32>().is_ok_and(|q| q == 0.0))
+        });
+        name.eq_ignore_ascii_case(coding) && !refused
+    })
+}
+
+fn content_type(rel: &str) -> &'static str {
+    match rel.rsplit('.').next() {
+        Some("json") => "application/json; charset=utf-8",
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("txt") | Some("md") => "text/plain; charset=utf-8",
+        Some("png") => "image/png",
+        Some("svg") => "image/svg+xml",
+        _ => "application/octet-stream",
+    }
+}
+
+fn is_file(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+}
+
+fn respond(
+    status: StatusCode,
+    headers: Vec<(header::HeaderName, String)>,
+    body: Vec<u8>,
+    head: bool,
+) -> Response {
+    let len = body.len();
+    let mut res = Response::new(if head { Body::empty() } else { Body::from(body) });
+    *res.status_mut() = status;
+    let h = res.headers_mut();
+    for (name, value) in headers {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            h.append(name, v);
+        }
+    }
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    res
+}
+
+impl App {
+    /// A file of the output folder, with its precompressed sibling when accepted.
+    fn file(
+        &self,
+        rel: &str,
+        headers: &HeaderMap,
+        head: bool,
+        api: bool,
+        cache: &str,
+    ) -> Option<Response> {
+        let path = self.output.join(rel);
+        if !is_file(&path) {
+            return None;
+        }
+        let mut chosen = None;
+        for (coding, ext) in [("br", "br"), ("gzip", "gz")] {
+            let sibling = self.output.join(format!("{rel}.{ext}"));
+            if accepts(headers, coding) && is_file(&sibling) {
+                chosen = Some((coding, sibling));
+                break;
+            }
+        }
+        let (body, encoding) = match chosen {
+            Some((coding, sibling)) => (fs::read(sibling).ok()?, Some(coding)),
+            None => (fs::read(&path).ok()?, None),
+        };
+        let mut out = vec![(header::CONTENT_TYPE, content_type(rel).to_string())];
+        if api {
+            out.push((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".into()));
+            out.push((header::CACHE_CONTROL, cache.to_string()));
+        }
+        out.push((header::VARY, "Accept-Encoding".into()));
+        if let Some(coding) = encoding {
+            out.push((header::CONTENT_ENCODING, coding.into()));
+        }
+        Some(respond(StatusCode::OK, out, body, head))
+    }
+
+    /// The error document of `code` with its status, as every host serves it.
+    fn error(&self, code: ErrorCode, head: bool) -> Response {
+        let body = fs::read(self.output.join(code.file()))
+            .unwrap_or_else(|_| code.code().as_bytes().to_vec());
+        let mut out = vec![
+            (header::CONTENT_TYPE, "application/problem+json".to_string()),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".into()),
+        ];
+        if code == ErrorCode::MethodNotAllowed {
+            out.push((header::ALLOW, "GET, HEAD".into()));
+        }
+        let status = StatusCode::from_u16(code.status()).expect("a valid status");
+        respond(status, out, body, head)
+    }
+
+    /// Answers one request.
+    pub fn handle(
+        &self,
+        method: &Method,
+        path: &str,
+        query: &str,
+        headers: &HeaderMap,
+    ) -> Response {
+        let routes = Arc::clone(&self.routes.read().unwrap_or_else(|p| p.into_inner()));
+        let _reading = self.switch.read().unwrap_or_else(|p| p.into_inner());
+        let head = method == Method::HEAD;
+        let cache = routes.cache_control.as_str();
+        match routes.resolve(method.as_str(), path, query) {
+            Outcome::Page(rel) => self
+                .file(&rel, headers, head, true, cache)
+                .unwrap_or_else(|| self.error(ErrorCode::PageNotFound, head)),
+            Outcome::File(rel) => self
+                .file(&rel, headers, head, true, cache)
+                .unwrap_or_else(|| self.error(ErrorCode::NotFound, head)),
+            Outcome::Error(code) => self.error(code, head),
+            Outcome::Outside => self.outside(&routes, method, path, headers, head),
+        }
+    }
+
+    /// Paths outside `/api/`: plain files of the output folder, nothing hidden.
+    fn outside(
+        &self,
+        routes: &Routes,
+        method: &Method,
+        path: &str,
+        headers: &HeaderMap,
+        head: bool,
+    ) -> Response {
+        let plain = |status: StatusCode, text: &str| {
+            respond(
+                status,
+                vec![(header::CONTENT_TYPE, "text/plain; charset=utf-8".into())],
+                text.as_bytes().to_vec(),
+                head,
+            )
+        };
+        if method != Method::GET && method != Method::HEAD {
+            return plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
+        }
+        let rel = path.strip_prefix(&routes.mount).and_then(|p| p.strip_prefix('/')).unwrap_or("");
+        let rel = if rel.is_empty() || rel.ends_with('/') {
+            format!("{rel}index.html")
+        } else {
+            rel.to_string()
+        };
+        if rel.split('/').all(clean_segment)
+            && let Some(res) = self.file(&rel, headers, head, false, "")
+        {
+            return res;
+        }
+        plain(StatusCode::NOT_FOUND, "not found\n")
+    }
+}
+
+async fn handler(State(app): State<Arc<App>>, req: Request) -> Response {
+    let query = req.uri().query().unwrap_or("").to_string();
+    app.handle(req.method(), req.uri().path(), &query, req.headers())
+}
+
+/// Options of `folio serve`.
+pub struct Options {
+    pub bind: std::net::IpAddr,
+    pub port: u16,
+}
+
+/// Binds, builds, prints the URL, then serves until interrupted.
+pub fn run(
+    mut project: Project,
+    reload: impl Fn() -> Result<Project, Failure> + Send + 'static,
+    opts: Options,
+) -> Result<(), Failure> {
+    let listener = std::net::TcpListener::bind((opts.bind, opts.port))
+        .map_err(|e| Failure::Usage(format!("cannot bind {}:{}: {e}", opts.bind, opts.port)))?;
+    let addr = listener.local_addr().map_err(anyhow::Error::from)?;
+    localize(&mut project, addr);
+    let built = site::build(&project, &())?;
+    let app = Arc::new(App {
+        output: project.output_dir.clone(),
+        routes: RwLock::new(Arc::new(Routes::new(&project, built.records))),
+        switch: RwLock::new(()),
+    });
+    println!("http://{addr}{}/", project.base.path);
+    println!(
+        "folio: {} records: {} files written, {} unchanged",
+        built.records, built.report.written, built.report.unchanged
+    );
+    watch(project, reload, addr, Arc::clone(&app))?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)?;
+    runtime
+        .block_on(async move {
+            listener.set_nonblocking(true)?;
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            let router = axum::Router::new().fallback(handler).with_state(app);
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await
+        })
+        .map_err(|e| Failure::Io(anyhow::Error::from(e).context("serving")))
+}
+
+/// Replaces an absolute base_url's origin by the local one, as `zola serve` does.
+fn localize(project: &mut Project, addr: SocketAddr) {
+    if !project.base.origin.is_empty() {
+        project.base.origin = format!("http://{addr}");
+    }
+}
+
+/// Watches data, templates and config; rebuilds after a quiet moment.
+fn watch(
+    project: Project,
+    reload: impl Fn() -> Result<Project, Failure> + Send + 'static,
+    addr: SocketAddr,
+    app: Arc<App>,
+) -> Result<(), Failure> {
+    let (tx, rx) = mpsc::channel::<()>();
+    let inputs = [project.data_dir.clone(), project.templates_dir.clone()];
+    let config = project.root.join(project.config_path.file_name().unwrap_or_default());
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let relevant = |p: &PathBuf| *p == config || inputs.iter().any(|i| p.starts_with(i));
+        if let Ok(event) = event
+            && !event.kind.is_access()
+            && event.paths.iter().any(relevant)
+        {
+            let _ = tx.send(());
+        }
+    })
+    .map_err(|e| anyhow::anyhow!("starting the file watcher: {e}"))?;
+    let mut watched = vec![(project.data_dir.clone(), notify::RecursiveMode::Recursive)];
+    if project.templates_dir.is_dir() {
+        watched.push((project.templates_dir.clone(), notify::RecursiveMode::Recursive));
+    }
+    watched.push((project.root.clone(), notify::RecursiveMode::NonRecursive));
+    for (path, mode) in watched {
+        watcher
+            .watch(&path, mode)
+            .map_err(|e| anyhow::anyhow!("watching `{}`: {e}", path.display()))?;
+    }
+    std::thread::spawn(move || {
+        let _watcher = watcher;
+        while rx.recv().is_ok() {
+            // Debounce: wait until changes stop for a moment.
+            while rx.recv_timeout(Duration::from_millis(250)).is_ok() {}
+            rebuild(&reload, addr, &app);
+        }
+    });
+    Ok(())
+}
+
+fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, addr: SocketAddr, app: &App) {
+    let result = reload().and_then(|mut project| {
+        localize(&mut project, addr);
+        let built = site::build_locked(&project, &(), Some(&app.switch))?;
+        *app.routes.write().unwrap_or_else(|p| p.into_inner()) =
+            Arc::new(Routes::new(&project, built.records));
+        Ok(built)
+    });
+    match result {
+        Ok(built) => println!(
+            "folio: rebuilt {} records: {} files written, {} unchanged, {} removed",
+            built.records, built.report.written, built.report.unchanged, built.report.removed
+        ),
+        Err(failure) => {
+            for line in failure.details() {
+                eprintln!("{line}");
+            }
+            eprintln!("error: {failure}; still serving the last good build");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_encoding_tokens_and_q_zero() {
+        let h = |v: &str| {
+            let mut m = HeaderMap::new();
+            m.insert(header::ACCEPT_ENCODING, HeaderValue::from_str(v).unwrap());
+            m
+        };
+        assert!(accepts(&h("gzip, deflate, br"), "br"));
+        assert!(accepts(&h("GZIP"), "gzip"));
+        assert!(!accepts(&h("br;q=0, gzip"), "br"));
+        assert!(accepts(&h("br;q=0.5"), "br"));
+        assert!(!accepts(&h("identity"), "gzip"));
+        assert!(!accepts(&HeaderMap::new(), "gzip"));
+    }
+}

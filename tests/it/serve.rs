@@ -1,0 +1,130 @@
+//! `folio serve`: the request table, rebuilds on change, and a base_url path.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::harness::BIN;
+use crate::table::{self, Server, Target, fixture, request};
+
+/// Starts `folio serve --port 0` in `dir` and returns it with the URL it printed first.
+fn serve(dir: &std::path::Path) -> (Server, String, BufReader<std::process::ChildStdout>) {
+    let mut child = Command::new(BIN)
+        .args(["serve", "--port", "0"])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    out.read_line(&mut url).unwrap();
+    (Server { child, name: "folio serve".into() }, url.trim().to_string(), out)
+}
+
+fn port_of(url: &str) -> u16 {
+    url.trim_start_matches("http://127.0.0.1:").split('/').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn folio_serve_answers_the_whole_table() {
+    let p = fixture("");
+    let (_server, url, _out) = serve(p.dir.path());
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with('/'), "{url}");
+    let output = p.path("output");
+    table::run(&Target {
+        name: "serve",
+        port: port_of(&url),
+        mount: "",
+        output: &output,
+        precompressed: true,
+        unchecked_headers: &[],
+        cache_control: "public, max-age=300",
+    });
+}
+
+#[test]
+fn folio_serve_mounts_at_the_base_url_path_with_local_links() {
+    let p = fixture("");
+    let cfg = p
+        .read("folio.toml")
+        .replace("base_url = \"\"", "base_url = \"https://example.org/travel\"");
+    p.write("folio.toml", cfg);
+    let (_server, url, _out) = serve(p.dir.path());
+    let port = port_of(&url);
+    assert_eq!(url, format!("http://127.0.0.1:{port}/travel/"));
+    let res = request(port, "GET", "/travel/api/fr/attractions?page=2", &[]);
+    assert_eq!(res.status, 200);
+    let body: serde_json::Value = serde_json::from_slice(&res.body).unwrap();
+    assert_eq!(
+        body["links"]["next"],
+        format!("http://127.0.0.1:{port}/travel/api/fr/attractions?page=3&per_page=10")
+    );
+    assert_eq!(request(port, "GET", "/api/fr/attractions", &[]).status, 404);
+    let output = p.path("output");
+    table::add_siblings(&output);
+    table::run(&Target {
+        name: "serve",
+        port,
+        mount: "/travel",
+        output: &output,
+        precompressed: true,
+        unchecked_headers: &[],
+        cache_control: "public, max-age=300",
+    });
+}
+
+fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn folio_serve_rebuilds_on_change_and_keeps_the_last_good_tree_on_failure() {
+    let p = fixture("");
+    let (_server, url, _out) = serve(p.dir.path());
+    let port = port_of(&url);
+    let first_name = || -> String {
+        let res = request(port, "GET", "/api/en/attractions", &[]);
+        let v: serde_json::Value = serde_json::from_slice(&res.body).unwrap();
+        v["data"][0]["name"].as_str().unwrap().to_string()
+    };
+    assert_eq!(first_name(), "Eiffel Tower");
+    p.write(
+        "data/attractions.csv",
+        p.read("data/attractions.csv").replace("Eiffel Tower,", "Eiffel Tower (Paris),"),
+    );
+    wait_until("the rebuild", || first_name() == "Eiffel Tower (Paris)");
+
+    // A broken file: the rebuild fails, the last good tree keeps being served.
+    p.write("data/broken.json", "[{\"id\": ");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(first_name(), "Eiffel Tower (Paris)");
+    assert_eq!(request(port, "GET", "/api/en/attractions?page=7", &[]).status, 200);
+
+    // Config changes are picked up too: a new page size appears.
+    std::fs::remove_file(p.path("data/broken.json")).unwrap();
+    let cfg = p
+        .read("folio.toml")
+        .replace("page_sizes = [10, 20, 50, 100]", "page_sizes = [10, 20, 50, 100, 5]");
+    p.write("folio.toml", cfg);
+    wait_until("the page size 5", || {
+        request(port, "GET", "/api/en/attractions?per_page=5&page=14", &[]).status == 200
+    });
+}
+
+#[test]
+fn folio_serve_fails_when_the_first_build_fails() {
+    let p = crate::harness::Project::new("");
+    p.write("data/a.json", "[1]");
+    let out = Command::new(BIN)
+        .args(["serve", "--port", "0"])
+        .current_dir(p.dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("data/a.json:1: expected an object"));
+}

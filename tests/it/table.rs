@@ -1,0 +1,373 @@
+//! The request table (`tests/requests.json`, SPEC §1 as requests and expectations) and
+//! the one runner that checks any target against it over raw HTTP on loopback, comparing
+//! status, error code, headers and the exact bytes served.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+use crate::harness::Project;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Row {
+    pub m: String,
+    pub t: String,
+    pub ae: Option<String>,
+    pub status: u16,
+    pub file: Option<String>,
+    pub code: Option<String>,
+    pub enc: Option<String>,
+    #[serde(default)]
+    pub any404: bool,
+    /// Per-target deviations: the expectation that replaces this row's on that target.
+    #[serde(default)]
+    pub dev: BTreeMap<String, Deviation>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Deviation {
+    pub status: u16,
+    pub file: Option<String>,
+    pub code: Option<String>,
+    #[serde(default)]
+    pub any404: bool,
+    pub why: String,
+}
+
+pub fn rows() -> Vec<Row> {
+    let text = std::fs::read_to_string(crate::harness::repo().join("tests/requests.json")).unwrap();
+    serde_json::from_str(&text).expect("tests/requests.json parses")
+}
+
+/// A server under test and what it is known not to do.
+pub struct Target<'a> {
+    pub name: &'a str,
+    pub port: u16,
+    pub mount: &'a str,
+    pub output: &'a Path,
+    /// Serves `.br`/`.gz` siblings.
+    pub precompressed: bool,
+    /// Headers this target cannot set as SPEC §1 says (checked nowhere for it).
+    pub unchecked_headers: &'a [&'a str],
+    pub cache_control: &'a str,
+}
+
+pub struct Response {
+    pub status: u16,
+    pub headers: BTreeMap<String, String>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(&name.to_ascii_lowercase()).map(String::as_str)
+    }
+}
+
+/// One raw HTTP/1.1 request: the target is sent exactly as given, never normalized.
+pub fn request(port: u16, method: &str, target: &str, headers: &[(&str, &str)]) -> Response {
+    let mut stream =
+        TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("connect :{port}: {e}"));
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut req =
+        format!("{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if method != "GET" && method != "HEAD" {
+        req.push_str("Content-Length: 0\r\n");
+    }
+    req.push_str("\r\n");
+    stream.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no header end: {:?}", String::from_utf8_lossy(&raw)));
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let mut map = BTreeMap::new();
+    for line in lines {
+        if let Some((k, v)) = line.split_once(':') {
+            let k = k.trim().to_ascii_lowercase();
+            let v = v.trim().to_string();
+            map.entry(k).and_modify(|old: &mut String| *old = format!("{old}, {v}")).or_insert(v);
+        }
+    }
+    let mut body = raw[split + 4..].to_vec();
+    if method == "HEAD" {
+        body.clear();
+    } else if map.get("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+        body = dechunk(&body);
+    } else if let Some(len) = map.get("content-length").and_then(|v| v.parse::<usize>().ok()) {
+        body.truncate(len);
+    }
+    Response { status, headers: map, body }
+}
+
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(end) = raw.windows(2).position(|w| w == b"\r\n") else { return out };
+        let size = usize::from_str_radix(
+            String::from_utf8_lossy(&raw[..end]).split(';').next().unwrap().trim(),
+            16,
+        )
+        .unwrap_or(0);
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&raw[end + 2..end + 2 + size]);
+        raw = &raw[end + 2 + size + 2..];
+    }
+}
+
+/// Checks one row; returns what is wrong (empty when the row passes).
+pub fn check(target: &Target, row: &Row) -> Vec<String> {
+    let mut want_status = row.status;
+    let (mut want_file, mut want_code, mut any404) =
+        (row.file.clone(), row.code.clone(), row.any404);
+    if let Some(d) = row.dev.get(target.name) {
+        want_status = d.status;
+        (want_file, want_code, any404) = (d.file.clone(), d.code.clone(), d.any404);
+    }
+    let mut headers = Vec::new();
+    if let Some(ae) = &row.ae {
+        headers.push(("Accept-Encoding", ae.as_str()));
+    }
+    let res = request(target.port, &row.m, &format!("{}{}", target.mount, row.t), &headers);
+    let head = row.m == "HEAD";
+    let checked = |h: &str| !target.unchecked_headers.contains(&h);
+    let mut errs = Vec::new();
+    let status_ok =
+        res.status == want_status || (any404 && (res.status == 400 || res.status == 404));
+    if !status_ok {
+        errs.push(format!("status {} (want {want_status})", res.status));
+    }
+    let expect_header = |name: &str, ok: bool, errs: &mut Vec<String>| {
+        if checked(name) && !ok {
+            errs.push(format!("{name}: {:?}", res.header(name)));
+        }
+    };
+    if any404 {
+        if String::from_utf8_lossy(&res.body).contains("root:") {
+            errs.push("served a file outside output/".into());
+        }
+    } else if let Some(file) = &want_file {
+        let enc = row.enc.as_deref().filter(|_| target.precompressed);
+        let ext = match enc {
+            Some("br") => ".br",
+            Some("gzip") => ".gz",
+            _ => "",
+        };
+        let want = if head {
+            Vec::new()
+        } else {
+            std::fs::read(target.output.join(format!("{file}{ext}"))).unwrap()
+        };
+        if res.body != want {
+            errs.push(format!(
+                "body: {} bytes, want {} of {file}{ext}: {:?}",
+                res.body.len(),
+                want.len(),
+                String::from_utf8_lossy(&res.body[..res.body.len().min(120)])
+            ));
+        }
+        expect_header(
+            "content-type",
+            res.header("content-type") == Some("application/json; charset=utf-8"),
+            &mut errs,
+        );
+        expect_header(
+            "access-control-allow-origin",
+            res.header("access-control-allow-origin") == Some("*"),
+            &mut errs,
+        );
+        expect_header(
+            "vary",
+            res.header("vary").is_some_and(|v| v.to_ascii_lowercase().contains("accept-encoding")),
+            &mut errs,
+        );
+        expect_header(
+            "cache-control",
+            res.header("cache-control") == Some(target.cache_control),
+            &mut errs,
+        );
+        expect_header("content-encoding", res.header("content-encoding") == enc, &mut errs);
+    } else if let Some(code) = &want_code {
+        let want = if head {
+            Vec::new()
+        } else {
+            std::fs::read(target.output.join(format!("api/errors/{code}.json"))).unwrap()
+        };
+        if res.body != want {
+            errs.push(format!(
+                "body is not api/errors/{code}.json: {:?}",
+                String::from_utf8_lossy(&res.body[..res.body.len().min(160)])
+            ));
+        }
+        expect_header(
+            "content-type",
+            res.header("content-type").is_some_and(|v| v.starts_with("application/problem+json")),
+            &mut errs,
+        );
+        expect_header(
+            "access-control-allow-origin",
+            res.header("access-control-allow-origin") == Some("*"),
+            &mut errs,
+        );
+        if want_status == 405 {
+            expect_header(
+                "allow",
+                res.header("allow").is_some_and(|v| v.contains("GET") && v.contains("HEAD")),
+                &mut errs,
+            );
+        }
+    }
+    errs
+}
+
+/// Runs every row against `target`, prints the summary line, fails on any mismatch.
+pub fn run(target: &Target) {
+    let rows = rows();
+    assert!(rows.len() >= 80, "the table has {} rows", rows.len());
+    let mut failures = Vec::new();
+    let mut deviations = 0;
+    for row in &rows {
+        if let Some(d) = row.dev.get(target.name) {
+            deviations += 1;
+            eprintln!("  deviation on {}: {} {}: {}", target.name, row.m, row.t, d.why);
+        }
+        let errs = check(target, row);
+        if !errs.is_empty() {
+            failures.push(format!("{} {} (ae {:?}): {}", row.m, row.t, row.ae, errs.join("; ")));
+        }
+    }
+    let passed = rows.len() - failures.len();
+    eprintln!(
+        "table on {}: {passed} passed, {} failed ({deviations} pinned deviations)",
+        target.name,
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} rows failed on {}:\n{}",
+        failures.len(),
+        target.name,
+        failures.join("\n")
+    );
+}
+
+/// A fixture: the sample project built, plus precompressed siblings for three pages
+/// (fake contents: servers pass them through, nobody decodes them).
+pub fn fixture(config_tail: &str) -> Project {
+    let p = Project::sample();
+    let cfg = p.read("folio.toml") + config_tail;
+    p.write("folio.toml", cfg);
+    p.folio(&["build"]).success();
+    add_siblings(&p.path("output"));
+    p
+}
+
+pub fn add_siblings(output: &Path) {
+    for (file, ext, tag) in [
+        ("api/en/attractions/10/1.json", "br", "BR:"),
+        ("api/en/attractions/10/1.json", "gz", "GZ:"),
+        ("api/fr/attractions/20/2.json", "gz", "GZ:"),
+        ("api/attractions/10/1.json", "br", "BR:"),
+    ] {
+        let mut body = tag.as_bytes().to_vec();
+        body.extend(std::fs::read(output.join(file)).unwrap());
+        std::fs::write(output.join(format!("{file}.{ext}")), body).unwrap();
+    }
+}
+
+/// A child process stopped (killed and reaped) on drop.
+pub struct Server {
+    pub child: Child,
+    pub name: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits until something accepts connections on `port`.
+pub fn wait_for_port(port: u16, server: &mut Server, deadline: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < deadline {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        if let Ok(Some(status)) = server.child.try_wait() {
+            panic!("{} exited before listening: {status}", server.name);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{} did not listen on {port} within {deadline:?}", server.name);
+}
+
+/// A free port on loopback (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Is `program` installed? Locally a missing program skips the test with a reason; under
+/// CI (the `CI` variable set) it fails, because `.ci/run` installs it.
+pub fn need(program: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+        .unwrap_or(false)
+        || Path::new(program).is_file();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{program} is missing, and CI must run this test (.ci/run installs it)"
+        );
+        eprintln!("skipping: {program} is not installed (.ci/run installs it)");
+    }
+    found
+}
+
+pub fn path_of(p: &Project, rel: &str) -> PathBuf {
+    p.path(rel)
+}
+
+#[test]
+fn the_table_is_the_routing_table() {
+    // Every row agrees with `Routes::resolve`, the semantics all targets render.
+    let p = fixture("");
+    let project = {
+        let cwd = p.dir.path();
+        let cfg = folio::config::Config::from_str(&p.read("folio.toml"), Path::new("folio.toml"))
+            .unwrap();
+        cfg.validate(Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap()
+    };
+    let routes = folio::routes::Routes::new(&project, 67);
+    for row in rows() {
+        let (path, query) = row.t.split_once('?').unwrap_or((&row.t, ""));
+        let outcome = routes.resolve(&row.m, path, query);
+        use folio::routes::Outcome;
+        match (&outcome, &row.file, &row.code) {
+            (Outcome::Page(f) | Outcome::File(f), Some(want), _) => assert_eq!(f, want, "{row:?}"),
+            (Outcome::Error(code), None, Some(want)) => assert_eq!(code.code(), want, "{row:?}"),
+            (Outcome::Error(code), None, None) if row.any404 => {
+                assert_eq!(code.code(), "not_found")
+            }
+            (Outcome::File(f), None, Some(want)) if want == "not_found" => {
+                assert!(!p.path(&format!("output/{f}")).is_file(), "{row:?}")
+            }
+            other => panic!("{row:?} resolves to {other:?}"),
+        }
+    }
+}
