@@ -287,7 +287,7 @@ pub struct Project {
     pub schema: BTreeMap<String, FieldSpec>,
     pub fallback: Fallback,
     pub cache_control: String,
-    pub precompress: Vec<String>,
+    pub precompress: Vec<crate::compress::Codec>,
     pub hosting: HostingConfig,
     /// Settings accepted but not built yet; `build` prints them as warnings.
     pub warnings: Vec<String>,
@@ -475,14 +475,13 @@ impl Config {
         if self.output.cache_control.chars().any(char::is_control) {
             err("output.cache_control must be one line".into());
         }
+        let mut precompress = Vec::new();
         for p in &self.output.precompress {
-            if p != "gzip" && p != "br" {
-                err(format!("output.precompress: `{p}` must be gzip or br"));
+            match crate::compress::Codec::parse(p) {
+                Some(c) if !precompress.contains(&c) => precompress.push(c),
+                Some(_) => err(format!("output.precompress: `{p}` is listed twice")),
+                None => err(format!("output.precompress: `{p}` must be gzip or br")),
             }
-        }
-        if !self.output.precompress.is_empty() {
-            warnings
-                .push("output.precompress is not built yet; no .gz/.br files are written".into());
         }
         for t in &self.hosting.targets {
             if !HOST_TARGETS.contains(&t.as_str()) {
@@ -563,7 +562,7 @@ impl Config {
             schema: self.fields,
             fallback: self.i18n.fallback,
             cache_control: self.output.cache_control,
-            precompress: self.output.precompress,
+            precompress,
             hosting: self.hosting,
             warnings,
         })
@@ -665,7 +664,7 @@ mod tests {
         let p =
             project("[listing]\nenvelope = \"laravel\"\n[output]\nprecompress = [\"br\"]").unwrap();
         assert!(p.warnings.iter().any(|w| w.contains("envelope")));
-        assert!(p.warnings.iter().any(|w| w.contains("precompress")));
+        assert_eq!(p.precompress, [crate::compress::Codec::Brotli]);
         assert!(project("[listing]\nenvelope = \"xml\"").is_err());
         assert!(project("[output]\nprecompress = [\"zstd\"]").is_err());
     }

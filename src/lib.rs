@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod compress;
 pub mod config;
 pub mod diag;
 pub mod error;

@@ -10,6 +10,7 @@ use std::time::Instant;
 use anyhow::Context;
 use rayon::prelude::*;
 
+use crate::compress::Codec;
 use crate::config::{Config, Overrides, Project};
 use crate::error::Failure;
 use crate::hosts::{self, Dir, HostCtx};
@@ -121,14 +122,17 @@ fn host_files(project: &Project, total: usize) -> (Jobs, Jobs) {
     (publish, server)
 }
 
-/// Stages every job of `jobs` into `tree` in parallel.
+/// Stages every job of `jobs` into `tree` in parallel; a page brings its compressed
+/// siblings, computed only when the page itself changed or a sibling is missing.
 fn stage_all(
     tree: &Tree,
     jobs: &[(String, Job)],
+    codecs: &[Codec],
     render: impl Fn(&Job, &mut Vec<u8>) + Sync,
     progress: &dyn Progress,
 ) -> anyhow::Result<Vec<Staged>> {
-    jobs.par_iter()
+    let per_job: anyhow::Result<Vec<Vec<Staged>>> = jobs
+        .par_iter()
         .map_init(
             || Vec::with_capacity(64 * 1024),
             |buf, (path, job)| {
@@ -140,12 +144,43 @@ fn stage_all(
                         buf.as_slice()
                     }
                 };
-                let staged = tree.stage(path, bytes);
+                let staged = tree.stage(path, bytes)?;
+                let mut out = Vec::with_capacity(1 + codecs.len());
+                if matches!(job, Job::Page { .. }) {
+                    for codec in codecs {
+                        let rel = format!("{path}.{}", codec.extension());
+                        out.push(tree.stage_derived(&rel, staged.staged.is_none(), || {
+                            codec.compress(bytes)
+                        })?);
+                    }
+                }
+                out.push(staged);
                 progress.inc();
-                staged
+                Ok(out)
             },
         )
-        .collect()
+        .collect();
+    Ok(per_job?.into_iter().flatten().collect())
+}
+
+/// Everything a build's output depends on, hashed: folio's version, the validated config
+/// (which includes the command-line overrides), and every data and template file.
+fn fingerprint(project: &Project) -> anyhow::Result<String> {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(format!("{project:?}").as_bytes());
+    let mut files = load::walk(&project.data_dir).unwrap_or_default();
+    if project.templates_dir.is_dir() {
+        files.extend(load::walk_all(&project.templates_dir));
+    }
+    for path in files {
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("reading `{}`", path.display()))?;
+        h.update(path.as_os_str().as_encoded_bytes());
+        h.update(&(bytes.len() as u64).to_le_bytes());
+        h.update(&bytes);
+    }
+    Ok(format!("{:032x}", h.digest128()))
 }
 
 fn render_page(
@@ -182,6 +217,22 @@ pub fn build_locked(
     switch: Option<&RwLock<()>>,
 ) -> Result<Built, Failure> {
     let start = Instant::now();
+    let fingerprint = fingerprint(project)?;
+    {
+        // Nothing changed since the last build and every file is still as it was written:
+        // skip the work (SPEC §5), reporting what that build produced.
+        let tree = Tree::open(&project.output_dir)?;
+        let hosting = Tree::open(&project.hosting_dir)?;
+        if tree.fingerprint() == fingerprint && tree.intact() && hosting.intact() {
+            let unchanged = (tree.len() + hosting.len()) as u64;
+            let report = Report { unchanged, ..Report::default() };
+            return Ok(Built {
+                records: tree.records(),
+                report,
+                seconds: start.elapsed().as_secs_f64(),
+            });
+        }
+    }
     let listing = load(project)?;
     let records = &listing.data.records;
     let variants = Variant::all(project);
@@ -192,7 +243,15 @@ pub fn build_locked(
 
     let tree = Tree::open(&project.output_dir)?;
     let hosting = Tree::open(&project.hosting_dir)?;
-    let mut clashes = tree.clashes(jobs.iter().map(|(p, _)| p.as_str()));
+    let siblings: Vec<String> = jobs
+        .iter()
+        .filter(|(_, job)| matches!(job, Job::Page { .. }))
+        .flat_map(|(p, _)| {
+            project.precompress.iter().map(move |c| format!("{p}.{}", c.extension()))
+        })
+        .collect();
+    let planned = jobs.iter().map(|(p, _)| p.as_str()).chain(siblings.iter().map(String::as_str));
+    let mut clashes = tree.clashes(planned);
     clashes.extend(hosting.clashes(server.iter().map(|(p, _)| p.as_str())));
     if !clashes.is_empty() {
         return Err(Failure::Clash(clashes));
@@ -205,8 +264,8 @@ pub fn build_locked(
             render_page(records, &listing.orders[v.lang], v, &links[variant], size, page, buf);
         }
     };
-    let staged = stage_all(&tree, &jobs, render, progress)
-        .and_then(|out| Ok((out, stage_all(&hosting, &server, |_, _| {}, progress)?)));
+    let staged = stage_all(&tree, &jobs, &project.precompress, render, progress)
+        .and_then(|out| Ok((out, stage_all(&hosting, &server, &[], |_, _| {}, progress)?)));
     progress.finish();
     let (staged, staged_hosting) = match staged {
         Ok(s) => s,
@@ -218,8 +277,8 @@ pub fn build_locked(
     };
     let _switching =
         switch.map(|lock| lock.write().unwrap_or_else(|poisoned| poisoned.into_inner()));
-    let mut report = tree.commit(staged, "")?;
-    let host_report = hosting.commit(staged_hosting, "")?;
+    let mut report = tree.commit(staged, &fingerprint, records.len())?;
+    let host_report = hosting.commit(staged_hosting, &fingerprint, records.len())?;
     report.written += host_report.written;
     report.unchanged += host_report.unchanged;
     report.removed += host_report.removed;

@@ -97,6 +97,18 @@ pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, Vec<Problem>> {
     if problems.is_empty() { Ok(files) } else { Err(problems) }
 }
 
+/// Every file below `dir` (hidden ones skipped), sorted; for fingerprints.
+pub fn walk_all(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(walkdir::DirEntry::into_path)
+        .collect()
+}
+
 /// Loads, resolves and checks every record under the project's data folder.
 pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     let files = walk(&project.data_dir)?;

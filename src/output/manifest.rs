@@ -25,12 +25,15 @@ pub struct Manifest {
     /// Fingerprint of the inputs that produced these files (empty when unknown).
     #[serde(default)]
     pub fingerprint: String,
+    /// How many records the build had (reported again by a build that skips its work).
+    #[serde(default)]
+    pub records: usize,
     pub files: BTreeMap<String, Entry>,
 }
 
 impl Manifest {
-    pub fn new(fingerprint: String, files: BTreeMap<String, Entry>) -> Self {
-        Manifest { version: 1, fingerprint, files }
+    pub fn new(fingerprint: String, records: usize, files: BTreeMap<String, Entry>) -> Self {
+        Manifest { version: 1, fingerprint, records, files }
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -65,7 +68,7 @@ mod tests {
     fn round_trips() {
         let mut files = BTreeMap::new();
         files.insert("api/a.json".to_string(), Entry { hash: u128::MAX - 5, size: 3, mtime: 42 });
-        let m = Manifest::new("fp".into(), files);
+        let m = Manifest::new("fp".into(), 3, files);
         assert_eq!(Manifest::from_bytes(&m.to_bytes()).unwrap(), m);
     }
 }

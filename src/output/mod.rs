@@ -52,6 +52,8 @@ struct Journal {
     removals: Vec<String>,
     files: Vec<(String, String, u64)>,
     fingerprint: String,
+    #[serde(default)]
+    records: usize,
 }
 
 pub struct Tree {
@@ -141,6 +143,31 @@ impl Tree {
         &self.old.fingerprint
     }
 
+    /// The record count the last build recorded.
+    pub fn records(&self) -> usize {
+        self.old.records
+    }
+
+    /// Is every file the manifest lists still on disk as folio left it (size and mtime)?
+    pub fn intact(&self) -> bool {
+        use rayon::prelude::*;
+        self.old.files.par_iter().all(|(rel, entry)| self.as_recorded(rel, entry))
+    }
+
+    /// How many files the manifest lists.
+    pub fn len(&self) -> usize {
+        self.old.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.old.files.is_empty()
+    }
+
+    fn as_recorded(&self, rel: &str, entry: &Entry) -> bool {
+        fs::symlink_metadata(self.root.join(rel))
+            .is_ok_and(|m| m.is_file() && m.len() == entry.size && mtime_ns(&m) == entry.mtime)
+    }
+
     /// Files the new build would overwrite although folio never wrote them: files at
     /// planned paths that the manifest does not list, and non-folders where folders go.
     pub fn clashes<'a>(&self, planned: impl IntoIterator<Item = &'a str>) -> Vec<PathBuf> {
@@ -208,6 +235,29 @@ impl Tree {
         Ok(Staged { rel: rel.to_string(), hash, size, staged: Some(name) })
     }
 
+    /// Stages a file derived from another one (a compressed sibling). When the source
+    /// did not change and the file is still on disk as recorded, it is kept without
+    /// computing it, which is what makes an unchanged page cost no compression.
+    pub fn stage_derived(
+        &self,
+        rel: &str,
+        source_unchanged: bool,
+        make: impl FnOnce() -> Vec<u8>,
+    ) -> anyhow::Result<Staged> {
+        if source_unchanged
+            && let Some(old) = self.old.files.get(rel)
+            && self.as_recorded(rel, old)
+        {
+            return Ok(Staged {
+                rel: rel.to_string(),
+                hash: old.hash,
+                size: old.size,
+                staged: None,
+            });
+        }
+        self.stage(rel, &make())
+    }
+
     /// Drops everything staged; the folder is left as it was before this build.
     pub fn abort(self) {
         if self.staging.exists() {
@@ -220,7 +270,12 @@ impl Tree {
 
     /// Switches the staged files in, removes files folio no longer produces, and records
     /// the new manifest (rewritten only when it changes).
-    pub fn commit(self, files: Vec<Staged>, fingerprint: &str) -> anyhow::Result<Report> {
+    pub fn commit(
+        self,
+        files: Vec<Staged>,
+        fingerprint: &str,
+        records: usize,
+    ) -> anyhow::Result<Report> {
         let planned: BTreeSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
         let removals: Vec<String> =
             self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect();
@@ -235,6 +290,7 @@ impl Tree {
                 .map(|f| (f.rel.clone(), format!("{:032x}", f.hash), f.size))
                 .collect(),
             fingerprint: fingerprint.to_string(),
+            records,
         };
         let report = Report {
             written: journal.renames.len() as u64,
@@ -294,7 +350,8 @@ impl Tree {
             let hash = u128::from_str_radix(hash, 16).context("a journal hash")?;
             entries.insert(rel.clone(), Entry { hash, size: *size, mtime: mtime_ns(&meta) });
         }
-        let manifest = Manifest::new(journal.fingerprint.clone(), entries).to_bytes();
+        let manifest =
+            Manifest::new(journal.fingerprint.clone(), journal.records, entries).to_bytes();
         let nothing_ever = journal.files.is_empty() && self.old_bytes.is_none();
         if !nothing_ever && self.old_bytes.as_deref() != Some(&manifest[..]) {
             fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
@@ -318,7 +375,7 @@ mod tests {
         let tree = Tree::open(root).unwrap();
         let staged =
             files.iter().map(|(rel, body)| tree.stage(rel, body.as_bytes()).unwrap()).collect();
-        tree.commit(staged, "fp").unwrap()
+        tree.commit(staged, "fp", 0).unwrap()
     }
 
     #[test]
@@ -374,6 +431,7 @@ mod tests {
                 .map(|s| (s.rel.clone(), format!("{:032x}", s.hash), s.size))
                 .collect(),
             fingerprint: String::new(),
+            records: 0,
         };
         fs::write(root.join(STAGING).join(COMMIT), serde_json::to_vec(&journal).unwrap()).unwrap();
         drop(tree);

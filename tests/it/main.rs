@@ -2,6 +2,7 @@
 
 mod build;
 mod harness;
+mod hosts;
 mod inputs;
 mod safety;
 mod serve;

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
@@ -269,7 +269,12 @@ pub fn run(target: &Target) {
 /// (fake contents: servers pass them through, nobody decodes them).
 pub fn fixture(config_tail: &str) -> Project {
     let p = Project::sample();
-    let cfg = p.read("folio.toml") + config_tail;
+    let cfg = p.read("folio.toml");
+    // The sample config ends with its [hosting] table; a tail that brings its own replaces it.
+    let cfg = match (cfg.find("\n[hosting]"), config_tail.contains("[hosting]")) {
+        (Some(i), true) => format!("{}\n{config_tail}", &cfg[..i]),
+        _ => cfg + config_tail,
+    };
     p.write("folio.toml", cfg);
     p.folio(&["build"]).success();
     add_siblings(&p.path("output"));
@@ -337,10 +342,6 @@ pub fn need(program: &str) -> bool {
         eprintln!("skipping: {program} is not installed (.ci/run installs it)");
     }
     found
-}
-
-pub fn path_of(p: &Project, rel: &str) -> PathBuf {
-    p.path(rel)
 }
 
 #[test]

@@ -1,0 +1,45 @@
+//! The floor a build is measured against: `cargo run --release --example floor -- TREE DEST`.
+//!
+//! Reads every file of TREE into memory, then, single-threaded, creates the folders and
+//! writes every file into DEST (which must not exist) with one open/write/close each, no
+//! fsync. Prints the seconds the writing took: the time just to put those bytes on disk.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn collect(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.expect("walking the tree");
+        if entry.file_type().is_file() {
+            let rel = entry.path().strip_prefix(root).expect("below root").to_path_buf();
+            let bytes = std::fs::read(entry.path()).expect("reading a file");
+            files.push((rel, bytes));
+        }
+    }
+    files
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 3 {
+        eprintln!("usage: floor TREE DEST");
+        std::process::exit(2);
+    }
+    let (tree, dest) = (Path::new(&args[1]), Path::new(&args[2]));
+    assert!(!dest.exists(), "DEST must not exist");
+    let files = collect(tree);
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let start = Instant::now();
+    let mut made = std::collections::HashSet::new();
+    for (rel, body) in &files {
+        let path = dest.join(rel);
+        let parent = path.parent().expect("a file has a parent").to_path_buf();
+        if made.insert(parent.clone()) {
+            std::fs::create_dir_all(&parent).expect("creating a folder");
+        }
+        std::fs::write(&path, body).expect("writing a file");
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!("{secs:.3} {} {bytes}", files.len());
+}

@@ -1,0 +1,126 @@
+//! Every host target, run for real and checked against the whole request table. Each
+//! server starts as a child on 127.0.0.1 with the emitted config, used exactly as the
+//! README says, and is stopped by its PID when the test ends. A missing server skips the
+//! test locally and fails it under CI.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::harness::Project;
+use crate::table::{self, Server, Target, free_port, need, wait_for_port};
+
+/// The sample project built with `targets` listening on `port`, plus the fixture siblings.
+pub fn host_fixture(targets: &[&str], port: u16, extra: &str) -> Project {
+    let list: Vec<String> = targets.iter().map(|t| format!("\"{t}\"")).collect();
+    table::fixture(&format!(
+        "[hosting]\ntargets = [{}]\nlisten = \"127.0.0.1:{port}\"\n{extra}",
+        list.join(", ")
+    ))
+}
+
+fn start(name: &str, cmd: &mut Command, port: u16) -> Server {
+    let child =
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit()).spawn().unwrap();
+    let mut server = Server { child, name: name.into() };
+    wait_for_port(port, &mut server, Duration::from_secs(30));
+    server
+}
+
+#[track_caller]
+fn gate(what: &str, cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn target<'a>(
+    name: &'a str,
+    port: u16,
+    output: &'a Path,
+    precompressed: bool,
+    unchecked: &'a [&'a str],
+) -> Target<'a> {
+    Target {
+        name,
+        port,
+        mount: "",
+        output,
+        precompressed,
+        unchecked_headers: unchecked,
+        cache_control: "public, max-age=300",
+    }
+}
+
+/// nginx's main config as the README gives it, with paths a test child can write to.
+fn nginx_main(p: &Project) -> std::path::PathBuf {
+    let run = p.path("run");
+    std::fs::create_dir_all(run.join("tmp")).unwrap();
+    let hosting = p.path("hosting");
+    let main = folio::hosts::nginx::MAIN_CONFIG.replace("DIR", &hosting.to_string_lossy()).replace(
+        "http {\n",
+        &format!(
+            "http {{\n    access_log {r}/access.log;\n    client_body_temp_path {r}/tmp/body;\n    proxy_temp_path {r}/tmp/proxy;\n    fastcgi_temp_path {r}/tmp/fastcgi;\n    uwsgi_temp_path {r}/tmp/uwsgi;\n    scgi_temp_path {r}/tmp/scgi;\n",
+            r = run.display()
+        ),
+    );
+    std::fs::write(run.join("main.conf"), main).unwrap();
+    run
+}
+
+#[test]
+fn nginx_answers_the_whole_table() {
+    if !need("nginx") || !need("/usr/lib/nginx/modules/ngx_http_brotli_static_module.so") {
+        return;
+    }
+    let port = free_port();
+    let p = host_fixture(&["nginx"], port, "");
+    let run = nginx_main(&p);
+    let globals =
+        format!("daemon off; pid {r}/nginx.pid; error_log {r}/error.log;", r = run.display());
+    let nginx = |extra: &[&str]| {
+        let mut c = Command::new("nginx");
+        c.args([
+            "-p",
+            &run.to_string_lossy(),
+            "-c",
+            &run.join("main.conf").to_string_lossy(),
+            "-g",
+            &globals,
+        ])
+        .args(extra);
+        c
+    };
+    gate("nginx -t", &mut nginx(&["-t"]));
+    let _server = start("nginx", &mut nginx(&[]), port);
+    let output = p.path("output");
+    table::run(&target("nginx", port, &output, true, &[]));
+}
+
+#[test]
+fn lighttpd_answers_the_whole_table() {
+    if !need("lighttpd") || !need("/usr/lib/lighttpd/mod_magnet.so") {
+        return;
+    }
+    let port = free_port();
+    let p = host_fixture(&["lighttpd"], port, "");
+    gate(
+        "lighttpd -tt",
+        Command::new("lighttpd")
+            .args(["-tt", "-f", "hosting/lighttpd.conf"])
+            .current_dir(p.dir.path()),
+    );
+    let _server = start(
+        "lighttpd",
+        Command::new("lighttpd")
+            .args(["-D", "-f", "hosting/lighttpd.conf"])
+            .current_dir(p.dir.path()),
+        port,
+    );
+    let output = p.path("output");
+    table::run(&target("lighttpd", port, &output, true, &[]));
+}
