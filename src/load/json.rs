@@ -2,7 +2,7 @@
 //! line). Elements are kept as slices of the file text with the line of their opening
 //! `{`; they are parsed into objects later, in parallel, by the caller.
 
-use serde_json::value::RawValue;
+use std::io::{self, BufRead, Read};
 
 use super::{Issue, Raw};
 
@@ -15,103 +15,297 @@ pub fn message(e: &serde_json::Error) -> String {
     }
 }
 
-/// Counts newlines incrementally so each element's line costs only the bytes since the last.
-struct LineCounter<'a> {
-    text: &'a str,
-    offset: usize,
-    line: u64,
+fn newlines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
-impl LineCounter<'_> {
-    fn line_at(&mut self, offset: usize) -> u64 {
-        let newlines =
-            self.text.as_bytes()[self.offset..offset].iter().filter(|&&b| b == b'\n').count();
-        self.line += newlines as u64;
-        self.offset = offset;
-        self.line
+/// The length of the JSON value at the start of `b` (an object, array, string or
+/// scalar), found by matching brackets outside strings; `None` when `b` ends first.
+/// Only the extent is found here; serde_json validates the value itself.
+fn value_len(b: &[u8]) -> Option<usize> {
+    match b.first()? {
+        b'{' | b'[' => {
+            let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+            for (i, &c) in b.iter().enumerate() {
+                if in_string {
+                    match (escaped, c) {
+                        (true, _) => escaped = false,
+                        (false, b'\\') => escaped = true,
+                        (false, b'"') => in_string = false,
+                        _ => {}
+                    }
+                    continue;
+                }
+                match c {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        b'"' => {
+            let mut escaped = false;
+            for (i, &c) in b.iter().enumerate().skip(1) {
+                match (escaped, c) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => return Some(i + 1),
+                    _ => {}
+                }
+            }
+            None
+        }
+        _ => b.iter().position(|c| matches!(c, b',' | b']' | b' ' | b'\t' | b'\r' | b'\n')),
     }
 }
 
-/// Splits a `.json` file into its array elements.
-pub fn parse_array(text: &str) -> (Vec<Raw<'_>>, Vec<Issue>) {
-    match serde_json::from_str::<Vec<&RawValue>>(text) {
-        Ok(elements) => {
-            let mut lines = LineCounter { text, offset: 0, line: 1 };
-            let rows = elements
-                .into_iter()
-                .map(|el| {
-                    let offset = el.get().as_ptr() as usize - text.as_ptr() as usize;
-                    Raw::Text { line: lines.line_at(offset), text: el.get() }
-                })
-                .collect();
-            (rows, Vec::new())
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before the opening `[`.
+    Start,
+    /// After `[`: an element or `]`.
+    First,
+    /// After `,`: an element.
+    Element,
+    /// After an element: `,` or `]`.
+    After,
+    /// After the closing `]`: only whitespace.
+    End,
+}
+
+/// Streams a `.json` file (one array of objects) in chunks of about `chunk` bytes: each
+/// batch of complete elements goes to `sink` with the line of its opening brace, so the
+/// file is never held whole in memory. Structural problems end the file with an issue.
+pub fn stream_array(
+    mut reader: impl Read,
+    chunk: usize,
+    sink: &mut dyn FnMut(Vec<Raw<'_>>),
+) -> io::Result<Vec<Issue>> {
+    let mut buf: Vec<u8> = Vec::with_capacity(chunk);
+    let mut line = 1u64;
+    let mut state = State::Start;
+    let mut eof = false;
+    let mut bom_checked = false;
+    let fail = |line: u64, message: &str| {
+        Ok(vec![Issue { line: Some(line), field: None, message: message.to_string() }])
+    };
+    loop {
+        if !eof {
+            let n = reader.by_ref().take(chunk as u64).read_to_end(&mut buf)?;
+            eof = n == 0;
         }
-        Err(e) => {
-            let msg = if e.is_data() && e.line() <= 1 && e.column() <= 1 {
-                "expected an array of objects".to_string()
-            } else {
-                format!("invalid JSON: {} (column {})", message(&e), e.column())
+        let mut pos = 0;
+        if !bom_checked && (buf.len() >= 3 || eof) {
+            if buf.starts_with(b"\xEF\xBB\xBF") {
+                pos = 3;
+            }
+            bom_checked = true;
+        }
+        if !bom_checked {
+            continue; // too few bytes yet to tell whether the file starts with a BOM
+        }
+        let mut batch: Vec<(u64, usize, usize)> = Vec::new();
+        loop {
+            while pos < buf.len() && buf[pos].is_ascii_whitespace() {
+                line += u64::from(buf[pos] == b'\n');
+                pos += 1;
+            }
+            if pos == buf.len() {
+                break;
+            }
+            match state {
+                State::Start if buf[pos] == b'[' => {
+                    pos += 1;
+                    state = State::First;
+                }
+                State::Start => return fail(line, "expected an array of objects"),
+                State::First if buf[pos] == b']' => {
+                    pos += 1;
+                    state = State::End;
+                }
+                State::First | State::Element => match value_len(&buf[pos..]) {
+                    Some(len) => {
+                        batch.push((line, pos, pos + len));
+                        line += newlines(&buf[pos..pos + len]);
+                        pos += len;
+                        state = State::After;
+                    }
+                    None if eof => {
+                        return fail(line, "invalid JSON: the file ends inside this value");
+                    }
+                    None => break,
+                },
+                State::After if buf[pos] == b',' => {
+                    pos += 1;
+                    state = State::Element;
+                }
+                State::After if buf[pos] == b']' => {
+                    pos += 1;
+                    state = State::End;
+                }
+                State::After => {
+                    return fail(line, "invalid JSON: expected `,` or `]` after an element");
+                }
+                State::End => {
+                    return fail(line, "invalid JSON: trailing characters after the array");
+                }
+            }
+        }
+        let mut raws = Vec::with_capacity(batch.len());
+        let mut issues = Vec::new();
+        for (line, start, end) in batch {
+            match std::str::from_utf8(&buf[start..end]) {
+                Ok(text) => raws.push(Raw::Text { line, text }),
+                Err(_) => issues.push(Issue {
+                    line: Some(line),
+                    field: None,
+                    message: "not valid UTF-8".into(),
+                }),
+            }
+        }
+        if !issues.is_empty() {
+            return Ok(issues);
+        }
+        if !raws.is_empty() {
+            sink(raws);
+        }
+        buf.drain(..pos);
+        if eof {
+            return match state {
+                State::End => Ok(Vec::new()),
+                State::Start => fail(line, "expected an array of objects"),
+                _ => fail(line, "invalid JSON: the file ends before the closing `]`"),
             };
-            let msg = if e.is_data() && msg.starts_with("invalid JSON: invalid type") {
-                "expected an array of objects".to_string()
-            } else {
-                msg
-            };
-            (
-                Vec::new(),
-                vec![Issue { line: Some(e.line().max(1) as u64), field: None, message: msg }],
-            )
         }
     }
 }
 
-/// Splits a `.jsonl` file into its lines, skipping blank ones.
-pub fn parse_lines(text: &str) -> (Vec<Raw<'_>>, Vec<Issue>) {
-    let rows = text
-        .split('\n')
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| Raw::Text { line: i as u64 + 1, text: l.trim_end_matches('\r') })
-        .collect();
-    (rows, Vec::new())
+/// Streams a `.jsonl` file: one object a line, blank lines skipped, batches of about
+/// `chunk` bytes to `sink`. A line that is not UTF-8 is an issue; the rest goes on.
+pub fn stream_lines(
+    reader: impl Read,
+    chunk: usize,
+    sink: &mut dyn FnMut(Vec<Raw<'_>>),
+) -> io::Result<Vec<Issue>> {
+    let mut reader = io::BufReader::new(reader);
+    let mut issues = Vec::new();
+    let mut lines: Vec<(u64, String)> = Vec::new();
+    let (mut size, mut number) = (0usize, 0u64);
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        let n = reader.read_until(b'\n', &mut raw)?;
+        if n > 0 {
+            number += 1;
+            let bytes = if number == 1 {
+                raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw)
+            } else {
+                &raw[..]
+            };
+            match std::str::from_utf8(bytes) {
+                Ok(text) if text.trim().is_empty() => {}
+                Ok(text) => {
+                    size += text.len();
+                    lines.push((number, text.trim_end_matches(['\n', '\r']).to_string()));
+                }
+                Err(_) => issues.push(Issue {
+                    line: Some(number),
+                    field: None,
+                    message: "not valid UTF-8".into(),
+                }),
+            }
+        }
+        if (n == 0 || size >= chunk) && !lines.is_empty() {
+            sink(lines.iter().map(|(line, text)| Raw::Text { line: *line, text }).collect());
+            lines.clear();
+            size = 0;
+        }
+        if n == 0 {
+            return Ok(issues);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn lines(rows: &[Raw]) -> Vec<u64> {
-        rows.iter().map(Raw::line).collect()
+    fn stream(text: &str, chunk: usize) -> (Vec<(u64, String)>, Vec<Issue>) {
+        let mut got = Vec::new();
+        let issues = stream_array(text.as_bytes(), chunk, &mut |raws| {
+            got.extend(raws.into_iter().map(|r| match r {
+                Raw::Text { line, text } => (line, text.to_string()),
+                Raw::Object { .. } => unreachable!(),
+            }))
+        })
+        .unwrap();
+        (got, issues)
     }
 
     #[test]
-    fn array_elements_carry_the_line_of_their_opening_brace() {
-        let text = "[\n  {\"id\": 1},\n\n  {\n    \"id\": 2\n  }, {\"id\": 3}\n]";
-        let (rows, issues) = parse_array(text);
-        assert!(issues.is_empty());
-        assert_eq!(lines(&rows), [2, 4, 6]);
-    }
-
-    #[test]
-    fn syntax_errors_name_their_line() {
-        let (_, issues) = parse_array("[\n {\"id\": 1},\n {\"id\" 2}\n]");
-        assert_eq!(issues[0].line, Some(3));
-        assert!(
-            issues[0].message.starts_with("invalid JSON: expected `:`"),
-            "{}",
-            issues[0].message
-        );
-        let (_, issues) = parse_array("{\"id\": 1}");
-        assert_eq!(issues[0].message, "expected an array of objects");
-    }
-
-    #[test]
-    fn json_lines_skip_blank_lines_and_keep_numbers() {
-        let (rows, _) = parse_lines("{\"id\":1}\r\n\r\n  \n{\"id\":2}\n");
-        assert_eq!(lines(&rows), [1, 4]);
-        match &rows[0] {
-            Raw::Text { text, .. } => assert_eq!(*text, "{\"id\":1}"),
-            _ => unreachable!(),
+    fn array_elements_carry_the_line_of_their_opening_brace_whatever_the_chunk_size() {
+        let text = "\u{feff}[\n  {\"id\": 1, \"s\": \"a]}\\\"\"},\n\n  {\n    \"id\": 2\n  }, {\"id\": 3}\n]\n";
+        for chunk in [1, 2, 3, 7, 64, 4096] {
+            let (rows, issues) = stream(text, chunk);
+            assert!(issues.is_empty(), "{chunk}: {issues:?}");
+            let lines: Vec<u64> = rows.iter().map(|r| r.0).collect();
+            assert_eq!(lines, [2, 4, 6], "chunk {chunk}");
+            assert_eq!(rows[0].1, "{\"id\": 1, \"s\": \"a]}\\\"\"}");
         }
+        assert_eq!(stream("[]", 1), (vec![], vec![]));
+    }
+
+    #[test]
+    fn structural_errors_name_their_line() {
+        let msg = |text: &str| {
+            let (_, issues) = stream(text, 5);
+            (issues[0].line, issues[0].message.clone())
+        };
+        assert_eq!(
+            msg("[\n {\"id\": 1}\n {\"id\": 2}\n]"),
+            (Some(3), "invalid JSON: expected `,` or `]` after an element".into())
+        );
+        assert_eq!(msg("{\"id\": 1}"), (Some(1), "expected an array of objects".into()));
+        assert_eq!(
+            msg("[\n{\"id\": 1"),
+            (Some(2), "invalid JSON: the file ends inside this value".into())
+        );
+        assert_eq!(
+            msg("[{\"id\": 1},\n"),
+            (Some(2), "invalid JSON: the file ends before the closing `]`".into())
+        );
+        assert_eq!(
+            msg("[] x"),
+            (Some(1), "invalid JSON: trailing characters after the array".into())
+        );
+        assert_eq!(msg(""), (Some(1), "expected an array of objects".into()));
+    }
+
+    #[test]
+    fn json_lines_skip_blank_lines_and_strip_line_ends() {
+        let mut got = Vec::new();
+        let text = "\u{feff}{\"id\":1}\r\n\r\n  \n{\"id\":2}\n{\"id\":3}";
+        stream_lines(text.as_bytes(), 1, &mut |raws| {
+            got.extend(raws.into_iter().map(|r| match r {
+                Raw::Text { line, text } => (line, text.to_string()),
+                Raw::Object { .. } => unreachable!(),
+            }))
+        })
+        .unwrap();
+        assert_eq!(
+            got,
+            [
+                (1, "{\"id\":1}".to_string()),
+                (4, "{\"id\":2}".to_string()),
+                (5, "{\"id\":3}".to_string())
+            ]
+        );
     }
 }

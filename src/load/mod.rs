@@ -32,7 +32,7 @@ impl Raw<'_> {
 }
 
 /// A problem inside one file, before the file's path is attached.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Issue {
     pub line: Option<u64>,
     pub field: Option<String>,
@@ -138,109 +138,129 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
 
 type FileResult = (Vec<Record>, Vec<Problem>, Vec<Problem>, Vec<(usize, String)>);
 
-fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
-    let shown = diag::display_path(path);
-    let mk = |issue: Issue| {
-        let mut p = Problem::new(index, &shown, issue.line, issue.message);
+/// JSON and JSON Lines files are read in batches of about this many bytes, resolved in
+/// parallel batch by batch, so memory holds the records and one batch, never a whole file.
+const BATCH_BYTES: usize = 8 << 20;
+
+/// What one file yields, filled batch by batch.
+struct FileOut<'r> {
+    index: usize,
+    shown: PathBuf,
+    resolver: &'r Resolver<'r>,
+    records: Vec<Record>,
+    problems: Vec<Problem>,
+    warnings: Vec<Problem>,
+    missing: Vec<(usize, String)>,
+    warned: std::collections::HashSet<String>,
+}
+
+impl FileOut<'_> {
+    fn issue(&mut self, issue: Issue) {
+        let mut p = Problem::new(self.index, &self.shown, issue.line, issue.message);
         p.field = issue.field;
-        p
-    };
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            return (
-                vec![],
-                vec![Problem::new(index, &shown, None, format!("cannot read: {e}"))],
-                vec![],
-                vec![],
-            );
-        }
-    };
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let format = format_of(path).expect("walk keeps only known formats");
-    let text;
-    let (raws, issues) = match format {
-        Format::Csv => csv::parse(bytes, resolver),
-        Format::Json | Format::JsonLines => {
-            text = match std::str::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(e) => {
-                    let line =
-                        1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() as u64;
-                    return (
-                        vec![],
-                        vec![mk(Issue {
-                            line: Some(line),
-                            field: None,
-                            message: "not valid UTF-8".into(),
-                        })],
-                        vec![],
-                        vec![],
-                    );
-                }
-            };
-            if format == Format::Json { json::parse_array(text) } else { json::parse_lines(text) }
-        }
-    };
-    let mut problems: Vec<Problem> = issues.into_iter().map(mk).collect();
-
-    let resolved: Vec<(u64, Option<Record>, Findings)> = raws
-        .into_par_iter()
-        .map(|raw| {
-            let line = raw.line();
-            let mut found = Findings::default();
-            let object = match raw {
-                Raw::Object { object, .. } => Some(object),
-                Raw::Text { text, .. } => match serde_json::from_str::<Value>(text) {
-                    Ok(Value::Object(o)) => Some(o),
-                    Ok(other) => {
-                        found.problems.push(record::FieldProblem {
-                            field: String::new(),
-                            message: format!("expected an object, found {}", record::brief(&other)),
-                        });
-                        None
-                    }
-                    Err(e) => {
-                        found.problems.push(record::FieldProblem {
-                            field: String::new(),
-                            message: format!(
-                                "invalid JSON: {} (column {})",
-                                json::message(&e),
-                                e.column()
-                            ),
-                        });
-                        None
-                    }
-                },
-            };
-            let origin = crate::model::Origin { file: index, line };
-            let rec = object.and_then(|o| resolver.resolve(o, origin, &mut found));
-            (line, rec, found)
-        })
-        .collect();
-
-    let mut records = Vec::with_capacity(resolved.len());
-    let mut warnings = Vec::new();
-    let mut missing = Vec::new();
-    let mut warned = std::collections::HashSet::new();
-    for (line, rec, found) in resolved {
-        for fp in found.problems {
-            let mut p = Problem::new(index, &shown, Some(line), fp.message);
-            if !fp.field.is_empty() {
-                p.field = Some(fp.field);
-            }
-            problems.push(p);
-        }
-        for field in found.looks_localized {
-            if warned.insert(field.clone()) {
-                let msg = "looks localized (its keys are configured languages) but is not declared; add `localized = true` under [fields.".to_string() + &field + "]";
-                warnings.push(Problem::new(index, &shown, Some(line), msg).with_field(field));
-            }
-        }
-        missing.extend(found.missing);
-        records.extend(rec);
+        self.problems.push(p);
     }
-    (records, problems, warnings, missing)
+
+    /// Parses and resolves one batch in parallel, keeping line order.
+    fn batch(&mut self, raws: Vec<Raw<'_>>) {
+        let index = self.index;
+        let resolver = self.resolver;
+        let resolved: Vec<(u64, Option<Record>, Findings)> = raws
+            .into_par_iter()
+            .map(|raw| {
+                let line = raw.line();
+                let mut found = Findings::default();
+                let object = match raw {
+                    Raw::Object { object, .. } => Some(object),
+                    Raw::Text { text, .. } => match serde_json::from_str::<Value>(text) {
+                        Ok(Value::Object(o)) => Some(o),
+                        Ok(other) => {
+                            found.problems.push(record::FieldProblem {
+                                field: String::new(),
+                                message: format!(
+                                    "expected an object, found {}",
+                                    record::brief(&other)
+                                ),
+                            });
+                            None
+                        }
+                        Err(e) => {
+                            // Lines inside a multi-line element count from its first line.
+                            let at = if e.line() > 1 {
+                                format!("line {} of this record, ", e.line())
+                            } else {
+                                String::new()
+                            };
+                            found.problems.push(record::FieldProblem {
+                                field: String::new(),
+                                message: format!(
+                                    "invalid JSON: {} ({at}column {})",
+                                    json::message(&e),
+                                    e.column()
+                                ),
+                            });
+                            None
+                        }
+                    },
+                };
+                let origin = crate::model::Origin { file: index, line };
+                let rec = object.and_then(|o| resolver.resolve(o, origin, &mut found));
+                (line, rec, found)
+            })
+            .collect();
+        for (line, rec, found) in resolved {
+            for fp in found.problems {
+                let mut p = Problem::new(index, &self.shown, Some(line), fp.message);
+                if !fp.field.is_empty() {
+                    p.field = Some(fp.field);
+                }
+                self.problems.push(p);
+            }
+            for field in found.looks_localized {
+                if self.warned.insert(field.clone()) {
+                    let msg = format!(
+                        "looks localized (its keys are configured languages) but is not declared; add `localized = true` under [fields.{field}]"
+                    );
+                    self.warnings
+                        .push(Problem::new(index, &self.shown, Some(line), msg).with_field(field));
+                }
+            }
+            self.missing.extend(found.missing);
+            self.records.extend(rec);
+        }
+    }
+}
+
+fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
+    let mut out = FileOut {
+        index,
+        shown: diag::display_path(path),
+        resolver,
+        records: Vec::new(),
+        problems: Vec::new(),
+        warnings: Vec::new(),
+        missing: Vec::new(),
+        warned: Default::default(),
+    };
+    let read = match format_of(path).expect("walk keeps only known formats") {
+        Format::Csv => std::fs::read(path).map(|bytes| {
+            let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+            let (raws, issues) = csv::parse(bytes, resolver);
+            issues.into_iter().for_each(|i| out.issue(i));
+            out.batch(raws);
+        }),
+        Format::Json => std::fs::File::open(path)
+            .and_then(|file| json::stream_array(file, BATCH_BYTES, &mut |raws| out.batch(raws)))
+            .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
+        Format::JsonLines => std::fs::File::open(path)
+            .and_then(|file| json::stream_lines(file, BATCH_BYTES, &mut |raws| out.batch(raws)))
+            .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
+    };
+    if let Err(e) = read {
+        let p = Problem::new(index, &out.shown, None, format!("cannot read: {e}"));
+        out.problems.push(p);
+    }
+    (out.records, out.problems, out.warnings, out.missing)
 }
 
 fn location(set: &Dataset, origin: crate::model::Origin) -> String {

@@ -227,3 +227,47 @@ fn sort_descending_with_a_localized_key_and_field_projection() {
         json!({"id": 4, "name": "D"})
     );
 }
+
+#[test]
+fn precompressed_siblings_are_written_for_pages_and_follow_their_page() {
+    use std::io::Read;
+    let p = Project::sample();
+    let cfg = p
+        .read("folio.toml")
+        .replace("[hosting]", "[output]\nprecompress = [\"gzip\", \"br\"]\n\n[hosting]");
+    p.write("folio.toml", cfg);
+    let first = p.folio(&["build"]).success();
+    assert_eq!(first.counts().0, 81 + 2 * 70, "every one of the 70 pages has two siblings");
+    let page = std::fs::read(p.path("output/api/ja/attractions/20/3.json")).unwrap();
+    let mut gz = Vec::new();
+    flate2::read::GzDecoder::new(
+        &std::fs::read(p.path("output/api/ja/attractions/20/3.json.gz")).unwrap()[..],
+    )
+    .read_to_end(&mut gz)
+    .unwrap();
+    assert_eq!(gz, page);
+    let mut br = Vec::new();
+    brotli::BrotliDecompress(
+        &mut &std::fs::read(p.path("output/api/ja/attractions/20/3.json.br")).unwrap()[..],
+        &mut br,
+    )
+    .unwrap();
+    assert_eq!(br, page);
+    assert!(!p.path("output/api/index.json.gz").exists(), "only pages are precompressed");
+
+    // One record changes: its 8 pages and their 16 siblings are rewritten, nothing else.
+    p.write(
+        "data/attractions.csv",
+        p.read("data/attractions.csv").replacen("Eiffel Tower,", "The Eiffel Tower,", 1),
+    );
+    assert_eq!(p.folio(&["build"]).success().counts(), (24, 81 + 140 - 24, 0));
+    // A deleted sibling is restored; dropping precompression removes them all.
+    std::fs::remove_file(p.path("output/api/th/attractions/50/1.json.br")).unwrap();
+    assert_eq!(p.folio(&["build"]).success().counts().0, 1);
+    p.write(
+        "folio.toml",
+        p.read("folio.toml").replace("precompress = [\"gzip\", \"br\"]", "precompress = []"),
+    );
+    assert_eq!(p.folio(&["build"]).success().counts(), (0, 81, 140));
+    assert!(!p.path("output/api/ja/attractions/20/3.json.gz").exists());
+}
