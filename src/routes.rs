@@ -21,6 +21,8 @@ pub struct Size {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Routes {
+    /// base_url's origin (`https://example.org`), or empty: error documents' `type` URLs.
+    pub origin: String,
     /// Where `output/` is mounted: `""` or `/travel` (from base_url's path).
     pub mount: String,
     pub resource: String,
@@ -80,6 +82,7 @@ impl Routes {
     /// The table for a project whose listing has `total` records.
     pub fn new(project: &Project, total: usize) -> Routes {
         Routes {
+            origin: project.base.origin.clone(),
             mount: project.base.path.clone(),
             resource: project.resource.clone(),
             languages: project.languages.clone(),
@@ -154,6 +157,7 @@ mod tests {
 
     fn routes() -> Routes {
         Routes {
+            origin: String::new(),
             mount: String::new(),
             resource: "attractions".into(),
             languages: vec!["en".into(), "fr".into()],

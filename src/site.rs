@@ -93,8 +93,9 @@ fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Vec<(Stri
             }
         }
     }
+    let routes = Routes::new(project, total);
     for code in ErrorCode::ALL {
-        jobs.push((code.file(), Job::Static(code.document(project))));
+        jobs.push((code.file(), Job::Static(code.document(&routes))));
     }
     jobs.push(("api/index.json".into(), Job::Static(render::index(project, total))));
     jobs.push((".nojekyll".into(), Job::Static(Vec::new())));
@@ -163,11 +164,17 @@ fn stage_all(
     Ok(per_job?.into_iter().flatten().collect())
 }
 
-/// Everything a build's output depends on, hashed: folio's version, the validated config
+/// Everything a build's output depends on, hashed: folio's version and binary, the validated config
 /// (which includes the command-line overrides), and every data and template file.
 fn fingerprint(project: &Project) -> anyhow::Result<String> {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    // The binary itself (size and mtime), so a rebuilt folio of the same version redoes
+    // the work too: what changed may be how files are rendered.
+    if let Some(meta) = std::env::current_exe().ok().and_then(|exe| std::fs::metadata(exe).ok()) {
+        h.update(&meta.len().to_le_bytes());
+        h.update(format!("{:?}", meta.modified().ok()).as_bytes());
+    }
     h.update(format!("{project:?}").as_bytes());
     let mut files = load::walk(&project.data_dir).unwrap_or_default();
     if project.templates_dir.is_dir() {

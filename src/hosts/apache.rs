@@ -219,6 +219,7 @@ mod tests {
 
     fn routes(mount: &str) -> Routes {
         Routes {
+            origin: String::new(),
             mount: mount.into(),
             resource: "attractions".into(),
             languages: vec!["en".into(), "pt-br".into()],

@@ -236,6 +236,7 @@ mod tests {
 
     fn render_with(mount: &str) -> String {
         let r = Routes {
+            origin: String::new(),
             mount: mount.into(),
             resource: "sights".into(),
             languages: vec!["en".into(), "pt-br".into()],

@@ -188,6 +188,7 @@ mod tests {
 
     fn routes(mount: &str) -> Routes {
         Routes {
+            origin: String::new(),
             mount: mount.into(),
             resource: "sights".into(),
             languages: vec!["de".into(), "it".into()],

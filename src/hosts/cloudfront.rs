@@ -39,40 +39,10 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     }]
 }
 
-/// The bytes of `api/errors/{code}.json` as `render::ErrorCode::document` writes them.
-///
-/// `HostCtx` holds only the mount path, not base_url's origin, so `type` here is
-/// `{mount}/api/errors/{code}.json`: byte-identical to the file when base_url is empty, but
-/// without the origin when base_url is absolute. The fix is for `HostCtx` to carry the
-/// documents (or base_url's prefix); this one function then takes them from there.
-/// The unit test below compares this with `ErrorCode::document` so the texts cannot drift.
+/// The bytes of `api/errors/{code}.json`: a viewer-request function cannot read the
+/// bucket, so it embeds the documents, rendered by the same function that writes them.
 pub fn problem_document(routes: &Routes, code: ErrorCode) -> String {
-    let sizes: Vec<String> = routes.sizes.iter().map(|s| s.size.to_string()).collect();
-    let detail = match code {
-        ErrorCode::InvalidPage => {
-            "page must be a whole number from 1 to 999999999, written without sign or leading zeros"
-                .to_string()
-        }
-        ErrorCode::InvalidPerPage => format!("per_page must be one of {}", sizes.join(", ")),
-        ErrorCode::UnknownLang => {
-            format!("the language must be one of {}", routes.languages.join(", "))
-        }
-        ErrorCode::PageNotFound => {
-            "page is past the last page of this listing (see total_pages)".to_string()
-        }
-        ErrorCode::NotFound => {
-            format!("no such resource; the listing is at /api/{{lang}}/{}", routes.resource)
-        }
-        ErrorCode::MethodNotAllowed => "only GET and HEAD are allowed".to_string(),
-    };
-    let doc = json!({
-        "type": format!("{}/{}", routes.mount, code.file()),
-        "title": code.title(),
-        "status": code.status(),
-        "detail": detail,
-        "code": code.code(),
-    });
-    format!("{doc}\n")
+    String::from_utf8(code.document(routes)).expect("a JSON document is UTF-8")
 }
 
 /// A JS literal for any JSON value. JSON is JS except for U+2028/U+2029 in strings
@@ -250,6 +220,7 @@ mod tests {
 
     fn routes(mount: &str) -> Routes {
         Routes {
+            origin: String::new(),
             mount: mount.into(),
             resource: "sights".into(),
             languages: vec!["en".into(), "pt-br".into()],
@@ -294,21 +265,18 @@ mod tests {
     }
 
     #[test]
-    fn embedded_documents_are_the_error_files() {
+    fn embedded_documents_carry_the_absolute_base_url() {
         let root = Path::new("/nonexistent");
-        let toml = "[listing]\nresource = \"sights\"\nlanguages = [\"en\", \"ja\"]\n\
-                    page_sizes = [5, 10]\ndefault_page_size = 5\n";
+        let toml = "base_url = \"https://example.org/travel\"\n";
         let project = Config::from_str(toml, Path::new("folio.toml"))
             .unwrap()
             .validate(Path::new("folio.toml"), root, root, &Overrides::default())
             .unwrap();
         let r = Routes::new(&project, 12);
-        for code in ErrorCode::ALL {
-            assert_eq!(
-                problem_document(&r, code).into_bytes(),
-                code.document(&project),
-                "{code:?}"
-            );
-        }
+        let doc = problem_document(&r, ErrorCode::NotFound);
+        assert!(
+            doc.starts_with("{\"type\":\"https://example.org/travel/api/errors/not_found.json\""),
+            "{doc}"
+        );
     }
 }

@@ -235,6 +235,7 @@ mod tests {
 
     fn files(mount: &str) -> (String, String) {
         let r = Routes {
+            origin: String::new(),
             mount: mount.into(),
             resource: "sights".into(),
             languages: vec!["en".into(), "pt-br".into()],

@@ -100,6 +100,7 @@ mod tests {
 
     fn routes(mount: &str, pages: usize) -> Routes {
         Routes {
+            origin: String::new(),
             mount: mount.into(),
             resource: "sights".into(),
             languages: vec!["de".into(), "it".into()],

@@ -215,6 +215,7 @@ mod tests {
 
     fn routes(mount: &str) -> Routes {
         Routes {
+            origin: String::new(),
             mount: mount.into(),
             resource: "sights".into(),
             languages: vec!["en".into(), "pt-br".into()],

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::config::{Project, UrlStyle};
 use crate::paginate;
+use crate::routes::Routes;
 
 /// Which copy of the listing a page belongs to: a language, prefixed (`/api/fr/...`) or
 /// the unprefixed default-language variant (`/api/...`).
@@ -136,25 +137,28 @@ impl ErrorCode {
         format!("api/errors/{}.json", self.code())
     }
 
-    fn detail(self, project: &Project) -> String {
-        let sizes: Vec<String> = project.page_sizes.iter().map(u64::to_string).collect();
+    fn detail(self, routes: &Routes) -> String {
+        let sizes: Vec<String> = routes.sizes.iter().map(|s| s.size.to_string()).collect();
         match self {
-            ErrorCode::InvalidPage => "page must be a whole number from 1 to 999999999, written without sign or leading zeros".into(),
+            ErrorCode::InvalidPage => {
+                "page must be a whole number from 1 to 999999999, written without sign or leading zeros".into()
+            }
             ErrorCode::InvalidPerPage => format!("per_page must be one of {}", sizes.join(", ")),
-            ErrorCode::UnknownLang => format!("the language must be one of {}", project.languages.join(", ")),
+            ErrorCode::UnknownLang => format!("the language must be one of {}", routes.languages.join(", ")),
             ErrorCode::PageNotFound => "page is past the last page of this listing (see total_pages)".into(),
-            ErrorCode::NotFound => format!("no such resource; the listing is at /api/{{lang}}/{}", project.resource),
+            ErrorCode::NotFound => format!("no such resource; the listing is at /api/{{lang}}/{}", routes.resource),
             ErrorCode::MethodNotAllowed => "only GET and HEAD are allowed".into(),
         }
     }
 
-    /// The RFC 9457 problem document, as written to `api/errors/{code}.json`.
-    pub fn document(self, project: &Project) -> Vec<u8> {
+    /// The RFC 9457 problem document, as written to `api/errors/{code}.json` and as host
+    /// configs that cannot read the file (a CloudFront function) embed it.
+    pub fn document(self, routes: &Routes) -> Vec<u8> {
         let doc = json!({
-            "type": format!("{}/{}", project.base.prefix(), self.file()),
+            "type": format!("{}{}/{}", routes.origin, routes.mount, self.file()),
             "title": self.title(),
             "status": self.status(),
-            "detail": self.detail(project),
+            "detail": self.detail(routes),
             "code": self.code(),
         });
         let mut out = serde_json::to_vec(&doc).expect("serializes");

@@ -1,6 +1,7 @@
 //! Integration tests: the `folio` binary driven on temporary projects.
 
 mod build;
+mod emulators;
 mod harness;
 mod hosts;
 mod inputs;

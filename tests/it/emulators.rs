@@ -1,0 +1,1 @@
+//! Hosts checked through emulators: Netlify, Cloudflare Pages, CloudFront, Vercel.
