@@ -11,6 +11,32 @@
 
 use super::{Dir, HostCtx, HostFile};
 
+/// A Debian-like main config the emitted file is included from (`DIR` is the hosting
+/// folder, `RUN` a folder for the pid file, logs and mutexes); shown in the README and
+/// run by the tests with `apache2 -DFOREGROUND -f RUN/apache2.conf`.
+pub const MAIN_CONFIG: &str = "\
+ServerRoot RUN
+DefaultRuntimeDir RUN
+PidFile RUN/apache2.pid
+Mutex file:RUN default
+ErrorLog RUN/error.log
+LogLevel warn
+ServerName 127.0.0.1
+User www-data
+Group www-data
+LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
+LoadModule rewrite_module /usr/lib/apache2/modules/mod_rewrite.so
+LoadModule headers_module /usr/lib/apache2/modules/mod_headers.so
+LoadModule setenvif_module /usr/lib/apache2/modules/mod_setenvif.so
+TypesConfig /etc/mime.types
+<Directory />
+    Require all denied
+</Directory>
+Include DIR/apache.conf
+";
+
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     vec![HostFile { dir: Dir::Hosting, name: "apache.conf".into(), contents: conf(ctx) }]
 }

@@ -124,3 +124,50 @@ fn lighttpd_answers_the_whole_table() {
     let output = p.path("output");
     table::run(&target("lighttpd", port, &output, true, &[]));
 }
+
+#[test]
+fn apache_answers_the_whole_table() {
+    if !need("apache2") || !need("/usr/lib/apache2/modules/mod_rewrite.so") {
+        return;
+    }
+    let port = free_port();
+    let p = host_fixture(&["apache"], port, "");
+    let run = p.path("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let main = folio::hosts::apache::MAIN_CONFIG
+        .replace("RUN", &run.to_string_lossy())
+        .replace("DIR", &p.path("hosting").to_string_lossy());
+    let conf = run.join("apache2.conf");
+    std::fs::write(&conf, main).unwrap();
+    // The worker user must be able to read the published folder.
+    Command::new("chmod").args(["-R", "a+rX"]).arg(p.dir.path()).status().unwrap();
+    gate("apache2 -t", Command::new("apache2").args(["-t", "-f"]).arg(&conf));
+    let _server =
+        start("apache", Command::new("apache2").args(["-DFOREGROUND", "-f"]).arg(&conf), port);
+    let output = p.path("output");
+    table::run(&target("apache", port, &output, true, &[]));
+}
+
+#[test]
+fn caddy_answers_the_whole_table() {
+    if !need("caddy") {
+        return;
+    }
+    let port = free_port();
+    let p = host_fixture(&["caddy"], port, "");
+    let home = p.path("run");
+    let caddy = |args: &[&str]| {
+        let mut c = Command::new("caddy");
+        c.args(args)
+            .args(["--adapter", "caddyfile", "--config", "hosting/Caddyfile"])
+            .current_dir(p.dir.path())
+            .env("HOME", &home)
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("XDG_CONFIG_HOME", home.join("config"));
+        c
+    };
+    gate("caddy validate", &mut caddy(&["validate"]));
+    let _server = start("caddy", &mut caddy(&["run"]), port);
+    let output = p.path("output");
+    table::run(&target("caddy", port, &output, true, &[]));
+}
