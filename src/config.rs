@@ -357,7 +357,7 @@ impl Config {
         overrides: &Overrides,
     ) -> Result<Project, Vec<ConfigError>> {
         let mut errors = Vec::new();
-        let mut warnings = Vec::new();
+        let warnings = Vec::new();
         let mut err =
             |msg: String| errors.push(ConfigError(format!("{}: {msg}", config_path.display())));
         let l = &self.listing;
@@ -458,12 +458,6 @@ impl Config {
                 }
             },
         };
-        if envelope != Envelope::Standard {
-            warnings.push(format!(
-                "listing.envelope `{}` is not built yet; pages use the standard envelope",
-                l.envelope
-            ));
-        }
         for (name, spec) in &self.fields {
             if name.is_empty() || name.split('.').any(str::is_empty) {
                 err(format!("fields: `{name}` is not a field name"));
@@ -660,11 +654,18 @@ mod tests {
     }
 
     #[test]
-    fn later_features_are_accepted_with_a_warning() {
+    fn envelopes_and_codecs_are_parsed_without_warnings() {
         let p =
             project("[listing]\nenvelope = \"laravel\"\n[output]\nprecompress = [\"br\"]").unwrap();
-        assert!(p.warnings.iter().any(|w| w.contains("envelope")));
+        assert_eq!(p.envelope, Envelope::Laravel);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(p.precompress, [crate::compress::Codec::Brotli]);
+        let p = project("[listing]\nenvelope = \"laravel-resource\"").unwrap();
+        assert_eq!(p.envelope, Envelope::LaravelResource);
+        let p = project("[listing]\nenvelope = \"template:my_api-2\"").unwrap();
+        assert_eq!(p.envelope, Envelope::Template("my_api-2".into()));
+        assert!(project("[listing]\nenvelope = \"template:../x\"").is_err());
+        assert!(project("[listing]\nenvelope = \"template:\"").is_err());
         assert!(project("[listing]\nenvelope = \"xml\"").is_err());
         assert!(project("[output]\nprecompress = [\"zstd\"]").is_err());
     }

@@ -13,6 +13,9 @@ pub enum Failure {
     Invalid(Vec<Problem>),
     #[error("invalid configuration; nothing was written")]
     Config(Vec<ConfigError>),
+    /// The page template does not parse, fails, or renders something that is not JSON.
+    #[error("the page template failed; nothing was written")]
+    Template(Vec<String>),
     #[error("{} file{} in the way; folio did not write {}, so it will not overwrite {}: remove {} or choose another folder",
         .0.len(), if .0.len() == 1 { " is" } else { "s are" }, it(.0.len()), it(.0.len()), it(.0.len()))]
     Clash(Vec<PathBuf>),
@@ -29,7 +32,9 @@ fn it(n: usize) -> &'static str {
 impl Failure {
     pub fn exit_code(&self) -> i32 {
         match self {
-            Failure::Invalid(_) | Failure::Config(_) | Failure::Clash(_) => 1,
+            Failure::Invalid(_) | Failure::Config(_) | Failure::Template(_) | Failure::Clash(_) => {
+                1
+            }
             Failure::Usage(_) | Failure::Io(_) => 2,
         }
     }
@@ -39,6 +44,7 @@ impl Failure {
         match self {
             Failure::Invalid(problems) => problems.iter().map(Problem::to_string).collect(),
             Failure::Config(errors) => errors.iter().map(|e| e.0.clone()).collect(),
+            Failure::Template(messages) => messages.clone(),
             Failure::Clash(paths) => paths
                 .iter()
                 .map(|p| {

@@ -4,22 +4,26 @@
 //! so the output is never held in memory as a whole.
 
 use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 
 use anyhow::Context;
 use rayon::prelude::*;
 
 use crate::compress::Codec;
-use crate::config::{Config, Overrides, Project};
+use crate::config::{Config, Envelope, Overrides, Project};
 use crate::error::Failure;
+use crate::explorer;
 use crate::hosts::{self, Dir, HostCtx};
 use crate::listing;
 use crate::load::{self, Dataset};
 use crate::model::Record;
+use crate::openapi;
 use crate::output::{Report, Staged, Tree};
 use crate::paginate;
-use crate::render::{self, ErrorCode, Links, PageInfo, Variant, standard};
+use crate::render::template::{PageError, PageTemplate};
+use crate::render::{self, ErrorCode, Links, PageInfo, PageWriter, Variant};
 use crate::routes::Routes;
 
 /// Finds, parses and validates the config: `--config F`, else `folio.toml` in `cwd`.
@@ -80,7 +84,7 @@ pub trait Progress: Sync {
 
 impl Progress for () {}
 
-fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Vec<(String, Job)> {
+fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Result<Jobs, Failure> {
     let total = listing.data.records.len();
     let mut jobs = Vec::new();
     for (vi, v) in variants.iter().enumerate() {
@@ -98,8 +102,24 @@ fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Vec<(Stri
         jobs.push((code.file(), Job::Static(code.document(&routes))));
     }
     jobs.push(("api/index.json".into(), Job::Static(render::index(project, total))));
+    jobs.push(("api/openapi.json".into(), Job::Static(openapi::render(project, &routes))));
+    jobs.push(("api/explorer.html".into(), Job::Static(explorer_page(project)?)));
     jobs.push((".nojekyll".into(), Job::Static(Vec::new())));
-    jobs
+    Ok(jobs)
+}
+
+/// `api/explorer.html` from `templates/explorer.html.j2` when the project has one, else
+/// from the built-in template.
+fn explorer_page(project: &Project) -> Result<Vec<u8>, Failure> {
+    let path = project.templates_dir.join(explorer::TEMPLATE);
+    let (shown, source) = if path.is_file() {
+        let source = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading `{}`", path.display()))?;
+        (crate::diag::display_path(&path).display().to_string(), source)
+    } else {
+        ("built-in explorer.html.j2".to_string(), explorer::BUILTIN.to_string())
+    };
+    explorer::render(&shown, &source, project).map_err(|e| Failure::Template(vec![e]))
 }
 
 /// The host configs of every configured target: `(publish-dir files, hosting files)`.
@@ -124,24 +144,41 @@ fn host_files(project: &Project, total: usize) -> (Jobs, Jobs) {
 }
 
 /// Stages every job of `jobs` into `tree` in parallel; a page brings its compressed
-/// siblings, computed only when the page itself changed or a sibling is missing.
+/// siblings, computed only when the page itself changed or a sibling is missing. `render`
+/// writes a page, or says why it cannot (a template's message: [`Failure::Template`]).
 fn stage_all(
     tree: &Tree,
     jobs: &[(String, Job)],
     codecs: &[Codec],
-    render: impl Fn(&Job, &mut Vec<u8>) + Sync,
+    render: impl Fn(&Job, &mut Vec<u8>) -> Result<(), String> + Sync,
     progress: &dyn Progress,
-) -> anyhow::Result<Vec<Staged>> {
+) -> Result<Vec<Staged>, Failure> {
+    // A page that fails to render (a template error) stops the build. The one reported is
+    // the first in plan order, whatever the threads' timing: jobs after the first failure
+    // seen so far are skipped, every job before it still runs.
+    let first_failed = AtomicUsize::new(usize::MAX);
+    let failure: Mutex<Option<(usize, String)>> = Mutex::new(None);
     let per_job: anyhow::Result<Vec<Vec<Staged>>> = jobs
         .par_iter()
+        .enumerate()
         .map_init(
             || Vec::with_capacity(64 * 1024),
-            |buf, (path, job)| {
+            |buf, (i, (path, job))| {
+                if i > first_failed.load(Ordering::Relaxed) {
+                    return Ok(Vec::new());
+                }
                 let bytes = match job {
                     Job::Static(bytes) => bytes.as_slice(),
                     page => {
                         buf.clear();
-                        render(page, buf);
+                        if let Err(message) = render(page, buf) {
+                            let mut first = failure.lock().unwrap_or_else(PoisonError::into_inner);
+                            if first.as_ref().is_none_or(|(j, _)| i < *j) {
+                                *first = Some((i, message));
+                                first_failed.fetch_min(i, Ordering::Relaxed);
+                            }
+                            return Ok(Vec::new());
+                        }
                         buf.as_slice()
                     }
                 };
@@ -150,9 +187,9 @@ fn stage_all(
                 if matches!(job, Job::Page { .. }) {
                     for codec in codecs {
                         let rel = format!("{path}.{}", codec.extension());
-                        out.push(tree.stage_derived(&rel, staged.staged.is_none(), || {
-                            codec.compress(bytes)
-                        })?);
+                        out.push(
+                            tree.stage_derived(&rel, !staged.staged, || codec.compress(bytes))?,
+                        );
                     }
                 }
                 out.push(staged);
@@ -161,7 +198,11 @@ fn stage_all(
             },
         )
         .collect();
-    Ok(per_job?.into_iter().flatten().collect())
+    let per_job = per_job?;
+    if let Some((_, message)) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        return Err(Failure::Template(vec![message]));
+    }
+    Ok(per_job.into_iter().flatten().collect())
 }
 
 /// Everything a build's output depends on, hashed: folio's version and binary, the validated config
@@ -190,25 +231,71 @@ fn fingerprint(project: &Project) -> anyhow::Result<String> {
     Ok(format!("{:032x}", h.digest128()))
 }
 
-fn render_page(
-    records: &[Record],
-    order: &[u32],
-    v: Variant,
-    links: &Links,
-    size: u64,
-    page: usize,
-    out: &mut Vec<u8>,
-) {
-    let info = PageInfo::new(records.len(), size, page);
-    let range = paginate::page_range(records.len(), size as usize, page);
-    standard::write(&info, links, out, |out| {
-        for (i, &idx) in order[range].iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            records[idx as usize].write_item(v.lang, out);
+/// The configured envelope, ready to write pages. A template is read and compiled here,
+/// once a build, so that a syntax error stops the build before anything is staged.
+fn page_writer(project: &Project) -> Result<PageWriter, Failure> {
+    Ok(match &project.envelope {
+        Envelope::Standard => PageWriter::Standard,
+        Envelope::Laravel => PageWriter::Laravel,
+        Envelope::LaravelResource => PageWriter::LaravelResource,
+        Envelope::Template(name) => {
+            let path = project.templates_dir.join(format!("{name}.json.j2"));
+            let shown = crate::diag::display_path(&path).display().to_string();
+            let invalid = |why: &str| Failure::Template(vec![format!("{shown}: {why}")]);
+            let source = match std::fs::read_to_string(&path) {
+                Ok(source) => source,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(invalid(&format!(
+                        "no such template (listing.envelope = \"template:{name}\" reads templates_dir/{name}.json.j2)"
+                    )));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    return Err(invalid("is not UTF-8"));
+                }
+                Err(e) => {
+                    return Err(Failure::Io(
+                        anyhow::Error::from(e).context(format!("reading `{shown}`")),
+                    ));
+                }
+            };
+            let template = PageTemplate::compile(&shown, source, project)
+                .map_err(|message| Failure::Template(vec![message]))?;
+            PageWriter::Template(Box::new(template))
         }
-    });
+    })
+}
+
+/// What rendering a page needs, shared by every thread.
+struct Pages<'a> {
+    writer: &'a PageWriter,
+    records: &'a [Record],
+    orders: &'a [Arc<[u32]>],
+    variants: &'a [Variant],
+    links: &'a [Links],
+}
+
+impl Pages<'_> {
+    /// Renders one page: its items are copied from each record's pre-serialized bytes.
+    fn render_page(
+        &self,
+        variant: usize,
+        size: u64,
+        page: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), PageError> {
+        let v = self.variants[variant];
+        let (records, order) = (self.records, &self.orders[v.lang]);
+        let info = PageInfo::new(records.len(), size, page);
+        let range = paginate::page_range(records.len(), size as usize, page);
+        self.writer.write(&info, &self.links[variant], variant, out, |out| {
+            for (i, &idx) in order[range].iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                records[idx as usize].write_item(v.lang, out);
+            }
+        })
+    }
 }
 
 /// Loads, renders and writes the whole site into `project.output_dir`.
@@ -240,11 +327,12 @@ pub fn build_locked(
             });
         }
     }
+    let writer = page_writer(project)?;
     let listing = load(project)?;
     let records = &listing.data.records;
     let variants = Variant::all(project);
     let links: Vec<Links> = variants.iter().map(|&v| Links::new(project, v)).collect();
-    let mut jobs = plan(project, &listing, &variants);
+    let mut jobs = plan(project, &listing, &variants)?;
     let (publish, server) = host_files(project, records.len());
     jobs.extend(publish);
 
@@ -265,21 +353,32 @@ pub fn build_locked(
     }
 
     progress.start("writing", (jobs.len() + server.len()) as u64);
-    let render = |job: &Job, buf: &mut Vec<u8>| {
-        if let Job::Page { variant, size, page } = *job {
-            let v = variants[variant];
-            render_page(records, &listing.orders[v.lang], v, &links[variant], size, page, buf);
+    let pages = Pages {
+        writer: &writer,
+        records,
+        orders: &listing.orders,
+        variants: &variants,
+        links: &links,
+    };
+    let render = |job: &Job, buf: &mut Vec<u8>| match *job {
+        Job::Page { variant, size, page } => {
+            pages.render_page(variant, size, page, buf).map_err(|e| {
+                let file = variants[variant].page_file(project, size, page);
+                let shown = crate::diag::display_path(&project.output_dir.join(file));
+                e.describe(&shown.display().to_string())
+            })
         }
+        Job::Static(_) => Ok(()),
     };
     let staged = stage_all(&tree, &jobs, &project.precompress, render, progress)
-        .and_then(|out| Ok((out, stage_all(&hosting, &server, &[], |_, _| {}, progress)?)));
+        .and_then(|out| Ok((out, stage_all(&hosting, &server, &[], |_, _| Ok(()), progress)?)));
     progress.finish();
     let (staged, staged_hosting) = match staged {
         Ok(s) => s,
         Err(e) => {
             tree.abort();
             hosting.abort();
-            return Err(Failure::Io(e));
+            return Err(e);
         }
     };
     let _switching =

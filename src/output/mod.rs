@@ -12,7 +12,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
@@ -23,6 +22,8 @@ use fault::Faults;
 use manifest::{Entry, MANIFEST, Manifest};
 
 pub const STAGING: &str = ".folio-staging";
+/// Below the staging folder, new content mirrors its final layout.
+const TREE: &str = "tree";
 const JOURNAL: &str = "journal.json";
 const COMMIT: &str = "commit.json";
 
@@ -32,8 +33,10 @@ pub struct Staged {
     pub rel: String,
     pub hash: u128,
     pub size: u64,
-    /// The staged file's name inside the staging folder, when the content is new.
-    pub staged: Option<String>,
+    /// New content, waiting at the same relative path below the staging folder.
+    pub staged: bool,
+    /// The modification time of the file as it will be in place (a rename keeps it).
+    pub mtime: Option<u64>,
 }
 
 /// What a commit did.
@@ -48,9 +51,12 @@ pub struct Report {
 /// The switch, written down before it starts so that it can be finished after a kill.
 #[derive(Debug, Serialize, Deserialize)]
 struct Journal {
-    renames: Vec<(String, String)>,
+    /// Paths moved from `{staging}/tree/` into place: a file, or a whole folder that did
+    /// not exist yet (a first build moves `api/` in one rename).
+    renames: Vec<String>,
     removals: Vec<String>,
-    files: Vec<(String, String, u64)>,
+    /// Every file of the build: path, hash, size and, when known, mtime.
+    files: Vec<(String, String, u64, Option<u64>)>,
     fingerprint: String,
     #[serde(default)]
     records: usize,
@@ -62,8 +68,6 @@ pub struct Tree {
     old: Manifest,
     old_bytes: Option<Vec<u8>>,
     root_existed: bool,
-    staging_made: OnceLock<io::Result<()>>,
-    counter: AtomicU64,
     bytes: AtomicU64,
     faults: Faults,
 }
@@ -95,8 +99,6 @@ impl Tree {
             old: Manifest::default(),
             old_bytes: None,
             root_existed: root.exists(),
-            staging_made: OnceLock::new(),
-            counter: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             faults: Faults::from_env(),
         };
@@ -199,40 +201,50 @@ impl Tree {
     }
 
     /// Is the file at `rel` exactly what the manifest says folio wrote, with this content?
-    fn unchanged(&self, rel: &str, hash: u128, bytes: &[u8]) -> bool {
-        let Some(old) = self.old.files.get(rel) else { return false };
+    /// Then its current mtime.
+    fn unchanged(&self, rel: &str, hash: u128, bytes: &[u8]) -> Option<u64> {
+        let old = self.old.files.get(rel)?;
         if old.hash != hash || old.size != bytes.len() as u64 {
-            return false;
+            return None;
         }
         let path = self.root.join(rel);
-        match fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_file() && meta.len() == old.size => {
-                mtime_ns(&meta) == old.mtime || fs::read(&path).is_ok_and(|disk| disk == bytes)
-            }
-            _ => false,
-        }
+        let meta =
+            fs::symlink_metadata(&path).ok().filter(|m| m.is_file() && m.len() == old.size)?;
+        let mtime = mtime_ns(&meta);
+        (mtime == old.mtime || fs::read(&path).is_ok_and(|disk| disk == bytes)).then_some(mtime)
     }
 
     /// Stages `bytes` as the new content of `rel`, unless the file already holds it.
+    /// Staged files mirror their final layout, so that the folders they land in are spread
+    /// like the final tree's and a folder that is new as a whole moves in with one rename.
     pub fn stage(&self, rel: &str, bytes: &[u8]) -> anyhow::Result<Staged> {
         let hash = hash(bytes);
         let size = bytes.len() as u64;
-        if self.unchanged(rel, hash, bytes) {
-            return Ok(Staged { rel: rel.to_string(), hash, size, staged: None });
+        if let Some(mtime) = self.unchanged(rel, hash, bytes) {
+            return Ok(Staged {
+                rel: rel.to_string(),
+                hash,
+                size,
+                staged: false,
+                mtime: Some(mtime),
+            });
         }
-        self.staging_made
-            .get_or_init(|| fs::create_dir_all(&self.staging))
-            .as_ref()
-            .map_err(|e| io::Error::new(e.kind(), e.to_string()))
-            .with_context(|| ctx("creating the staging folder", &self.staging))?;
-        let name = self.counter.fetch_add(1, Ordering::Relaxed).to_string();
-        let path = self.staging.join(&name);
-        self.faults
-            .before_write()
-            .and_then(|()| fs::write(&path, bytes))
-            .with_context(|| ctx("writing", &path))?;
+        let path = self.staging.join(TREE).join(rel);
+        let write = || -> io::Result<u64> {
+            self.faults.before_write()?;
+            let mut file = match fs::File::create(&path) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    fs::create_dir_all(path.parent().expect("a staged file has a folder"))?;
+                    fs::File::create(&path)?
+                }
+                other => other?,
+            };
+            io::Write::write_all(&mut file, bytes)?;
+            Ok(mtime_ns(&file.metadata()?))
+        };
+        let mtime = write().with_context(|| ctx("writing", &path))?;
         self.bytes.fetch_add(size, Ordering::Relaxed);
-        Ok(Staged { rel: rel.to_string(), hash, size, staged: Some(name) })
+        Ok(Staged { rel: rel.to_string(), hash, size, staged: true, mtime: Some(mtime) })
     }
 
     /// Stages a file derived from another one (a compressed sibling). When the source
@@ -252,7 +264,8 @@ impl Tree {
                 rel: rel.to_string(),
                 hash: old.hash,
                 size: old.size,
-                staged: None,
+                staged: false,
+                mtime: Some(old.mtime),
             });
         }
         self.stage(rel, &make())
@@ -280,21 +293,19 @@ impl Tree {
         let removals: Vec<String> =
             self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect();
         let journal = Journal {
-            renames: files
-                .iter()
-                .filter_map(|f| f.staged.clone().map(|s| (s, f.rel.clone())))
-                .collect(),
+            renames: self.rename_units(files.iter().filter(|f| f.staged).map(|f| f.rel.as_str())),
             removals,
             files: files
                 .iter()
-                .map(|f| (f.rel.clone(), format!("{:032x}", f.hash), f.size))
+                .map(|f| (f.rel.clone(), format!("{:032x}", f.hash), f.size, f.mtime))
                 .collect(),
             fingerprint: fingerprint.to_string(),
             records,
         };
+        let written = files.iter().filter(|f| f.staged).count();
         let report = Report {
-            written: journal.renames.len() as u64,
-            unchanged: (files.len() - journal.renames.len()) as u64,
+            written: written as u64,
+            unchanged: (files.len() - written) as u64,
             removed: journal.removals.len() as u64,
             bytes: self.bytes.load(Ordering::Relaxed),
         };
@@ -311,10 +322,30 @@ impl Tree {
         Ok(report)
     }
 
+    /// The fewest renames that move `staged` files into place: the highest folder on each
+    /// file's path that does not exist yet moves as a whole, else the file itself.
+    fn rename_units<'a>(&self, staged: impl Iterator<Item = &'a str>) -> Vec<String> {
+        let mut exists: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
+        let mut units = BTreeSet::new();
+        for rel in staged {
+            let unit = rel
+                .match_indices('/')
+                .map(|(i, _)| &rel[..i])
+                .find(|dir| {
+                    !*exists
+                        .entry(dir)
+                        .or_insert_with(|| fs::symlink_metadata(self.root.join(dir)).is_ok())
+                })
+                .unwrap_or(rel);
+            units.insert(unit.to_string());
+        }
+        units.into_iter().collect()
+    }
+
     fn apply(&self, journal: &Journal) -> anyhow::Result<()> {
         let mut made = BTreeSet::new();
-        for (name, rel) in &journal.renames {
-            let from = self.staging.join(name);
+        for rel in &journal.renames {
+            let from = self.staging.join(TREE).join(rel);
             let to = self.root.join(rel);
             if let Some(parent) = to.parent()
                 && made.insert(parent.to_path_buf())
@@ -324,7 +355,7 @@ impl Tree {
             match self.faults.before_rename().and_then(|()| fs::rename(&from, &to)) {
                 Ok(()) => {}
                 // Already moved by the build this one is finishing.
-                Err(e) if e.kind() == io::ErrorKind::NotFound && to.is_file() => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound && to.exists() => {}
                 Err(e) => return Err(e).with_context(|| ctx("moving into place", &to)),
             }
         }
@@ -344,11 +375,16 @@ impl Tree {
             }
         }
         let mut entries = BTreeMap::new();
-        for (rel, hash, size) in &journal.files {
-            let path = self.root.join(rel);
-            let meta = fs::metadata(&path).with_context(|| ctx("reading", &path))?;
+        for (rel, hash, size, mtime) in &journal.files {
+            let mtime = match mtime {
+                Some(m) => *m,
+                None => {
+                    let path = self.root.join(rel);
+                    mtime_ns(&fs::metadata(&path).with_context(|| ctx("reading", &path))?)
+                }
+            };
             let hash = u128::from_str_radix(hash, 16).context("a journal hash")?;
-            entries.insert(rel.clone(), Entry { hash, size: *size, mtime: mtime_ns(&meta) });
+            entries.insert(rel.clone(), Entry { hash, size: *size, mtime });
         }
         let manifest =
             Manifest::new(journal.fingerprint.clone(), journal.records, entries).to_bytes();
@@ -424,11 +460,11 @@ mod tests {
         let tree = Tree::open(&root).unwrap();
         let staged = [tree.stage("a.json", b"new").unwrap(), tree.stage("b.json", b"b").unwrap()];
         let journal = Journal {
-            renames: staged.iter().map(|s| (s.staged.clone().unwrap(), s.rel.clone())).collect(),
+            renames: staged.iter().map(|s| s.rel.clone()).collect(),
             removals: vec!["gone.json".into()],
             files: staged
                 .iter()
-                .map(|s| (s.rel.clone(), format!("{:032x}", s.hash), s.size))
+                .map(|s| (s.rel.clone(), format!("{:032x}", s.hash), s.size, None))
                 .collect(),
             fingerprint: String::new(),
             records: 0,

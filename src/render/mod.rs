@@ -1,7 +1,13 @@
-//! Rendering, pure: page envelopes (standard for now), their links, the error documents
-//! of SPEC §1.2 and `api/index.json`. Items arrive pre-serialized; nothing here parses.
+//! Rendering, pure: page envelopes (standard, the two Laravel ones, a user's template),
+//! their links, the error documents of SPEC §1.2 and `api/index.json`. Items arrive
+//! pre-serialized; only a template's output is parsed back, to check that it is JSON.
+//! Reading the template file is the caller's job.
 
+pub mod laravel;
 pub mod standard;
+pub mod template;
+
+use std::io::Write;
 
 use serde_json::json;
 
@@ -42,19 +48,38 @@ impl Variant {
 }
 
 /// Builds the links of one variant: `{base}/api/.../resource?page=P&per_page=S` or the
-/// path form `{base}/api/.../resource/S/P.json`.
+/// path form `{base}/api/.../resource/S/P.json`; Laravel's envelopes order the query as
+/// Laravel does (`?page=P` at the default size, `?per_page=S&page=P` otherwise).
 #[derive(Debug, Clone)]
 pub struct Links {
     endpoint: String,
+    /// `endpoint` as the inside of a JSON string, escaped once for every page.
+    endpoint_json: String,
     style: UrlStyle,
+    default_size: u64,
 }
 
 impl Links {
     pub fn new(project: &Project, variant: Variant) -> Links {
+        let endpoint = format!("{}/{}", project.base.prefix(), variant.endpoint(project));
+        Links::from_parts(endpoint, project.url_style, project.default_page_size)
+    }
+
+    /// Links below `endpoint` (the URL without query), for `default_size` as the default
+    /// page size.
+    pub fn from_parts(endpoint: String, style: UrlStyle, default_size: u64) -> Links {
+        let quoted = serde_json::to_string(&endpoint).expect("a string serializes");
         Links {
-            endpoint: format!("{}/{}", project.base.prefix(), variant.endpoint(project)),
-            style: project.url_style,
+            endpoint_json: quoted[1..quoted.len() - 1].to_string(),
+            endpoint,
+            style,
+            default_size,
         }
+    }
+
+    /// The endpoint URL, `{base}/api/{lang}/{resource}` (Laravel's `path`).
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
     }
 
     pub fn page(&self, size: u64, page: usize) -> String {
@@ -62,6 +87,26 @@ impl Links {
             UrlStyle::Query => format!("{}?page={page}&per_page={size}", self.endpoint),
             UrlStyle::Path => format!("{}/{size}/{page}.json", self.endpoint),
         }
+    }
+
+    /// Appends the endpoint as a quoted JSON string.
+    pub fn write_endpoint(&self, out: &mut Vec<u8>) {
+        out.push(b'"');
+        out.extend_from_slice(self.endpoint_json.as_bytes());
+        out.push(b'"');
+    }
+
+    /// Appends the Laravel-ordered URL of a page as a quoted JSON string, without
+    /// building a `String`: this runs a dozen times for every page.
+    pub fn write_laravel(&self, out: &mut Vec<u8>, size: u64, page: usize) {
+        out.push(b'"');
+        out.extend_from_slice(self.endpoint_json.as_bytes());
+        let w = match self.style {
+            UrlStyle::Path => write!(out, "/{size}/{page}.json\""),
+            UrlStyle::Query if size == self.default_size => write!(out, "?page={page}\""),
+            UrlStyle::Query => write!(out, "?per_page={size}&page={page}\""),
+        };
+        w.expect("writing to a Vec cannot fail");
     }
 }
 
@@ -82,6 +127,43 @@ impl PageInfo {
             total,
             total_pages: paginate::total_pages(total, per_page as usize),
         }
+    }
+
+    /// The 1-based numbers of the page's first and last item (Laravel's `from` and `to`);
+    /// `None` on an empty page.
+    pub fn span(&self) -> Option<(usize, usize)> {
+        let r = paginate::page_range(self.total, self.per_page as usize, self.page);
+        (!r.is_empty()).then(|| (r.start + 1, r.end))
+    }
+}
+
+/// How pages are written: the configured envelope, its template compiled once per build.
+pub enum PageWriter {
+    Standard,
+    Laravel,
+    LaravelResource,
+    Template(Box<template::PageTemplate>),
+}
+
+impl PageWriter {
+    /// Writes one page of the variant numbered `variant` (in [`Variant::all`] order);
+    /// `items` appends the items, comma-separated, without brackets. Only a template can
+    /// fail.
+    pub fn write(
+        &self,
+        info: &PageInfo,
+        links: &Links,
+        variant: usize,
+        out: &mut Vec<u8>,
+        items: impl FnOnce(&mut Vec<u8>),
+    ) -> Result<(), template::PageError> {
+        match self {
+            PageWriter::Standard => standard::write(info, links, out, items),
+            PageWriter::Laravel => laravel::write(info, links, out, items),
+            PageWriter::LaravelResource => laravel::write_resource(info, links, out, items),
+            PageWriter::Template(t) => return t.render(variant, info, links, out, items),
+        }
+        Ok(())
     }
 }
 

@@ -195,7 +195,8 @@ fn identical_inputs_give_byte_identical_output() {
     // The manifest records modification times; everything else must match byte for byte.
     ta.remove(".folio-manifest.json");
     tb.remove(".folio-manifest.json");
-    assert_eq!(ta.len(), 78);
+    // 70 pages, 6 error documents, index.json, openapi.json, explorer.html, .nojekyll.
+    assert_eq!(ta.len(), 80);
     assert!(ta == tb, "two builds of the same input differ");
 }
 
@@ -237,7 +238,8 @@ fn precompressed_siblings_are_written_for_pages_and_follow_their_page() {
         .replace("[hosting]", "[output]\nprecompress = [\"gzip\", \"br\"]\n\n[hosting]");
     p.write("folio.toml", cfg);
     let first = p.folio(&["build"]).success();
-    assert_eq!(first.counts().0, 81 + 2 * 70, "every one of the 70 pages has two siblings");
+    // 83: 80 files in output/ (openapi.json and explorer.html among them), 3 in hosting/.
+    assert_eq!(first.counts().0, 83 + 2 * 70, "every one of the 70 pages has two siblings");
     let page = std::fs::read(p.path("output/api/ja/attractions/20/3.json")).unwrap();
     let mut gz = Vec::new();
     flate2::read::GzDecoder::new(
@@ -260,7 +262,7 @@ fn precompressed_siblings_are_written_for_pages_and_follow_their_page() {
         "data/attractions.csv",
         p.read("data/attractions.csv").replacen("Eiffel Tower,", "The Eiffel Tower,", 1),
     );
-    assert_eq!(p.folio(&["build"]).success().counts(), (24, 81 + 140 - 24, 0));
+    assert_eq!(p.folio(&["build"]).success().counts(), (24, 83 + 140 - 24, 0));
     // A deleted sibling is restored; dropping precompression removes them all.
     std::fs::remove_file(p.path("output/api/th/attractions/50/1.json.br")).unwrap();
     assert_eq!(p.folio(&["build"]).success().counts().0, 1);
@@ -268,6 +270,6 @@ fn precompressed_siblings_are_written_for_pages_and_follow_their_page() {
         "folio.toml",
         p.read("folio.toml").replace("precompress = [\"gzip\", \"br\"]", "precompress = []"),
     );
-    assert_eq!(p.folio(&["build"]).success().counts(), (0, 81, 140));
+    assert_eq!(p.folio(&["build"]).success().counts(), (0, 83, 140));
     assert!(!p.path("output/api/ja/attractions/20/3.json.gz").exists());
 }

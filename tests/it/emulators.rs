@@ -1,1 +1,237 @@
-//! Hosts checked through emulators: Netlify, Cloudflare Pages, CloudFront, Vercel.
+//! Hosts checked through emulators: Netlify, Cloudflare Pages, CloudFront, Vercel. Each
+//! runs the emitted files in a local stand-in for the host, a child whose process group is
+//! killed when the test ends, and is checked against the whole request table; what the
+//! host (or its emulator) does differently is pinned per row in `tests/requests.json`.
+//! Netlify and Cloudflare Pages run their vendors' own CLIs (`tests/package.json`, installed
+//! with `npm ci --ignore-scripts` in `tests/`); CloudFront and Vercel run the emulators in
+//! `tests/hosts/`. A missing program skips a test locally and fails it under CI.
+
+use std::fs::File;
+use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::harness::repo;
+use crate::hosts::host_fixture;
+use crate::table::{self, Compression, Server, Target, free_port, need};
+
+/// Set in the environment of the test binary that the netlify test re-runs inside a new
+/// network namespace.
+const NETLIFY_NS: &str = "FOLIO_TEST_NETLIFY_NETNS";
+
+fn node_bin(name: &str) -> String {
+    repo().join("tests/node_modules/.bin").join(name).to_string_lossy().into_owned()
+}
+
+fn emulator(name: &str) -> String {
+    repo().join("tests/hosts").join(name).to_string_lossy().into_owned()
+}
+
+fn target<'a>(name: &'a str, port: u16, output: &'a Path, unchecked: &'a [&'a str]) -> Target<'a> {
+    Target {
+        name,
+        port,
+        mount: "",
+        output,
+        // None of these hosts serves `.br`/`.gz` siblings.
+        precompressed: false,
+        unchecked_headers: unchecked,
+        cache_control: "public, max-age=300",
+    }
+}
+
+/// A server child in a process group of its own, all of which is killed on drop: wrangler
+/// and netlify serve from grandchildren (a second node, workerd) that outlive their parent.
+struct Group(Server);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.0.child.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status();
+        // Then `Server`'s own drop reaps the child.
+    }
+}
+
+/// Starts `cmd` with both streams in `log` and waits until it accepts connections on
+/// `port`; a child that exits or stays silent fails the test with its log.
+fn start(name: &str, cmd: &mut Command, port: u16, log: &Path, deadline: Duration) -> Group {
+    let out = File::create(log).unwrap();
+    let child = cmd
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {name}: {e}"));
+    let mut server = Group(Server { child, name: name.into() });
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        let exited = server.0.child.try_wait().unwrap();
+        if exited.is_some() || started.elapsed() > deadline {
+            let why = exited.map_or(format!("did not listen within {deadline:?}"), |s| {
+                format!("exited before listening: {s}")
+            });
+            let log = std::fs::read_to_string(log).unwrap_or_default();
+            panic!("{name} on port {port} {why}; its output:\n{log}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server
+}
+
+#[test]
+fn cloudfront_function_answers_the_whole_table() {
+    if !need("node") {
+        return;
+    }
+    let port = free_port();
+    let p = host_fixture(&["cloudfront"], port, "");
+    let output = p.path("output");
+    let t = target("cloudfront", port, &output, &[]);
+    let _server = start(
+        "cloudfront emulator",
+        Command::new("node")
+            .arg(emulator("cloudfront-emulator.mjs"))
+            .arg(p.path("hosting/cloudfront-function.js"))
+            .arg(&output)
+            .arg(port.to_string())
+            .arg(t.cache_control),
+        port,
+        &p.path("cloudfront.log"),
+        Duration::from_secs(20),
+    );
+    table::run(&t);
+}
+
+#[test]
+fn vercel_routes_answer_the_whole_table() {
+    if !need("node") {
+        return;
+    }
+    let port = free_port();
+    let p = host_fixture(&["vercel"], port, "");
+    let output = p.path("output");
+    let _server = start(
+        "vercel emulator",
+        Command::new("node")
+            .arg(emulator("vercel-emulator.mjs"))
+            .arg(&output)
+            .arg(port.to_string()),
+        port,
+        &p.path("vercel.log"),
+        Duration::from_secs(20),
+    );
+    table::run(&target("vercel", port, &output, &[]));
+}
+
+#[test]
+fn cloudflare_pages_worker_answers_the_whole_table() {
+    let wrangler = node_bin("wrangler");
+    if !need("node") || !need(&wrangler) {
+        return;
+    }
+    let port = free_port();
+    let p = host_fixture(&["cloudflare"], port, "");
+    let output = p.path("output");
+    // wrangler writes its state (.wrangler/) into its working directory: a scratch one.
+    let scratch = tempfile::tempdir().unwrap();
+    let _server = start(
+        "wrangler pages dev",
+        Command::new(&wrangler)
+            .arg("pages")
+            .arg("dev")
+            .arg(&output)
+            .args(["--port", &port.to_string(), "--ip", "127.0.0.1"])
+            .args(["--compatibility-date", "2024-09-23"])
+            .env("WRANGLER_SEND_METRICS", "false")
+            .env("CI", "1")
+            .current_dir(scratch.path()),
+        port,
+        &scratch.path().join("wrangler.log"),
+        Duration::from_secs(60),
+    );
+    // The edge compresses by Accept-Encoding itself and never serves the siblings.
+    table::run_with(&target("cloudflare", port, &output, &[]), Compression::Edge);
+}
+
+/// netlify dev has no host option and listens on every interface, so the test runs in a
+/// network namespace of its own holding only loopback: this test re-runs the test binary
+/// there, for [`netlify_in_its_own_network_namespace`] to start netlify dev and run the
+/// table with the client in the same namespace.
+#[test]
+fn netlify_rules_answer_the_whole_table() {
+    if !need("node") || !need("unshare") || !need("ip") || !need(&node_bin("netlify")) {
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new("unshare")
+        .args([
+            "--map-root-user",
+            "--net",
+            "--",
+            "sh",
+            "-c",
+            r#"ip link set lo up && exec "$@""#,
+            "sh",
+        ])
+        .arg(&exe)
+        .args(["--exact", "emulators::netlify_in_its_own_network_namespace"])
+        .args(["--include-ignored", "--nocapture", "--test-threads=1"])
+        .env(NETLIFY_NS, "1")
+        .output()
+        .unwrap();
+    eprint!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "the netlify run in its network namespace failed: {}",
+        out.status
+    );
+    let ran = String::from_utf8_lossy(&out.stderr);
+    assert!(ran.contains("table on netlify: "), "the table did not run in the namespace");
+}
+
+#[test]
+#[ignore = "runs only in the network namespace netlify_rules_answer_the_whole_table makes"]
+fn netlify_in_its_own_network_namespace() {
+    if std::env::var_os(NETLIFY_NS).is_none() {
+        eprintln!(
+            "skipping: netlify_rules_answer_the_whole_table runs this in a network namespace"
+        );
+        return;
+    }
+    let netlify = node_bin("netlify");
+    // netlify dev writes .netlify/ into its working directory and edits the .gitignore of
+    // an enclosing git repository: a scratch directory outside the repository.
+    let scratch = tempfile::tempdir().unwrap();
+    let cwd: PathBuf = scratch.path().into();
+    let port = free_port();
+    let p = host_fixture(&["netlify"], port, "");
+    let output = p.path("output");
+    let cli = |args: &[&str]| {
+        let mut c = Command::new(&netlify);
+        c.args(args).env("BROWSER", "none").env("NO_UPDATE_NOTIFIER", "1").current_dir(&cwd);
+        c
+    };
+    let status = cli(&["--telemetry-disable"]).stdout(Stdio::null()).status().unwrap();
+    assert!(status.success(), "netlify --telemetry-disable: {status}");
+    let _server = start(
+        "netlify dev",
+        cli(&[
+            "dev",
+            "--offline",
+            "--port",
+            &port.to_string(),
+            "--internal-disable-edge-functions",
+        ])
+        .arg("--dir")
+        .arg(&output),
+        port,
+        &cwd.join("netlify.log"),
+        Duration::from_secs(60),
+    );
+    // Its static server sets its own Content-Type (application/json; charset=UTF-8) and
+    // Cache-Control on files, over `_headers`.
+    table::run(&target("netlify", port, &output, &["content-type", "cache-control"]));
+}

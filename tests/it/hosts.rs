@@ -3,6 +3,7 @@
 //! README says, and is stopped by its PID when the test ends. A missing server skips the
 //! test locally and fails it under CI.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -20,8 +21,13 @@ pub fn host_fixture(targets: &[&str], port: u16, extra: &str) -> Project {
 }
 
 fn start(name: &str, cmd: &mut Command, port: u16) -> Server {
-    let child =
-        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit()).spawn().unwrap();
+    let child = cmd
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
     let mut server = Server { child, name: name.into() };
     wait_for_port(port, &mut server, Duration::from_secs(30));
     server

@@ -2,6 +2,8 @@
 
 mod build;
 mod emulators;
+mod envelopes;
+mod frontend;
 mod harness;
 mod hosts;
 mod inputs;

@@ -11,12 +11,13 @@ use crate::harness::{BIN, Project};
 fn a_no_op_rebuild_creates_modifies_and_retimes_nothing() {
     let p = Project::sample();
     let first = p.folio(&["build"]).success();
-    // 78 files in output/ and 3 in hosting/ (nginx.conf, lighttpd.conf, folio.lua).
-    assert_eq!(first.counts(), (81, 0, 0));
+    // 80 files in output/ (with api/openapi.json and api/explorer.html) and 3 in hosting/
+    // (nginx.conf, lighttpd.conf, folio.lua).
+    assert_eq!(first.counts(), (83, 0, 0));
     let before = (p.stats("output"), p.stats("hosting"));
     std::thread::sleep(Duration::from_millis(20));
     let again = p.folio(&["build"]).success();
-    assert_eq!(again.counts(), (0, 81, 0));
+    assert_eq!(again.counts(), (0, 83, 0));
     assert_eq!(
         (p.stats("output"), p.stats("hosting")),
         before,
@@ -33,7 +34,8 @@ fn a_page_deleted_or_edited_by_hand_is_written_again() {
     fs::remove_file(p.path(page)).unwrap();
     p.write("output/api/ja/attractions/20/1.json", "{}");
     let run = p.folio(&["build"]).success();
-    assert_eq!(run.counts(), (2, 79, 0));
+    // 83 files in all, api/openapi.json and api/explorer.html among them.
+    assert_eq!(run.counts(), (2, 81, 0));
     assert_eq!(p.read(page), original);
 }
 
@@ -46,7 +48,8 @@ fn only_changed_pages_are_rewritten() {
     let before = p.stats("output");
     let run = p.folio(&["build"]).success();
     // Record 1 is on page 1 of each size: English and the unprefixed variant, 4 sizes each.
-    assert_eq!(run.counts(), (8, 73, 0));
+    // openapi.json and explorer.html depend on the config only: unchanged.
+    assert_eq!(run.counts(), (8, 75, 0));
     let after = p.stats("output");
     let changed: Vec<&String> = after.keys().filter(|k| before.get(*k) != after.get(*k)).collect();
     assert_eq!(changed.len(), 9, "8 pages and the manifest: {changed:?}");
@@ -63,9 +66,10 @@ fn foreign_files_are_never_touched_and_stale_pages_are_removed() {
         p.read("folio.toml").replace("page_sizes = [10, 20, 50, 100]", "page_sizes = [10, 20, 50]");
     p.write("folio.toml", cfg);
     let run = p.folio(&["build"]).success();
+    // openapi.json and explorer.html list the page sizes, so they change too: 6 written.
     assert_eq!(
         run.counts(),
-        (4, 72, 5),
+        (6, 72, 5),
         "index.json, the per_page error document and two host configs change"
     );
     assert!(!p.path("output/api/en/attractions/100").exists());

@@ -1,0 +1,117 @@
+//! The hot path, measured with divan: resolving a record (its per-language item bytes),
+//! assembling a page from item bytes, and compressing a page at candidate levels.
+//! `cargo bench --bench hot`
+
+use std::path::Path;
+
+use folio::config::{Config, Overrides, Project};
+use folio::load::record::{Findings, Resolver};
+use folio::model::{Origin, Record};
+use folio::render::{Links, PageInfo, Variant, standard};
+
+fn main() {
+    divan::main();
+}
+
+fn project() -> Project {
+    let toml = "[listing]\nlanguages = [\"en\", \"fr\", \"de\", \"ja\"]\n[fields.name]\nlocalized = true\n[fields.description]\nlocalized = true\n";
+    let root = Path::new("/nonexistent");
+    Config::from_str(toml, Path::new("folio.toml"))
+        .unwrap()
+        .validate(Path::new("folio.toml"), root, root, &Overrides::default())
+        .unwrap()
+}
+
+fn raw(id: usize) -> String {
+    let text =
+        "ancient stone river tower garden quiet famous harbour old city walls views ".repeat(3);
+    format!(
+        r#"{{"id":{id},"name":{{"en":"Tower {id}","fr":"Tour {id}","de":"Turm {id}","ja":"塔{id}"}},"description":{{"en":"{text}","fr":"{text}","de":"{text}","ja":"古い石造りの塔と庭園、川沿いの旧市街の眺め。古い石造りの塔と庭園、川沿いの旧市街の眺め。"}},"category":"museum","location":{{"lat":48.8584,"lon":2.2945}},"rating":4.5,"tags":["history","view"],"url":"https://example.org/attractions/{id}"}}"#
+    )
+}
+
+fn records(p: &Project, n: usize) -> Vec<Record> {
+    let r = Resolver::new(p);
+    (0..n)
+        .map(|i| {
+            let obj = serde_json::from_str(&raw(i)).unwrap();
+            r.resolve(obj, Origin { file: 0, line: 1 }, &mut Findings::default()).unwrap()
+        })
+        .collect()
+}
+
+#[divan::bench]
+fn resolve_record(b: divan::Bencher) {
+    let p = project();
+    let r = Resolver::new(&p);
+    let text = raw(7);
+    b.bench(|| {
+        let obj = serde_json::from_str(divan::black_box(&text)).unwrap();
+        r.resolve(obj, Origin { file: 0, line: 1 }, &mut Findings::default())
+    });
+}
+
+#[divan::bench(args = [10, 100])]
+fn assemble_page(b: divan::Bencher, size: usize) {
+    let p = project();
+    let recs = records(&p, size);
+    let links = Links::new(&p, Variant { lang: 1, prefixed: true });
+    let info = PageInfo::new(10_000, size as u64, 3);
+    let mut out = Vec::with_capacity(64 * 1024);
+    b.bench_local(|| {
+        out.clear();
+        standard::write(&info, &links, &mut out, |out| {
+            for (i, r) in recs.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                r.write_item(1, out);
+            }
+        });
+        out.len()
+    });
+}
+
+fn page(size: usize) -> Vec<u8> {
+    let p = project();
+    let recs = records(&p, size);
+    let links = Links::new(&p, Variant { lang: 0, prefixed: true });
+    let mut out = Vec::new();
+    standard::write(&PageInfo::new(10_000, size as u64, 3), &links, &mut out, |out| {
+        for (i, r) in recs.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            r.write_item(0, out);
+        }
+    });
+    out
+}
+
+#[divan::bench(args = [1, 4, 6])]
+fn gzip_page_of_20(b: divan::Bencher, level: u32) {
+    use std::io::Write;
+    let page = page(20);
+    b.counter(divan::counter::BytesCount::new(page.len())).bench(|| {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+        enc.write_all(&page).unwrap();
+        enc.finish().unwrap().len()
+    });
+}
+
+#[divan::bench(args = [3, 4, 5])]
+fn brotli_page_of_20(b: divan::Bencher, quality: i32) {
+    let page = page(20);
+    let lgwin = (usize::BITS - page.len().leading_zeros()).clamp(10, 24) as i32;
+    let params = brotli::enc::BrotliEncoderParams {
+        quality,
+        lgwin,
+        size_hint: page.len(),
+        ..Default::default()
+    };
+    b.counter(divan::counter::BytesCount::new(page.len())).bench(|| {
+        let mut out = Vec::new();
+        brotli::BrotliCompress(&mut &page[..], &mut out, &params).unwrap();
+        out.len()
+    });
+}

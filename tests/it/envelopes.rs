@@ -1,0 +1,291 @@
+//! The page envelopes of SPEC §2 other than the standard one: `laravel`,
+//! `laravel-resource` and `template:NAME`, built end to end.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Project, repo};
+
+/// A project of `n` small records (`{"id": N, "name": "Item N"}`, a French name too) in
+/// two languages and two page sizes, with `extra` added to `[listing]`.
+fn project(n: usize, extra: &str) -> Project {
+    let config = format!(
+        "[listing]\nlanguages = [\"en\", \"fr\"]\npage_sizes = [10, 20]\ndefault_page_size = 10\n{extra}\n\
+         [fields.name]\nlocalized = true\n[hosting]\ntargets = []\n"
+    );
+    let p = Project::new(&config);
+    let records: Vec<Value> = (1..=n)
+        .map(|i| json!({"id": i, "name": {"en": format!("Item {i}"), "fr": format!("Objet {i}")}}))
+        .collect();
+    p.write("data/items.json", serde_json::to_vec(&records).unwrap());
+    p
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    v.as_object().unwrap().keys().map(String::as_str).collect()
+}
+
+/// `links[]` as `label:page:url` (url `-` when null; `*` after the active label).
+fn link_text(links: &Value) -> Vec<String> {
+    links
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let url = l["url"].as_str().unwrap_or("-");
+            let label = l["label"].as_str().unwrap();
+            let active = if l["active"] == true { "*" } else { "" };
+            match l.get("page") {
+                Some(page) => format!("{label}{active}:{page}:{url}"),
+                None => format!("{label}{active}:{url}"),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn laravel_envelope_is_the_length_aware_paginator() {
+    let p = project(25, "envelope = \"laravel\"");
+    p.folio(&["build"]).success();
+    let page = p.json("output/api/en/attractions/10/2.json");
+    assert_eq!(
+        keys(&page),
+        [
+            "current_page",
+            "data",
+            "first_page_url",
+            "from",
+            "last_page",
+            "last_page_url",
+            "links",
+            "next_page_url",
+            "path",
+            "per_page",
+            "prev_page_url",
+            "to",
+            "total"
+        ]
+    );
+    assert_eq!(page["current_page"], 2);
+    assert_eq!(page["data"][0], json!({"id": 11, "name": "Item 11"}));
+    assert_eq!(page["first_page_url"], "/api/en/attractions?page=1");
+    assert_eq!((page["from"].clone(), page["to"].clone()), (json!(11), json!(20)));
+    assert_eq!(page["last_page"], 3);
+    assert_eq!(page["last_page_url"], "/api/en/attractions?page=3");
+    assert_eq!(page["next_page_url"], "/api/en/attractions?page=3");
+    assert_eq!(page["prev_page_url"], "/api/en/attractions?page=1");
+    assert_eq!(page["path"], "/api/en/attractions");
+    assert_eq!((page["per_page"].clone(), page["total"].clone()), (json!(10), json!(25)));
+    assert_eq!(
+        link_text(&page["links"]),
+        [
+            "&laquo; Previous:1:/api/en/attractions?page=1",
+            "1:1:/api/en/attractions?page=1",
+            "2*:2:/api/en/attractions?page=2",
+            "3:3:/api/en/attractions?page=3",
+            "Next &raquo;:3:/api/en/attractions?page=3",
+        ]
+    );
+    insta::assert_snapshot!("laravel_en_10_3", p.read("output/api/en/attractions/10/3.json"));
+
+    // Another size puts per_page first, as Laravel's withQueryString() does.
+    let page = p.json("output/api/fr/attractions/20/1.json");
+    assert_eq!(page["data"][0]["name"], "Objet 1");
+    assert_eq!(page["next_page_url"], "/api/fr/attractions?per_page=20&page=2");
+    assert_eq!(page["prev_page_url"], Value::Null);
+    // The unprefixed variant's path is its own endpoint.
+    let page = p.json("output/api/attractions/20/2.json");
+    assert_eq!(page["path"], "/api/attractions");
+    assert_eq!(page["first_page_url"], "/api/attractions?per_page=20&page=1");
+    assert_eq!(page["next_page_url"], Value::Null);
+    assert_eq!((page["from"].clone(), page["to"].clone()), (json!(21), json!(25)));
+}
+
+#[test]
+fn laravel_window_has_separators_on_long_listings() {
+    let p = project(150, "envelope = \"laravel\"");
+    p.folio(&["build"]).success();
+    let labels = |rel: &str| -> Vec<String> {
+        p.json(rel)["links"].as_array().unwrap().iter().map(|l| l["label"].to_string()).collect()
+    };
+    // 15 pages of 10: near the start, in the middle, near the end.
+    assert_eq!(
+        labels("output/api/en/attractions/10/1.json").join(" "),
+        r#""&laquo; Previous" "1" "2" "3" "4" "5" "6" "7" "8" "9" "10" "..." "14" "15" "Next &raquo;""#
+    );
+    assert_eq!(
+        labels("output/api/en/attractions/10/8.json").join(" "),
+        r#""&laquo; Previous" "1" "2" "..." "5" "6" "7" "8" "9" "10" "11" "..." "14" "15" "Next &raquo;""#
+    );
+    assert_eq!(
+        labels("output/api/en/attractions/10/9.json").join(" "),
+        r#""&laquo; Previous" "1" "2" "..." "6" "7" "8" "9" "10" "11" "12" "13" "14" "15" "Next &raquo;""#
+    );
+    // 8 pages of 20: every page.
+    assert_eq!(labels("output/api/en/attractions/20/8.json").len(), 10);
+    let page = p.json("output/api/en/attractions/10/8.json");
+    assert_eq!(page["links"][3], json!({"url": null, "label": "...", "active": false}));
+}
+
+#[test]
+fn laravel_urls_follow_base_url_and_path_style() {
+    let p = project(25, "envelope = \"laravel\"\nurl_style = \"path\"");
+    p.folio(&["build", "--base-url", "https://example.org/travel/"]).success();
+    let page = p.json("output/api/fr/attractions/20/1.json");
+    assert_eq!(page["first_page_url"], "https://example.org/travel/api/fr/attractions/20/1.json");
+    assert_eq!(page["next_page_url"], "https://example.org/travel/api/fr/attractions/20/2.json");
+    assert_eq!(page["path"], "https://example.org/travel/api/fr/attractions");
+    assert_eq!(page["links"][2]["url"], "https://example.org/travel/api/fr/attractions/20/2.json");
+}
+
+#[test]
+fn empty_listing_has_null_from_and_to() {
+    let p = project(0, "envelope = \"laravel\"");
+    p.folio(&["build"]).success();
+    let page = p.json("output/api/en/attractions/10/1.json");
+    assert_eq!(page["data"], json!([]));
+    assert_eq!((page["from"].clone(), page["to"].clone()), (Value::Null, Value::Null));
+    assert_eq!(page["last_page"], 1);
+}
+
+#[test]
+fn laravel_resource_envelope_has_data_links_and_meta() {
+    let p = project(25, "envelope = \"laravel-resource\"");
+    p.folio(&["build"]).success();
+    let page = p.json("output/api/en/attractions/20/2.json");
+    assert_eq!(keys(&page), ["data", "links", "meta"]);
+    assert_eq!(
+        page["links"],
+        json!({
+            "first": "/api/en/attractions?per_page=20&page=1",
+            "last": "/api/en/attractions?per_page=20&page=2",
+            "prev": "/api/en/attractions?per_page=20&page=1",
+            "next": null
+        })
+    );
+    assert_eq!(keys(&page["links"]), ["first", "last", "prev", "next"]);
+    assert_eq!(
+        keys(&page["meta"]),
+        ["current_page", "from", "last_page", "links", "path", "per_page", "to", "total"]
+    );
+    assert_eq!(page["meta"]["from"], 21);
+    assert_eq!(page["meta"]["to"], 25);
+    assert_eq!(page["meta"]["links"].as_array().unwrap().len(), 4);
+    insta::assert_snapshot!(
+        "laravel_resource_en_10_3",
+        p.read("output/api/en/attractions/10/3.json")
+    );
+}
+
+/// A template that writes the standard envelope.
+const STANDARD: &str = r#"{"page":{{ page }},"per_page":{{ per_page }},"total":{{ total }},"total_pages":{{ total_pages }},"data":{{ items }},"links":{"first":{{ links.first|tojson }},"prev":{{ links.prev|tojson }},"next":{{ links.next|tojson }},"last":{{ links.last|tojson }}}}
+"#;
+
+#[test]
+fn a_template_can_reproduce_the_standard_envelope() {
+    let standard = project(25, "");
+    standard.folio(&["build"]).success();
+    let templated = project(25, "envelope = \"template:standard\"");
+    templated.write("templates/standard.json.j2", STANDARD);
+    templated.folio(&["build"]).success();
+    let pages = |p: &Project| -> Vec<String> {
+        crate::harness::files(&p.path("output/api"))
+            .into_keys()
+            .filter(|k| k.contains("attractions/"))
+            .collect()
+    };
+    let names = pages(&standard);
+    assert_eq!(names, pages(&templated));
+    assert_eq!(names.len(), 3 * (3 + 2));
+    for name in names {
+        let rel = format!("output/api/{name}");
+        assert_eq!(standard.read(&rel), templated.read(&rel), "byte for byte: {name}");
+    }
+}
+
+#[test]
+fn the_example_template_renders_every_page() {
+    let p = project(25, "envelope = \"template:example\"");
+    p.write(
+        "templates/example.json.j2",
+        std::fs::read(repo().join("templates/example.json.j2")).unwrap(),
+    );
+    p.folio(&["build"]).success();
+    insta::assert_snapshot!(
+        "template_example_fr_10_3",
+        p.read("output/api/fr/attractions/10/3.json")
+    );
+    let page = p.json("output/api/attractions/20/1.json");
+    assert_eq!(page["pagination"]["showing"], "1-20");
+    assert_eq!(page["lang"], "en");
+    assert_eq!(page["results"].as_array().unwrap().len(), 20);
+}
+
+#[test]
+fn template_context_knows_the_variant() {
+    let p = project(3, "envelope = \"template:t\"");
+    p.write(
+        "templates/t.json.j2",
+        r#"{"lang":{{ lang|tojson }},"prefixed":{{ prefixed|tojson }},"resource":{{ resource|tojson }},"from":{{ from }},"to":{{ to }},"items":{{ items }}}"#,
+    );
+    p.folio(&["build"]).success();
+    assert_eq!(
+        p.read("output/api/fr/attractions/10/1.json"),
+        "{\"lang\":\"fr\",\"prefixed\":true,\"resource\":\"attractions\",\"from\":1,\"to\":3,\"items\":\
+         [{\"id\":1,\"name\":\"Objet 1\"},{\"id\":2,\"name\":\"Objet 2\"},{\"id\":3,\"name\":\"Objet 3\"}]}\n"
+    );
+    let plain = p.json("output/api/attractions/10/1.json");
+    assert_eq!((plain["lang"].clone(), plain["prefixed"].clone()), (json!("en"), json!(false)));
+}
+
+#[test]
+fn a_template_that_does_not_parse_fails_before_anything_is_written() {
+    let p = project(25, "envelope = \"template:bad\"");
+    p.write("templates/bad.json.j2", "{\n  \"page\": {{ page }},\n  \"data\": {{ items }\n}\n");
+    let run = p.folio(&["build"]).fails(1);
+    insta::assert_snapshot!(run.stderr());
+    assert!(!p.path("output").exists(), "nothing was written");
+}
+
+#[test]
+fn a_missing_template_is_named() {
+    let p = project(1, "envelope = \"template:nowhere\"");
+    let run = p.folio(&["build"]).fails(1);
+    assert!(
+        run.stderr().starts_with("templates/nowhere.json.j2: no such template"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn output_that_is_not_json_fails_naming_template_page_and_position() {
+    let p = project(25, "");
+    p.folio(&["build"]).success();
+    let before = p.tree("output");
+    // Valid on pages 1 and 2, broken from page 3 on: the first such page in build order
+    // (the first language, the first size) is the one reported, whatever the threads do.
+    p.write(
+        "folio.toml",
+        p.read("folio.toml").replace("[listing]", "[listing]\nenvelope = \"template:odd\""),
+    );
+    p.write(
+        "templates/odd.json.j2",
+        "{\"page\": {{ page }},\n \"data\": {{ items }}{% if page > 2 %},{% endif %}\n}\n",
+    );
+    let run = p.folio(&["build"]).fails(1);
+    insta::assert_snapshot!(run.stderr());
+    assert_eq!(p.tree("output"), before, "the previous output is left as it was");
+}
+
+#[test]
+fn a_template_error_while_rendering_names_its_line() {
+    let p = project(25, "envelope = \"template:undef\"");
+    p.write("templates/undef.json.j2", "{\n\"page\": {{ page }},\n\"oops\": {{ pgae }}\n}");
+    let run = p.folio(&["build"]).fails(1);
+    let err = run.stderr();
+    assert!(
+        err.starts_with("templates/undef.json.j2:3: undefined value")
+            && err.contains("(rendering output/api/en/attractions/10/1.json)"),
+        "{err}"
+    );
+}

@@ -1,0 +1,541 @@
+//! What frontends consume besides the pages: `api/openapi.json`, checked by a real
+//! OpenAPI validator, against every page of every envelope, and by schemathesis against
+//! `folio serve`; and `api/explorer.html`, driven in headless Chromium through
+//! `folio serve` and through a static host that cannot answer the query form. The
+//! external tools (Python's openapi-spec-validator, jsonschema and schemathesis, Debian's
+//! chromium) are installed by `.ci/run`; locally a missing one skips its test with a reason.
+
+mod cdp;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::{BIN, Project};
+use crate::table::{Server, need, request};
+use cdp::Browser;
+
+/// `target/`, where the tests leave artifacts (screenshots, the schemathesis log).
+fn artifacts() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/tmp has a parent").to_path_buf()
+}
+
+/// The sample project with `replace` applied to its folio.toml, pairs of (from, to).
+fn sample_with(replace: &[(&str, &str)]) -> Project {
+    let p = Project::sample();
+    let mut cfg = p.read("folio.toml");
+    for (from, to) in replace {
+        assert!(cfg.contains(from), "folio.toml has no {from:?}");
+        cfg = cfg.replace(from, to);
+    }
+    p.write("folio.toml", cfg);
+    p
+}
+
+/// `folio serve --port 0` in `dir`: the server (killed on drop) and the URL it printed.
+fn serve(dir: &Path) -> (Server, String) {
+    let mut child = Command::new(BIN)
+        .args(["serve", "--port", "0"])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("starting folio serve");
+    let mut out = BufReader::new(child.stdout.take().expect("piped"));
+    let mut url = String::new();
+    out.read_line(&mut url).expect("reading the URL line");
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    let url = url.trim().to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "not a loopback URL: {url:?}");
+    (Server { child, name: "folio serve".into() }, url)
+}
+
+/// Is the Python module importable? Locally a missing one skips the test; under CI it
+/// fails, because `.ci/run` installs it.
+fn need_python_module(module: &str) -> bool {
+    if !need("python3") {
+        return false;
+    }
+    let found = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the Python module {module} is missing, and CI must run this test (.ci/run installs it)"
+        );
+        eprintln!("skipping: the Python module {module} is not installed (.ci/run installs it)");
+    }
+    found
+}
+
+/// Runs `cmd` with its output going to `log`, killing it after `limit`.
+fn run_bounded(cmd: &mut Command, limit: Duration, log: &Path) -> (bool, String) {
+    let file = std::fs::File::create(log).expect("creating the log");
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .spawn()
+        .expect("starting the command");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    match status {
+        Some(s) => (s.success(), text),
+        None => (false, format!("{text}\n(killed after {limit:?})")),
+    }
+}
+
+#[test]
+fn openapi_and_explorer_are_written_beside_the_index() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let index = p.json("output/api/index.json");
+    assert_eq!(index["openapi"], "/api/openapi.json");
+    let doc = p.json("output/api/openapi.json");
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["servers"], json!([{"url": "/"}]));
+    let params = &doc["components"]["parameters"];
+    assert_eq!(params["lang"]["schema"]["enum"], index["languages"]);
+    assert_eq!(params["per_page"]["schema"]["enum"], index["page_sizes"]);
+    assert_eq!(params["per_page"]["schema"]["default"], index["default_page_size"]);
+    let item = &doc["components"]["schemas"]["Item"]["properties"];
+    assert_eq!(item["location"]["properties"]["lat"]["type"], json!(["number", "null"]));
+    assert_eq!(item["name"]["type"], "string", "required and localized: never null");
+    let html = p.read("output/api/explorer.html");
+    assert!(html.starts_with("<!doctype html>") && html.contains("<title>attractions explorer</title>"));
+}
+
+#[test]
+fn openapi_document_passes_openapi_spec_validator() {
+    if !need("openapi-spec-validator") {
+        return;
+    }
+    let projects = [
+        sample_with(&[]),
+        sample_with(&[
+            ("base_url = \"\"", "base_url = \"https://example.org/travel\""),
+            ("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel\""),
+        ]),
+        sample_with(&[
+            ("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel-resource\"\nfields = [\"id\", \"name\", \"city\"]"),
+            ("[hosting]", "[i18n]\nfallback = \"null\"\n\n[hosting]"),
+        ]),
+        sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"template:mine\"")]),
+    ];
+    projects[3].write("templates/mine.json.j2", "{\"items\": {{ items }}}\n");
+    let mut files = Vec::new();
+    for p in &projects {
+        p.folio(&["build"]).success();
+        files.push(p.path("output/api/openapi.json"));
+    }
+    // The validator is not a rubber stamp: a document without `info` fails it.
+    let broken = &projects[0];
+    let mut doc = broken.json("output/api/openapi.json");
+    doc.as_object_mut().unwrap().remove("info");
+    broken.write("broken.json", doc.to_string());
+    let out = Command::new("openapi-spec-validator")
+        .args(["--schema", "3.1"])
+        .arg(broken.path("broken.json"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "openapi-spec-validator accepted a document without info");
+
+    let out = Command::new("openapi-spec-validator").args(["--schema", "3.1"]).args(&files).output().unwrap();
+    assert!(
+        out.status.success(),
+        "openapi-spec-validator rejected openapi.json:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Validates every page under `OUT/api` against `#/components/schemas/Page` of
+/// `OUT/api/openapi.json` (JSON Schema 2020-12, formats checked); prints a count.
+const VALIDATE_PAGES: &str = r##"
+import json, pathlib, sys
+from jsonschema import Draft202012Validator
+out = pathlib.Path(sys.argv[1])
+doc = json.loads((out / "api/openapi.json").read_text())
+schema = dict(doc, **{"$ref": "#/components/schemas/Page"})
+validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+pages = [p for p in sorted((out / "api").rglob("*.json")) if p.parent.name.isdigit()]
+errors = 0
+for page in pages:
+    for e in validator.iter_errors(json.loads(page.read_text())):
+        errors += 1
+        if errors <= 5:
+            print(f"{page.relative_to(out)}: /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}")
+print(f"{len(pages)} pages checked, {errors} errors")
+sys.exit(1 if errors or not pages else 0)
+"##;
+
+fn validate_pages(output: &Path) -> (bool, String) {
+    let out =
+        Command::new("python3").args(["-c", VALIDATE_PAGES]).arg(output).output().expect("python3");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// 150 records that exercise every way a value can be null or absent.
+fn varied_records() -> String {
+    let records: Vec<Value> = (1..=150)
+        .map(|i| {
+            let mut name = json!({"en": format!("Place {i}")});
+            if i % 5 != 0 {
+                name["fr"] = json!(format!("Lieu {i}"));
+            }
+            let mut r = json!({
+                "id": i,
+                "name": name,
+                "location": {"lat": i as f64 / 3.0, "lon": if i % 4 == 0 { Value::Null } else { json!(i) }},
+                "open": i % 2 == 0,
+            });
+            match i % 3 {
+                0 => r["summary"] = json!({"fr": format!("Résumé {i}")}),
+                1 => r["summary"] = Value::Null,
+                _ => {}
+            }
+            if i % 7 != 0 {
+                r["tags"] = json!(["a", format!("t{i}")]);
+                r["rating"] = if i % 11 == 0 { Value::Null } else { json!(i % 5) };
+                r["extra"] = json!({"anything": [i]});
+            }
+            r
+        })
+        .collect();
+    serde_json::to_string_pretty(&records).unwrap()
+}
+
+const VARIED_CONFIG: &str = r#"
+[listing]
+languages = ["en", "fr"]
+page_sizes = [10, 20, 200]
+default_page_size = 10
+LISTING_TAIL
+
+[fields.id]
+type = "integer"
+[fields.name]
+localized = true
+required = true
+[fields.summary]
+localized = true
+[fields."location.lat"]
+type = "number"
+required = true
+[fields."location.lon"]
+type = "number"
+[fields.tags]
+type = "list"
+[fields.rating]
+type = "number"
+[fields.open]
+type = "boolean"
+required = true
+
+[i18n]
+fallback = "FALLBACK"
+
+[hosting]
+targets = []
+"#;
+
+#[test]
+fn every_page_of_every_envelope_matches_the_openapi_page_schema() {
+    if !need_python_module("jsonschema") {
+        return;
+    }
+    let cases = [
+        ("envelope = \"standard\"", "default"),
+        ("envelope = \"laravel\"", "default"),
+        ("envelope = \"laravel-resource\"", "default"),
+        ("envelope = \"laravel\"\nfields = [\"id\", \"name\", \"summary\", \"extra\"]", "null"),
+        ("url_style = \"path\"", "null"),
+    ];
+    for (tail, fallback) in cases {
+        let config = VARIED_CONFIG.replace("LISTING_TAIL", tail).replace("FALLBACK", fallback);
+        let p = Project::new(&config);
+        p.write("data/places.json", varied_records());
+        p.folio(&["build"]).success();
+        let (ok, report) = validate_pages(&p.path("output"));
+        assert!(ok, "{tail} with fallback {fallback}: pages do not match openapi.json:\n{report}");
+        assert!(report.contains(" pages checked, 0 errors"), "{report}");
+        if tail.contains("fields") {
+            // The projection closes the item: an extra key is a violation the check sees.
+            let page = "output/api/fr/attractions/10/2.json";
+            let mut v = p.json(page);
+            v["data"][0]["surprise"] = json!(1);
+            p.write(page, v.to_string());
+            let (ok, report) = validate_pages(&p.path("output"));
+            assert!(!ok && report.contains("surprise"), "{report}");
+        }
+    }
+}
+
+#[test]
+fn schemathesis_finds_no_failure_against_folio_serve() {
+    if !need("schemathesis") {
+        return;
+    }
+    let cases = [
+        ("standard, at the root", sample_with(&[])),
+        (
+            "laravel, mounted at /travel",
+            sample_with(&[
+                ("base_url = \"\"", "base_url = \"https://example.org/travel\""),
+                ("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel\""),
+            ]),
+        ),
+    ];
+    for (i, (what, p)) in cases.iter().enumerate() {
+        let (_server, url) = serve(p.dir.path());
+        let base = url.trim_end_matches('/');
+        let log = artifacts().join(format!("schemathesis-{i}.txt"));
+        // Every check, positive and negative data, a bounded number of cases.
+        let (ok, text) = run_bounded(
+            Command::new("schemathesis")
+                .args(["--no-color", "run", &format!("{base}/api/openapi.json")])
+                .args(["--url", base, "--checks", "all", "--max-examples", "50"])
+                .args(["--workers", "1", "--request-timeout", "10"])
+                .current_dir(p.dir.path())
+                .env("NO_COLOR", "1"),
+            Duration::from_secs(300),
+            &log,
+        );
+        let summary = text
+            .lines()
+            .rev()
+            .find(|l| l.contains("No issues found") || l.contains("failure") || l.contains("error"))
+            .unwrap_or("(no summary line)")
+            .trim_matches(|c: char| c == '=' || c.is_whitespace());
+        eprintln!("schemathesis on {what}: {summary} (log: {})", log.display());
+        assert!(ok, "schemathesis found problems on {what}:\n{text}");
+        assert!(summary.starts_with("No issues found"), "{text}");
+    }
+}
+
+/// Is there a page element with this text?
+fn shows(text: &str) -> String {
+    format!("document.getElementById('items').innerText.includes({})", json!(text))
+}
+
+/// The `name` of every item of a page file.
+fn names(p: &Project, file: &str) -> Vec<String> {
+    p.json(file)["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn explorer_in_chromium_through_folio_serve() {
+    if !need("chromium") {
+        return;
+    }
+    let p = Project::sample();
+    let (_server, url) = serve(p.dir.path());
+    let mut b = Browser::start();
+    b.navigate(&format!("{url}api/explorer.html"));
+
+    b.wait_for("page 1", "document.getElementById('position').textContent === 'Page 1 of 7'");
+    for name in names(&p, "output/api/en/attractions/10/1.json") {
+        b.wait_for(&format!("{name} on page 1"), &shows(&name));
+    }
+    assert_eq!(b.eval("document.querySelectorAll('#items .card').length"), json!(10));
+    let totals = b.eval("document.getElementById('totals').textContent");
+    assert_eq!(totals, "67 attractions · 7 pages · 10 a page");
+    let requested = b.eval("document.getElementById('request-url').textContent");
+    assert_eq!(requested, format!("{url}api/en/attractions?page=1&per_page=10"));
+    assert_eq!(b.eval("document.getElementById('form').textContent"), "(query form)");
+    assert_eq!(b.eval("document.getElementById('prev').disabled"), json!(true));
+
+    // "Next" shows page 2, through the query form.
+    b.click("next");
+    b.wait_for("page 2", "document.getElementById('position').textContent === 'Page 2 of 7'");
+    let page2 = names(&p, "output/api/en/attractions/10/2.json");
+    for name in &page2 {
+        b.wait_for(&format!("{name} on page 2"), &shows(name));
+    }
+    let first_of_page1 = &names(&p, "output/api/en/attractions/10/1.json")[0];
+    assert_eq!(b.eval(&shows(first_of_page1)), json!(false), "page 1 is gone");
+    let requested = b.eval("document.getElementById('request-url').textContent");
+    assert_eq!(requested, format!("{url}api/en/attractions?page=2&per_page=10"));
+    assert_eq!(b.eval("location.hash"), "#lang=en&per_page=10&page=2&view=cards");
+    b.screenshot(&artifacts().join("explorer.png"));
+
+    // The table view, then "Last" and another language and size.
+    b.click("view-table");
+    b.wait_for("the table", "document.querySelectorAll('#items tbody tr').length === 10");
+    let header = b.eval("[...document.querySelectorAll('#items th')].map(th => th.textContent).join(',')");
+    assert_eq!(header, "id,name,summary,category,country,location,tags,rating");
+    b.click("last");
+    b.wait_for("page 7", "document.getElementById('position').textContent === 'Page 7 of 7'");
+    assert_eq!(b.eval("document.querySelectorAll('#items tbody tr').length"), json!(7));
+    assert_eq!(b.eval("document.getElementById('next').disabled"), json!(true));
+    b.eval(
+        "(() => { const s = document.getElementById('lang'); s.value = 'fr'; s.dispatchEvent(new Event('change')); \
+         const z = document.getElementById('per-page'); z.value = '20'; z.dispatchEvent(new Event('change')); })()",
+    );
+    b.wait_for("French, 20 a page", "document.getElementById('position').textContent === 'Page 1 of 4'");
+    let french = names(&p, "output/api/fr/attractions/20/1.json");
+    b.wait_for("a French name", &shows(&french[19]));
+    b.screenshot(&artifacts().join("explorer-table.png"));
+
+    let errors = b.errors(|_| false);
+    assert!(errors.is_empty(), "the page logged errors:\n{}", errors.join("\n"));
+}
+
+/// A plain static file server over `root`, like a host without rewrites: the query string
+/// is ignored, a folder is a 404 HTML page. Stops when dropped.
+struct StaticHost {
+    port: u16,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for StaticHost {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+impl StaticHost {
+    fn start(root: PathBuf) -> StaticHost {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stopped.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let root = root.clone();
+                        std::thread::spawn(move || answer(&root, stream));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        });
+        StaticHost { port, stop }
+    }
+}
+
+fn answer(root: &Path, mut stream: TcpStream) {
+    stream.set_nonblocking(false).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&head);
+    let target = head.split(' ').nth(1).unwrap_or("/");
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let rel = path.trim_start_matches('/');
+    let file = root.join(rel);
+    let safe = !rel.split('/').any(|s| s == ".." || s.starts_with('.'));
+    let (status, kind, body) = match std::fs::read(&file) {
+        Ok(body) if safe && file.is_file() => {
+            let kind = match file.extension().and_then(|e| e.to_str()) {
+                Some("json") => "application/json",
+                Some("html") => "text/html; charset=utf-8",
+                _ => "application/octet-stream",
+            };
+            ("200 OK", kind, body)
+        }
+        _ => ("404 Not Found", "text/html", b"<!doctype html><h1>404</h1>".to_vec()),
+    };
+    let res = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(res.as_bytes());
+    let _ = stream.write_all(&body);
+}
+
+#[test]
+fn explorer_falls_back_to_the_path_form_on_a_static_host() {
+    if !need("chromium") {
+        return;
+    }
+    let p = sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel-resource\"")]);
+    p.folio(&["build"]).success();
+    let host = StaticHost::start(p.path("output"));
+    let base = format!("http://127.0.0.1:{}", host.port);
+    assert_eq!(request(host.port, "GET", "/api/fr/attractions?page=3&per_page=20", &[]).status, 404);
+
+    let mut b = Browser::start();
+    b.navigate(&format!("{base}/api/explorer.html#lang=fr&per_page=20&page=3&view=table"));
+    b.wait_for("page 3", "document.getElementById('position').textContent === 'Page 3 of 4'");
+    assert_eq!(b.eval("document.getElementById('form').textContent"), "(path form)");
+    let requested = b.eval("document.getElementById('request-url').textContent");
+    assert_eq!(requested, format!("{base}/api/fr/attractions/20/3.json"));
+    let rows = b.eval("document.querySelectorAll('#items tbody tr').length");
+    assert_eq!(rows, json!(20));
+    for name in names(&p, "output/api/fr/attractions/20/3.json") {
+        b.wait_for(&name, &shows(&name));
+    }
+
+    b.click("next");
+    b.wait_for("page 4", "document.getElementById('position').textContent === 'Page 4 of 4'");
+    assert_eq!(b.eval("document.querySelectorAll('#items tbody tr').length"), json!(7));
+    let requested = b.eval("document.getElementById('request-url').textContent");
+    assert_eq!(requested, format!("{base}/api/fr/attractions/20/4.json"), "no second try");
+    b.click("view-cards");
+    b.wait_for("cards", "document.querySelectorAll('#items .card').length === 7");
+    b.screenshot(&artifacts().join("explorer-static.png"));
+
+    // The one failed request is the query form the host cannot answer, logged by the
+    // browser itself; the page logs nothing.
+    let errors = b.errors(|entry| {
+        entry["source"] == "network"
+            && entry["url"].as_str().is_some_and(|u| u.contains("/api/fr/attractions?page=3"))
+    });
+    assert!(errors.is_empty(), "the page logged errors:\n{}", errors.join("\n"));
+}
+
+#[test]
+fn a_project_template_replaces_the_explorer_and_a_broken_one_fails_the_build() {
+    let p = Project::sample();
+    p.write(
+        "templates/explorer.html.j2",
+        "<p>{{ resource }}: {{ languages|join(', ') }}, {{ page_sizes|join(' ') }}</p>\n<script>const c = {{ config|tojson }};</script>\n",
+    );
+    p.folio(&["build"]).success();
+    let html = p.read("output/api/explorer.html");
+    assert!(html.starts_with("<p>attractions: en, fr, ja, th, 10 20 50 100</p>\n<script>const c = {"), "{html}");
+
+    p.write("templates/explorer.html.j2", "<p>\n{% for x in %}\n");
+    let run = p.folio(&["build"]).fails(1);
+    assert!(run.stderr().contains("templates/explorer.html.j2:2: syntax error"), "{}", run.stderr());
+    assert!(html == p.read("output/api/explorer.html"), "nothing was written");
+}
