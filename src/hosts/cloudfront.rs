@@ -12,8 +12,8 @@
 //!   `request.rawQueryString()` gives the query exactly as sent, so the function parses that
 //!   with SPEC §1.1's own rules (split on `&`, raw, first wins, empty = absent).
 //! - A viewer-request function cannot read the bucket, so its error bodies are embedded
-//!   text, and nothing in [`HostCtx`] carries the bytes of `api/errors/*.json`:
-//!   [`problem_document`] rebuilds them from the routing table (see its doc for the gap).
+//!   text: [`problem_document`] renders them with the same function that writes
+//!   `api/errors/*.json`, so the bytes are the files' bytes.
 //! - S3 answers a missing key with 403 (no ListBucket) or 404 and cannot say JSON problem:
 //!   the distribution's custom error responses (one per status, not per path) map both to
 //!   a copy of `not_found.json` uploaded with `Content-Type: application/problem+json`.
