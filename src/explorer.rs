@@ -109,7 +109,8 @@ mod tests {
         for external in ["src=\"http", "href=\"http", "src=\"//", "href=\"//", "@import", "url("] {
             assert!(!html.contains(external), "an external asset: {external}");
         }
-        for control in ["id=\"first\"", "id=\"prev\"", "id=\"next\"", "id=\"last\"", "id=\"lang\""] {
+        for control in ["id=\"first\"", "id=\"prev\"", "id=\"next\"", "id=\"last\"", "id=\"lang\""]
+        {
             assert!(html.contains(control), "missing {control}");
         }
     }

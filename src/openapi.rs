@@ -88,7 +88,10 @@ fn operation(id: &str, resource: &str, by_lang: bool, head: bool, routes: &Route
     let which = if by_lang {
         "in the language named by the path".to_string()
     } else {
-        format!("in the default language ({}); its links point at this endpoint", routes.default_language)
+        format!(
+            "in the default language ({}); its links point at this endpoint",
+            routes.default_language
+        )
     };
     let summary = if head {
         format!("The headers of a page of {resource}, without its body")
@@ -518,15 +521,24 @@ required = true
         let params = &d["components"]["parameters"];
         assert_eq!(params["lang"]["in"], "path");
         assert_eq!(params["lang"]["schema"]["enum"], json!(["en", "fr"]));
-        assert_eq!(params["per_page"]["schema"], json!({"type": "integer", "enum": [10, 25], "default": 25}));
+        assert_eq!(
+            params["per_page"]["schema"],
+            json!({"type": "integer", "enum": [10, 25], "default": 25})
+        );
         assert_eq!(
             params["page"]["schema"],
             json!({"type": "integer", "minimum": 1, "maximum": 999_999_999, "default": 1})
         );
         let paths = d["paths"].as_object().unwrap();
-        assert_eq!(paths.keys().collect::<Vec<_>>(), ["/api/{lang}/attractions", "/api/attractions"]);
+        assert_eq!(
+            paths.keys().collect::<Vec<_>>(),
+            ["/api/{lang}/attractions", "/api/attractions"]
+        );
         assert_eq!(d["paths"]["/api/attractions"]["get"]["operationId"], "listAttractions");
-        assert_eq!(d["paths"]["/api/{lang}/attractions"]["head"]["operationId"], "headAttractionsInLanguage");
+        assert_eq!(
+            d["paths"]["/api/{lang}/attractions"]["head"]["operationId"],
+            "headAttractionsInLanguage"
+        );
     }
 
     #[test]
@@ -561,14 +573,21 @@ required = true
     #[test]
     fn fallback_null_makes_every_localized_field_nullable_and_error_none() {
         let null = doc(&format!("{SAMPLE}\n[i18n]\nfallback = \"null\""), 1);
-        assert_eq!(null["components"]["schemas"]["Item"]["properties"]["name"]["type"], json!(["string", "null"]));
+        assert_eq!(
+            null["components"]["schemas"]["Item"]["properties"]["name"]["type"],
+            json!(["string", "null"])
+        );
         let error = doc(&format!("{SAMPLE}\n[i18n]\nfallback = \"error\""), 1);
-        assert_eq!(error["components"]["schemas"]["Item"]["properties"]["summary"]["type"], "string");
+        assert_eq!(
+            error["components"]["schemas"]["Item"]["properties"]["summary"]["type"],
+            "string"
+        );
     }
 
     #[test]
     fn a_projection_closes_the_item_to_the_listed_fields() {
-        let d = doc("[listing]\nfields = [\"name\", \"city\"]\n[fields.name]\nlocalized = true\n", 1);
+        let d =
+            doc("[listing]\nfields = [\"name\", \"city\"]\n[fields.name]\nlocalized = true\n", 1);
         let item = &d["components"]["schemas"]["Item"];
         assert_eq!(item["additionalProperties"], false);
         let keys: Vec<&String> = item["properties"].as_object().unwrap().keys().collect();
@@ -577,14 +596,20 @@ required = true
         assert_eq!(item["required"], json!([]));
         // Undeclared ids may be integers or strings.
         let open = doc("", 1);
-        assert_eq!(open["components"]["schemas"]["Item"]["properties"]["id"]["type"], json!(["integer", "string"]));
+        assert_eq!(
+            open["components"]["schemas"]["Item"]["properties"]["id"]["type"],
+            json!(["integer", "string"])
+        );
     }
 
     #[test]
     fn problems_carry_the_codes_of_their_status() {
         let d = doc("", 1);
         let s = &d["components"]["schemas"];
-        assert_eq!(s["BadRequestProblem"]["properties"]["code"]["enum"], json!(["invalid_page", "invalid_per_page"]));
+        assert_eq!(
+            s["BadRequestProblem"]["properties"]["code"]["enum"],
+            json!(["invalid_page", "invalid_per_page"])
+        );
         assert_eq!(
             s["NotFoundProblem"]["properties"]["code"]["enum"],
             json!(["unknown_lang", "page_not_found", "not_found"])

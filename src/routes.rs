@@ -151,6 +151,22 @@ impl Routes {
     }
 }
 
+/// A small table for the host emitters' unit tests: resource `sights`, languages en and
+/// pt-br, sizes 10 (14 pages) and 25 (6 pages, the default).
+#[cfg(test)]
+pub(crate) fn sample(mount: &str) -> Routes {
+    Routes {
+        origin: String::new(),
+        mount: mount.into(),
+        resource: "sights".into(),
+        languages: vec!["en".into(), "pt-br".into()],
+        default_language: "en".into(),
+        sizes: vec![Size { size: 10, pages: 14 }, Size { size: 25, pages: 6 }],
+        default_size: 25,
+        cache_control: "public, max-age=60".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -221,12 +221,23 @@ fn fingerprint(project: &Project) -> anyhow::Result<String> {
     if project.templates_dir.is_dir() {
         files.extend(load::walk_all(&project.templates_dir));
     }
+    // Streamed in blocks: a data file can be larger than the memory a build may use.
+    let mut block = vec![0u8; 1 << 20];
     for path in files {
-        let bytes =
-            std::fs::read(&path).with_context(|| format!("reading `{}`", path.display()))?;
+        use std::io::Read;
         h.update(path.as_os_str().as_encoded_bytes());
-        h.update(&(bytes.len() as u64).to_le_bytes());
-        h.update(&bytes);
+        let mut file =
+            std::fs::File::open(&path).with_context(|| format!("reading `{}`", path.display()))?;
+        let mut len = 0u64;
+        loop {
+            let n = file.read(&mut block).with_context(|| format!("reading `{}`", path.display()))?;
+            if n == 0 {
+                break;
+            }
+            h.update(&block[..n]);
+            len += n as u64;
+        }
+        h.update(&len.to_le_bytes());
     }
     Ok(format!("{:032x}", h.digest128()))
 }

@@ -215,20 +215,10 @@ function handler(event) {
 mod tests {
     use super::*;
     use crate::config::{Config, Overrides};
-    use crate::routes::Size;
     use std::path::Path;
 
     fn routes(mount: &str) -> Routes {
-        Routes {
-            origin: String::new(),
-            mount: mount.into(),
-            resource: "sights".into(),
-            languages: vec!["en".into(), "pt-br".into()],
-            default_language: "en".into(),
-            sizes: vec![Size { size: 10, pages: 14 }, Size { size: 25, pages: 6 }],
-            default_size: 25,
-            cache_control: "public, max-age=60".into(),
-        }
+        crate::routes::sample(mount)
     }
 
     fn render_one(r: &Routes) -> String {

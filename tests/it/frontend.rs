@@ -21,6 +21,14 @@ use crate::harness::{BIN, Project};
 use crate::table::{Server, need, request};
 use cdp::Browser;
 
+/// Held by the tests that run a browser or schemathesis: one at a time on two cores, so
+/// they neither starve each other nor the other tests' servers.
+static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    HEAVY.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// `target/`, where the tests leave artifacts (screenshots, the schemathesis log).
 fn artifacts() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/tmp has a parent").to_path_buf()
@@ -122,7 +130,9 @@ fn openapi_and_explorer_are_written_beside_the_index() {
     assert_eq!(item["location"]["properties"]["lat"]["type"], json!(["number", "null"]));
     assert_eq!(item["name"]["type"], "string", "required and localized: never null");
     let html = p.read("output/api/explorer.html");
-    assert!(html.starts_with("<!doctype html>") && html.contains("<title>attractions explorer</title>"));
+    assert!(
+        html.starts_with("<!doctype html>") && html.contains("<title>attractions explorer</title>")
+    );
 }
 
 #[test]
@@ -137,7 +147,10 @@ fn openapi_document_passes_openapi_spec_validator() {
             ("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel\""),
         ]),
         sample_with(&[
-            ("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel-resource\"\nfields = [\"id\", \"name\", \"city\"]"),
+            (
+                "sort = [\"id\"]",
+                "sort = [\"id\"]\nenvelope = \"laravel-resource\"\nfields = [\"id\", \"name\", \"city\"]",
+            ),
             ("[hosting]", "[i18n]\nfallback = \"null\"\n\n[hosting]"),
         ]),
         sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"template:mine\"")]),
@@ -160,7 +173,11 @@ fn openapi_document_passes_openapi_spec_validator() {
         .unwrap();
     assert!(!out.status.success(), "openapi-spec-validator accepted a document without info");
 
-    let out = Command::new("openapi-spec-validator").args(["--schema", "3.1"]).args(&files).output().unwrap();
+    let out = Command::new("openapi-spec-validator")
+        .args(["--schema", "3.1"])
+        .args(&files)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "openapi-spec-validator rejected openapi.json:\n{}{}",
@@ -192,11 +209,8 @@ sys.exit(1 if errors or not pages else 0)
 fn validate_pages(output: &Path) -> (bool, String) {
     let out =
         Command::new("python3").args(["-c", VALIDATE_PAGES]).arg(output).output().expect("python3");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.success(), text)
 }
 
@@ -301,6 +315,7 @@ fn schemathesis_finds_no_failure_against_folio_serve() {
     if !need("schemathesis") {
         return;
     }
+    let _one_at_a_time = heavy();
     let cases = [
         ("standard, at the root", sample_with(&[])),
         (
@@ -358,6 +373,7 @@ fn explorer_in_chromium_through_folio_serve() {
     if !need("chromium") {
         return;
     }
+    let _one_at_a_time = heavy();
     let p = Project::sample();
     let (_server, url) = serve(p.dir.path());
     let mut b = Browser::start();
@@ -392,7 +408,8 @@ fn explorer_in_chromium_through_folio_serve() {
     // The table view, then "Last" and another language and size.
     b.click("view-table");
     b.wait_for("the table", "document.querySelectorAll('#items tbody tr').length === 10");
-    let header = b.eval("[...document.querySelectorAll('#items th')].map(th => th.textContent).join(',')");
+    let header =
+        b.eval("[...document.querySelectorAll('#items th')].map(th => th.textContent).join(',')");
     assert_eq!(header, "id,name,summary,category,country,location,tags,rating");
     b.click("last");
     b.wait_for("page 7", "document.getElementById('position').textContent === 'Page 7 of 7'");
@@ -402,7 +419,10 @@ fn explorer_in_chromium_through_folio_serve() {
         "(() => { const s = document.getElementById('lang'); s.value = 'fr'; s.dispatchEvent(new Event('change')); \
          const z = document.getElementById('per-page'); z.value = '20'; z.dispatchEvent(new Event('change')); })()",
     );
-    b.wait_for("French, 20 a page", "document.getElementById('position').textContent === 'Page 1 of 4'");
+    b.wait_for(
+        "French, 20 a page",
+        "document.getElementById('position').textContent === 'Page 1 of 4'",
+    );
     let french = names(&p, "output/api/fr/attractions/20/1.json");
     b.wait_for("a French name", &shows(&french[19]));
     b.screenshot(&artifacts().join("explorer-table.png"));
@@ -487,11 +507,15 @@ fn explorer_falls_back_to_the_path_form_on_a_static_host() {
     if !need("chromium") {
         return;
     }
+    let _one_at_a_time = heavy();
     let p = sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel-resource\"")]);
     p.folio(&["build"]).success();
     let host = StaticHost::start(p.path("output"));
     let base = format!("http://127.0.0.1:{}", host.port);
-    assert_eq!(request(host.port, "GET", "/api/fr/attractions?page=3&per_page=20", &[]).status, 404);
+    assert_eq!(
+        request(host.port, "GET", "/api/fr/attractions?page=3&per_page=20", &[]).status,
+        404
+    );
 
     let mut b = Browser::start();
     b.navigate(&format!("{base}/api/explorer.html#lang=fr&per_page=20&page=3&view=table"));
@@ -532,10 +556,17 @@ fn a_project_template_replaces_the_explorer_and_a_broken_one_fails_the_build() {
     );
     p.folio(&["build"]).success();
     let html = p.read("output/api/explorer.html");
-    assert!(html.starts_with("<p>attractions: en, fr, ja, th, 10 20 50 100</p>\n<script>const c = {"), "{html}");
+    assert!(
+        html.starts_with("<p>attractions: en, fr, ja, th, 10 20 50 100</p>\n<script>const c = {"),
+        "{html}"
+    );
 
     p.write("templates/explorer.html.j2", "<p>\n{% for x in %}\n");
     let run = p.folio(&["build"]).fails(1);
-    assert!(run.stderr().contains("templates/explorer.html.j2:2: syntax error"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("templates/explorer.html.j2:2: syntax error"),
+        "{}",
+        run.stderr()
+    );
     assert!(html == p.read("output/api/explorer.html"), "nothing was written");
 }

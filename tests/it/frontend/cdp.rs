@@ -76,7 +76,9 @@ impl Browser {
         let start = Instant::now();
         let port = loop {
             let mut line = String::new();
-            if lines.read_line(&mut line).unwrap_or(0) == 0 || start.elapsed() > Duration::from_secs(60) {
+            if lines.read_line(&mut line).unwrap_or(0) == 0
+                || start.elapsed() > Duration::from_secs(60)
+            {
                 let _ = child.kill();
                 let _ = child.wait();
                 panic!("chromium printed no DevTools endpoint:\n{}", stderr.lock().unwrap());
@@ -157,11 +159,16 @@ impl Browser {
     /// may still be loading); fails with `what` and the page's text.
     pub fn wait_for(&mut self, what: &str, expression: &str) {
         let start = Instant::now();
-        let guarded = format!("(() => {{ try {{ return ({expression}); }} catch (e) {{ return false; }} }})()");
+        let guarded = format!(
+            "(() => {{ try {{ return ({expression}); }} catch (e) {{ return false; }} }})()"
+        );
         while self.eval(&guarded) != json!(true) {
             if start.elapsed() > Duration::from_secs(20) {
                 let text = self.eval("document.body ? document.body.innerText : ''");
-                panic!("timed out waiting for {what}; the page shows:\n{}", text.as_str().unwrap_or(""));
+                panic!(
+                    "timed out waiting for {what}; the page shows:\n{}",
+                    text.as_str().unwrap_or("")
+                );
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -199,7 +206,9 @@ impl Browser {
         for e in &self.events {
             let p = &e["params"];
             match e["method"].as_str().unwrap_or("") {
-                "Runtime.exceptionThrown" => out.push(format!("uncaught: {}", p["exceptionDetails"])),
+                "Runtime.exceptionThrown" => {
+                    out.push(format!("uncaught: {}", p["exceptionDetails"]))
+                }
                 "Runtime.consoleAPICalled" if p["type"] == "error" || p["type"] == "assert" => {
                     out.push(format!("console.{}: {}", p["type"], p["args"]))
                 }
