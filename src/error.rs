@@ -14,7 +14,7 @@ pub enum Failure {
     #[error("invalid configuration; nothing was written")]
     Config(Vec<ConfigError>),
     /// The page template does not parse, fails, or renders something that is not JSON.
-    #[error("the page template failed; nothing was written")]
+    #[error("a template failed; nothing was written")]
     Template(Vec<String>),
     #[error("{} file{} in the way; folio did not write {}, so it will not overwrite {}: remove {} or choose another folder",
         .0.len(), if .0.len() == 1 { " is" } else { "s are" }, it(.0.len()), it(.0.len()), it(.0.len()))]

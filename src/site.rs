@@ -230,7 +230,8 @@ fn fingerprint(project: &Project) -> anyhow::Result<String> {
             std::fs::File::open(&path).with_context(|| format!("reading `{}`", path.display()))?;
         let mut len = 0u64;
         loop {
-            let n = file.read(&mut block).with_context(|| format!("reading `{}`", path.display()))?;
+            let n =
+                file.read(&mut block).with_context(|| format!("reading `{}`", path.display()))?;
             if n == 0 {
                 break;
             }

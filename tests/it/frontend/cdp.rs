@@ -69,33 +69,30 @@ impl Browser {
             .process_group(0)
             .spawn()
             .expect("starting chromium");
-        // Chromium prints its DevTools endpoint on stderr; keep draining stderr after that
-        // so it never blocks on a full pipe.
+        // Chromium prints its DevTools endpoint on stderr. A thread reads stderr to the end
+        // (so Chromium never blocks on a full pipe) and reports the port when it sees it.
         let mut lines = BufReader::new(child.stderr.take().expect("piped"));
         let stderr = Arc::new(Mutex::new(String::new()));
-        let start = Instant::now();
-        let port = loop {
-            let mut line = String::new();
-            if lines.read_line(&mut line).unwrap_or(0) == 0
-                || start.elapsed() > Duration::from_secs(60)
-            {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("chromium printed no DevTools endpoint:\n{}", stderr.lock().unwrap());
-            }
-            stderr.lock().unwrap().push_str(&line);
-            if let Some(rest) = line.trim().strip_prefix("DevTools listening on ws://127.0.0.1:") {
-                break rest.split('/').next().unwrap().parse::<u16>().expect("a port");
-            }
-        };
         let sink = Arc::clone(&stderr);
+        let (found, port) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let mut line = String::new();
             while lines.read_line(&mut line).unwrap_or(0) > 0 {
                 sink.lock().unwrap().push_str(&line);
+                if let Some(rest) =
+                    line.trim().strip_prefix("DevTools listening on ws://127.0.0.1:")
+                    && let Ok(port) = rest.split('/').next().unwrap_or("").parse::<u16>()
+                {
+                    let _ = found.send(port);
+                }
                 line.clear();
             }
         });
+        let Ok(port) = port.recv_timeout(Duration::from_secs(60)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium printed no DevTools endpoint:\n{}", stderr.lock().unwrap());
+        };
         let list = request(port, "GET", "/json/list", &[]);
         let targets: Value = serde_json::from_slice(&list.body).expect("/json/list is JSON");
         let ws_url = targets
