@@ -393,13 +393,18 @@ pub fn build_locked(
             return Err(e);
         }
     };
+    // The records are done with: free them before the switch builds its per-file lists.
+    let total = records.len();
+    drop(jobs);
+    drop(server);
+    drop(listing);
     let _switching =
         switch.map(|lock| lock.write().unwrap_or_else(|poisoned| poisoned.into_inner()));
-    let mut report = tree.commit(staged, &fingerprint, records.len())?;
-    let host_report = hosting.commit(staged_hosting, &fingerprint, records.len())?;
+    let mut report = tree.commit(staged, &fingerprint, total)?;
+    let host_report = hosting.commit(staged_hosting, &fingerprint, total)?;
     report.written += host_report.written;
     report.unchanged += host_report.unchanged;
     report.removed += host_report.removed;
     report.bytes += host_report.bytes;
-    Ok(Built { records: records.len(), report, seconds: start.elapsed().as_secs_f64() })
+    Ok(Built { records: total, report, seconds: start.elapsed().as_secs_f64() })
 }

@@ -36,10 +36,35 @@ impl Manifest {
         Manifest { version: 1, fingerprint, records, files }
     }
 
+    /// Writes the manifest as one line of compact JSON (it can list hundreds of
+    /// thousands of files; pretty-printing would double its size).
+    pub fn write_to(&self, out: impl std::io::Write) -> std::io::Result<()> {
+        let mut out = out;
+        serde_json::to_writer(&mut out, self)?;
+        out.write_all(b"\n")
+    }
+
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = serde_json::to_vec_pretty(self).expect("a manifest always serializes");
-        out.push(b'\n');
+        let mut out = Vec::new();
+        self.write_to(&mut out).expect("writing to a Vec cannot fail");
         out
+    }
+
+    /// The digest of [`Manifest::to_bytes`], computed without building the bytes.
+    pub fn digest(&self) -> u128 {
+        struct Hasher(xxhash_rust::xxh3::Xxh3);
+        impl std::io::Write for Hasher {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.update(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut h = Hasher(xxhash_rust::xxh3::Xxh3::new());
+        self.write_to(&mut h).expect("hashing cannot fail");
+        h.0.digest128()
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Manifest, serde_json::Error> {
@@ -47,7 +72,7 @@ impl Manifest {
     }
 }
 
-mod hex128 {
+pub(crate) mod hex128 {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
@@ -70,5 +95,6 @@ mod tests {
         files.insert("api/a.json".to_string(), Entry { hash: u128::MAX - 5, size: 3, mtime: 42 });
         let m = Manifest::new("fp".into(), 3, files);
         assert_eq!(Manifest::from_bytes(&m.to_bytes()).unwrap(), m);
+        assert_eq!(m.digest(), crate::output::hash(&m.to_bytes()));
     }
 }

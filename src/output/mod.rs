@@ -55,18 +55,30 @@ struct Journal {
     /// not exist yet (a first build moves `api/` in one rename).
     renames: Vec<String>,
     removals: Vec<String>,
-    /// Every file of the build: path, hash, size and, when known, mtime.
-    files: Vec<(String, String, u64, Option<u64>)>,
+    /// Every file of the build.
+    files: Vec<JournalFile>,
     fingerprint: String,
     #[serde(default)]
     records: usize,
+}
+
+/// One file of a build, as the journal records it.
+#[derive(Debug, Serialize, Deserialize)]
+struct JournalFile {
+    rel: String,
+    #[serde(with = "manifest::hex128")]
+    hash: u128,
+    size: u64,
+    /// Known when folio wrote or checked the file; else read after the switch.
+    mtime: Option<u64>,
 }
 
 pub struct Tree {
     root: PathBuf,
     staging: PathBuf,
     old: Manifest,
-    old_bytes: Option<Vec<u8>>,
+    /// Digest of the manifest's bytes on disk, to rewrite it only when it changes.
+    old_digest: Option<u128>,
     root_existed: bool,
     bytes: AtomicU64,
     faults: Faults,
@@ -97,7 +109,7 @@ impl Tree {
             root: root.to_path_buf(),
             staging: staging.clone(),
             old: Manifest::default(),
-            old_bytes: None,
+            old_digest: None,
             root_existed: root.exists(),
             bytes: AtomicU64::new(0),
             faults: Faults::from_env(),
@@ -109,7 +121,7 @@ impl Tree {
             let journal: Journal = serde_json::from_slice(&text).with_context(|| {
                 ctx("reading the journal of an interrupted build", &staging.join(COMMIT))
             })?;
-            tree.apply(&journal)?;
+            tree.apply(journal)?;
             tree.load_manifest()?;
         } else if staging.exists() {
             fs::remove_dir_all(&staging)
@@ -128,7 +140,7 @@ impl Tree {
                         path.display()
                     )
                 })?;
-                self.old_bytes = Some(bytes);
+                self.old_digest = Some(hash(&bytes));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(e).with_context(|| ctx("reading", &path)),
@@ -292,33 +304,39 @@ impl Tree {
         let planned: BTreeSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
         let removals: Vec<String> =
             self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect();
-        let journal = Journal {
-            renames: self.rename_units(files.iter().filter(|f| f.staged).map(|f| f.rel.as_str())),
-            removals,
-            files: files
-                .iter()
-                .map(|f| (f.rel.clone(), format!("{:032x}", f.hash), f.size, f.mtime))
-                .collect(),
-            fingerprint: fingerprint.to_string(),
-            records,
-        };
+        drop(planned);
+        let renames = self.rename_units(files.iter().filter(|f| f.staged).map(|f| f.rel.as_str()));
         let written = files.iter().filter(|f| f.staged).count();
         let report = Report {
             written: written as u64,
             unchanged: (files.len() - written) as u64,
-            removed: journal.removals.len() as u64,
+            removed: removals.len() as u64,
             bytes: self.bytes.load(Ordering::Relaxed),
+        };
+        let journal = Journal {
+            renames,
+            removals,
+            files: files
+                .into_iter()
+                .map(|f| JournalFile { rel: f.rel, hash: f.hash, size: f.size, mtime: f.mtime })
+                .collect(),
+            fingerprint: fingerprint.to_string(),
+            records,
         };
         if !journal.renames.is_empty() || !journal.removals.is_empty() {
             fs::create_dir_all(&self.staging).with_context(|| ctx("creating", &self.staging))?;
             let path = self.staging.join(JOURNAL);
-            let text = serde_json::to_vec(&journal).expect("a journal always serializes");
-            fs::write(&path, text).with_context(|| ctx("writing", &path))?;
+            let write = || -> io::Result<()> {
+                let mut out = io::BufWriter::new(fs::File::create(&path)?);
+                serde_json::to_writer(&mut out, &journal)?;
+                io::Write::flush(&mut out)
+            };
+            write().with_context(|| ctx("writing", &path))?;
             // The rename is the commit point: from here on the next build rolls forward.
             fs::rename(&path, self.staging.join(COMMIT))
                 .with_context(|| ctx("committing", &path))?;
         }
-        self.apply(&journal)?;
+        self.apply(journal)?;
         Ok(report)
     }
 
@@ -342,7 +360,7 @@ impl Tree {
         units.into_iter().collect()
     }
 
-    fn apply(&self, journal: &Journal) -> anyhow::Result<()> {
+    fn apply(&self, journal: Journal) -> anyhow::Result<()> {
         let mut made = BTreeSet::new();
         for rel in &journal.renames {
             let from = self.staging.join(TREE).join(rel);
@@ -375,24 +393,27 @@ impl Tree {
             }
         }
         let mut entries = BTreeMap::new();
-        for (rel, hash, size, mtime) in &journal.files {
+        let nothing_ever = journal.files.is_empty() && self.old_digest.is_none();
+        for JournalFile { rel, hash, size, mtime } in journal.files {
             let mtime = match mtime {
-                Some(m) => *m,
+                Some(m) => m,
                 None => {
-                    let path = self.root.join(rel);
+                    let path = self.root.join(&rel);
                     mtime_ns(&fs::metadata(&path).with_context(|| ctx("reading", &path))?)
                 }
             };
-            let hash = u128::from_str_radix(hash, 16).context("a journal hash")?;
-            entries.insert(rel.clone(), Entry { hash, size: *size, mtime });
+            entries.insert(rel, Entry { hash, size, mtime });
         }
-        let manifest =
-            Manifest::new(journal.fingerprint.clone(), journal.records, entries).to_bytes();
-        let nothing_ever = journal.files.is_empty() && self.old_bytes.is_none();
-        if !nothing_ever && self.old_bytes.as_deref() != Some(&manifest[..]) {
+        let manifest = Manifest::new(journal.fingerprint, journal.records, entries);
+        if !nothing_ever && self.old_digest != Some(manifest.digest()) {
             fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
             let tmp = self.root.join(format!("{MANIFEST}.tmp"));
-            fs::write(&tmp, &manifest).with_context(|| ctx("writing", &tmp))?;
+            let write = || -> io::Result<()> {
+                let mut out = io::BufWriter::new(fs::File::create(&tmp)?);
+                manifest.write_to(&mut out)?;
+                io::Write::flush(&mut out)
+            };
+            write().with_context(|| ctx("writing", &tmp))?;
             fs::rename(&tmp, self.root.join(MANIFEST))
                 .with_context(|| ctx("writing", &self.root.join(MANIFEST)))?;
         }
@@ -464,7 +485,12 @@ mod tests {
             removals: vec!["gone.json".into()],
             files: staged
                 .iter()
-                .map(|s| (s.rel.clone(), format!("{:032x}", s.hash), s.size, None))
+                .map(|s| JournalFile {
+                    rel: s.rel.clone(),
+                    hash: s.hash,
+                    size: s.size,
+                    mtime: None,
+                })
                 .collect(),
             fingerprint: String::new(),
             records: 0,
