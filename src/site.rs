@@ -340,6 +340,7 @@ pub fn build_locked(
         }
     }
     let writer = page_writer(project)?;
+    progress.start("load", 0);
     let listing = load(project)?;
     let records = &listing.data.records;
     let variants = Variant::all(project);
@@ -364,7 +365,9 @@ pub fn build_locked(
         return Err(Failure::Clash(clashes));
     }
 
-    progress.start("writing", (jobs.len() + server.len()) as u64);
+    let phase =
+        if project.precompress.is_empty() { "render+write" } else { "render+compress+write" };
+    progress.start(phase, (jobs.len() + server.len()) as u64);
     let pages = Pages {
         writer: &writer,
         records,

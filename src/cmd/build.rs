@@ -13,6 +13,18 @@ struct Bar(ProgressBar);
 
 impl Progress for Bar {
     fn start(&self, phase: &str, len: u64) {
+        // A phase of unknown length (loading) spins; a counted one shows a bar.
+        let template = if len == 0 {
+            "{msg:>22} {spinner} {elapsed}"
+        } else {
+            "{msg:>22} [{bar:30}] {pos}/{len} files {elapsed}"
+        };
+        self.0.set_style(ProgressStyle::with_template(template).expect("a valid template"));
+        if len == 0 {
+            self.0.enable_steady_tick(std::time::Duration::from_millis(120));
+        } else {
+            self.0.disable_steady_tick();
+        }
         self.0.set_length(len);
         self.0.set_position(0);
         self.0.set_message(phase.to_string());

@@ -273,3 +273,25 @@ fn precompressed_siblings_are_written_for_pages_and_follow_their_page() {
     assert_eq!(p.folio(&["build"]).success().counts(), (0, 83, 140));
     assert!(!p.path("output/api/ja/attractions/20/3.json.gz").exists());
 }
+
+#[test]
+fn quiet_prints_only_problems_and_a_pipe_gets_one_summary_line() {
+    let p = Project::sample();
+    let run = p.folio(&["build"]).success();
+    let stdout = run.stdout();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "one summary line on a pipe: {lines:?}");
+    assert!(
+        lines[0].contains("files written")
+            && lines[0].contains("bytes")
+            && lines[0].ends_with(" s")
+    );
+    assert!(run.stderr().is_empty(), "no progress bar when stderr is not a terminal");
+    p.write("data/attractions.csv", p.read("data/attractions.csv").replace("Eiffel", "Eiffel2"));
+    let run = p.folio(&["build", "--quiet"]).success();
+    assert!(run.stdout().is_empty() && run.stderr().is_empty());
+    p.write("data/bad.jsonl", "{\"id\": \n");
+    let run = p.folio(&["build", "--quiet"]).fails(1);
+    assert!(run.stdout().is_empty());
+    assert!(run.stderr().starts_with("data/bad.jsonl:1: invalid JSON"), "{}", run.stderr());
+}
