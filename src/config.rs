@@ -563,6 +563,16 @@ impl Config {
     }
 }
 
+/// A project from `toml` with its root at `/nonexistent/project`, for unit tests.
+#[cfg(test)]
+pub(crate) fn test_project(toml: &str) -> Project {
+    let root = Path::new("/nonexistent/project");
+    Config::from_str(toml, Path::new("folio.toml"))
+        .expect("a test config parses")
+        .validate(Path::new("folio.toml"), root, root, &Overrides::default())
+        .expect("a test config is valid")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,15 +75,9 @@ pub fn render(shown: &str, source: &str, project: &Project) -> Result<Vec<u8>, S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, Overrides};
-    use std::path::Path;
 
     fn project(toml: &str) -> Project {
-        let root = Path::new("/nonexistent/project");
-        Config::from_str(toml, Path::new("folio.toml"))
-            .unwrap()
-            .validate(Path::new("folio.toml"), root, root, &Overrides::default())
-            .unwrap()
+        crate::config::test_project(toml)
     }
 
     fn builtin(toml: &str) -> String {

@@ -474,15 +474,9 @@ fn item_schema_with(project: &Project, root: &Node, id: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, Overrides};
-    use std::path::Path;
 
     fn project(toml: &str) -> Project {
-        let root = Path::new("/nonexistent/project");
-        Config::from_str(toml, Path::new("folio.toml"))
-            .unwrap()
-            .validate(Path::new("folio.toml"), root, root, &Overrides::default())
-            .unwrap()
+        crate::config::test_project(toml)
     }
 
     fn doc(toml: &str, total: usize) -> Value {

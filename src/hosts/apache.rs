@@ -43,26 +43,13 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
 
 /// Escapes `s` for a PCRE pattern.
 fn re(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\.^$|?*+()[]{}\"".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    // Also `"`: patterns sit inside double-quoted directive arguments.
+    super::backslash(s, "\\.^$|?*+()[]{}\"")
 }
 
 /// Escapes `s` for a mod_rewrite substitution or test string, where `\` escapes `$` and `%`.
 fn sub(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\$%\"".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    super::backslash(s, "\\$%\"")
 }
 
 /// A double-quoted argument of a core directive.

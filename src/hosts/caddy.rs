@@ -17,14 +17,7 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
 
 /// Escapes `s` for a Go (RE2) regexp.
 fn re(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\.^$|?*+()[]{}".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    super::backslash(s, super::REGEX_SPECIAL)
 }
 
 /// Escapes a regexp for a double-quoted CEL string inside a backtick token.

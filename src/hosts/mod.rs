@@ -54,6 +54,22 @@ impl HostCtx<'_> {
     }
 }
 
+/// `s` with a backslash before each character of `special`: the escaping every host's
+/// regexps and quoted strings share (PCRE and RE2 metacharacters, mod_rewrite's `$`/`%`).
+pub(crate) fn backslash(s: &str, special: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if special.contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The metacharacters of PCRE and RE2 regexps.
+pub(crate) const REGEX_SPECIAL: &str = "\\.^$|?*+()[]{}";
+
 /// Every file of one target.
 pub fn render(target: &str, ctx: &HostCtx) -> Vec<HostFile> {
     match target {

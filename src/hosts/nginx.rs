@@ -50,14 +50,7 @@ fn q(s: &str) -> String {
 
 /// `s` as a literal inside a PCRE regex.
 fn re(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if "\\.^$|?*+()[]{}".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    super::backslash(s, super::REGEX_SPECIAL)
 }
 
 /// A regex alternation matching exactly the decimal numbers 1..=n (no leading zeros):

@@ -321,15 +321,9 @@ impl<'a> Resolver<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, Overrides};
-    use std::path::Path;
 
     fn project(toml: &str) -> Project {
-        let root = Path::new("/nonexistent");
-        Config::from_str(toml, Path::new("folio.toml"))
-            .unwrap()
-            .validate(Path::new("folio.toml"), root, root, &Overrides::default())
-            .unwrap()
+        crate::config::test_project(toml)
     }
 
     const I18N: &str =
