@@ -229,14 +229,8 @@ mod tests {
 
     fn render_with(mount: &str) -> String {
         let r = Routes {
-            origin: String::new(),
-            mount: mount.into(),
-            resource: "sights".into(),
-            languages: vec!["en".into(), "pt-br".into()],
-            default_language: "en".into(),
             sizes: vec![Size { size: 10, pages: 7 }, Size { size: 25, pages: 3 }],
-            default_size: 25,
-            cache_control: "public, max-age=60".into(),
+            ..crate::routes::sample(mount)
         };
         let ctx = HostCtx { routes: &r, root: "/srv/site".into(), listen: "127.0.0.1:9000".into() };
         let files = render(&ctx);

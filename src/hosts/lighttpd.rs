@@ -231,18 +231,12 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::routes::{Routes, Size};
+    use crate::routes::Routes;
 
     fn files(mount: &str) -> (String, String) {
         let r = Routes {
-            origin: String::new(),
-            mount: mount.into(),
-            resource: "sights".into(),
-            languages: vec!["en".into(), "pt-br".into()],
-            default_language: "en".into(),
-            sizes: vec![Size { size: 10, pages: 14 }, Size { size: 25, pages: 6 }],
-            default_size: 25,
             cache_control: "public, max-age=\"60\"".into(),
+            ..crate::routes::sample(mount)
         };
         let ctx = HostCtx {
             routes: &r,
