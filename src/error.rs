@@ -21,8 +21,21 @@ pub enum Failure {
     Clash(Vec<PathBuf>),
     #[error("{0}")]
     Usage(String),
+    /// folio will not act on something in a folder it owns ([`crate::output::Refused`]).
+    #[error("{0}")]
+    Refused(String),
     #[error(transparent)]
-    Io(#[from] anyhow::Error),
+    Io(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    /// An error from anywhere below: a refusal keeps its exit code 1, the rest is I/O.
+    fn from(e: anyhow::Error) -> Failure {
+        match e.downcast::<crate::output::Refused>() {
+            Ok(refused) => Failure::Refused(refused.0),
+            Err(e) => Failure::Io(e),
+        }
+    }
 }
 
 fn it(n: usize) -> &'static str {
@@ -30,12 +43,33 @@ fn it(n: usize) -> &'static str {
 }
 
 impl Failure {
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Invalid(_) | Failure::Config(_) | Failure::Template(_) | Failure::Clash(_) => {
-                1
-            }
+            Failure::Invalid(_)
+            | Failure::Config(_)
+            | Failure::Template(_)
+            | Failure::Clash(_)
+            | Failure::Refused(_) => 1,
             Failure::Usage(_) | Failure::Io(_) => 2,
+        }
+    }
+
+    /// True when the error is only that stdout was closed (`folio build | head -0`).
+    pub fn is_broken_pipe(&self) -> bool {
+        match self {
+            Failure::Io(e) => e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }),
+            _ => false,
+        }
+    }
+
+    /// The sources of an I/O failure, outermost first (printed as `caused by: ...`).
+    pub fn causes(&self) -> Vec<String> {
+        match self {
+            Failure::Io(e) => e.chain().skip(1).map(ToString::to_string).collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -54,7 +88,7 @@ impl Failure {
                     )
                 })
                 .collect(),
-            Failure::Usage(_) | Failure::Io(_) => Vec::new(),
+            Failure::Usage(_) | Failure::Refused(_) | Failure::Io(_) => Vec::new(),
         }
     }
 }

@@ -1,17 +1,22 @@
+use std::process::ExitCode;
+
 use clap::Parser;
 
-fn main() {
+fn main() -> ExitCode {
     let cli = folio::cli::Cli::parse();
-    if let Err(failure) = folio::cmd::run(cli) {
-        for line in failure.details() {
-            eprintln!("{line}");
-        }
-        eprintln!("error: {failure}");
-        if let folio::error::Failure::Io(e) = &failure {
-            for cause in e.chain().skip(1) {
-                eprintln!("caused by: {cause}");
+    match folio::cmd::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        // `folio build | head -0`: the reader is gone, so is the point of going on (ripgrep).
+        Err(failure) if failure.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(failure) => {
+            for line in failure.details() {
+                folio::diag::eprint(&line);
             }
+            folio::diag::eprint(&format!("error: {failure}"));
+            for cause in failure.causes() {
+                folio::diag::eprint(&format!("caused by: {cause}"));
+            }
+            ExitCode::from(failure.exit_code())
         }
-        std::process::exit(failure.exit_code());
     }
 }

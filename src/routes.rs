@@ -78,6 +78,67 @@ pub fn clean_segment(seg: &str) -> bool {
         && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.')
 }
 
+/// Does an `Accept-Encoding` value accept `coding`, so that its precompressed sibling may
+/// be sent (RFC 9110 §12.5.3)? The value is a comma-separated list of `coding [; q=value]`;
+/// codings and the `q` compare case-insensitively, with optional whitespace around them.
+/// A coding is accepted when it is listed with no weight or a non-zero one; `q=0` (also
+/// `0.`, `0.0`, up to three zeros) refuses it, and so does an element that is not well
+/// formed (an invalid weight, another parameter). `*` and `identity` never select a
+/// sibling: identity is always acceptable, and it is what a server may always answer.
+pub fn accepts_coding(header: &str, coding: &str) -> bool {
+    header.split(',').any(|element| {
+        let (name, weight) = match element.split_once(';') {
+            Some((name, weight)) => (name, Some(weight)),
+            None => (element, None),
+        };
+        name.trim_matches([' ', '\t']).eq_ignore_ascii_case(coding)
+            && weight.is_none_or(|w| {
+                let w = w.trim_matches([' ', '\t']);
+                let q = w.strip_prefix("q=").or_else(|| w.strip_prefix("Q="));
+                q.is_some_and(|q| matches!(qvalue(q), Some(thousandths) if thousandths > 0))
+            })
+    })
+}
+
+/// [`accepts_coding`] for one coding as a regular expression over the header value, for
+/// hosts that negotiate in their config (Apache's `RewriteCond`). It has no lookaround, so
+/// PCRE, RE2 and Rust's `regex` read it alike; hosts apply it case-insensitively.
+pub fn accepts_coding_pattern(coding: &str) -> String {
+    // A non-zero qvalue: 1 (with up to three zeros), or 0. followed by up to three digits
+    // of which one is not zero.
+    let positive = r"1(?:\.0{0,3})?|0\.(?:[1-9][0-9]{0,2}|0[1-9][0-9]?|00[1-9])";
+    format!(
+        r"(?:^|,)[ \t]*{coding}[ \t]*(?:,|$|;[ \t]*q=(?:{positive})[ \t]*(?:,|$))",
+        coding = regex_literal(coding)
+    )
+}
+
+/// `s` as a literal inside a PCRE, RE2 or Rust regex.
+pub fn regex_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\.^$|?*+()[]{}".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A `qvalue` in thousandths: `0[.ddd]` or `1[.000]` (at most three decimals).
+fn qvalue(q: &str) -> Option<u16> {
+    let (int, frac) = q.split_once('.').unwrap_or((q, ""));
+    if frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let frac: u16 = format!("{frac:0<3}").parse().ok()?;
+    match int {
+        "0" => Some(frac),
+        "1" if frac == 0 => Some(1000),
+        _ => None,
+    }
+}
+
 impl Routes {
     /// The table for a project whose listing has `total` records.
     pub fn new(project: &Project, total: usize) -> Routes {
@@ -201,6 +262,73 @@ mod tests {
         assert_eq!(query_param("page=2=3", "page"), Some("2=3"));
         assert_eq!(query_param("PAGE=2", "page"), None);
         assert_eq!(query_param("", "page"), None);
+    }
+
+    #[test]
+    fn accept_encoding_is_read_by_rfc_9110() {
+        let yes = [
+            "br",
+            "BR",
+            "gzip, deflate, br",
+            "br;q=1",
+            "br ; Q=0.5",
+            "x, br;q=0.001",
+            "br;q=1.000",
+        ];
+        for h in yes {
+            assert!(accepts_coding(h, "br"), "{h}");
+        }
+        let no = [
+            "",
+            "gzip",
+            "br;Q=0",
+            "br; q=0",
+            "br;q=0.0",
+            "br;q=0.000",
+            "br;q=0.",
+            "*",
+            "*;q=0",
+            "identity",
+            "brotli",
+            "br;q=2",
+            "br;q=1.5",
+            "br;q=abc",
+            "br;level=3",
+            "br;q=0.0001",
+        ];
+        for h in no {
+            assert!(!accepts_coding(h, "br"), "{h}");
+        }
+        assert!(accepts_coding("br; q=0, gzip", "gzip") && !accepts_coding("br; q=0, gzip", "br"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_accept_encoding_pattern_is_the_rule(
+            elements in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec!["br", "BR", "gzip", "*", "identity", "xbr", ""]),
+                    proptest::sample::select(vec![
+                        "", ";q=0", ";Q=0.0", "; q=1", ";q=1.0", ";q=0.5", "; q=0.001 ", ";q=0.000",
+                        ";q=0.0001", ";q=0.", ";q=1.", ";q=2", ";q=abc", ";level=1", ";", ";q =1",
+                    ]),
+                    proptest::sample::select(vec!["", " ", "\t", "  "]),
+                ),
+                0..4,
+            )
+        ) {
+            let header: Vec<String> =
+                elements.iter().map(|(name, weight, pad)| format!("{pad}{name}{weight}{pad}")).collect();
+            let header = header.join(",");
+            for coding in ["br", "gzip"] {
+                let re = regex::Regex::new(&format!("(?i){}", accepts_coding_pattern(coding))).unwrap();
+                proptest::prop_assert_eq!(
+                    re.is_match(&header),
+                    accepts_coding(&header, coding),
+                    "{:?} for {}", header, coding
+                );
+            }
+        }
     }
 
     #[test]

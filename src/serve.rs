@@ -31,20 +31,11 @@ pub struct App {
     pub switch: RwLock<()>,
 }
 
-/// The encodings a request accepts, from `Accept-Encoding` (`q=0` means refused).
+/// Does the request accept `coding` ([`crate::routes::accepts_coding`], over every
+/// `Accept-Encoding` line of the request)?
 fn accepts(headers: &HeaderMap, coding: &str) -> bool {
-    let Some(value) = headers.get(header::ACCEPT_ENCODING).and_then(|v| v.to_str().ok()) else {
-        return false;
-    };
-    value.split(',').any(|part| {
-        let mut params = part.split(';');
-        let name = params.next().unwrap_or("").trim();
-        let refused = params.any(|p| {
-            let p = p.trim();
-            p.strip_prefix("q=").is_some_and(|q| q.parse::<f32>().is_ok_and(|q| q == 0.0))
-        });
-        name.eq_ignore_ascii_case(coding) && !refused
-    })
+    let values = headers.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok());
+    crate::routes::accepts_coding(&values.collect::<Vec<_>>().join(","), coding)
 }
 
 fn content_type(rel: &str) -> &'static str {
@@ -60,8 +51,11 @@ fn content_type(rel: &str) -> &'static str {
     }
 }
 
-fn is_file(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+/// `output/rel` when it is a plain file reached through plain folders: a symlink on the
+/// way (`output/api/up -> /`) would lead outside `output/`, so it is no file to serve.
+fn plain_file(output: &Path, rel: &str) -> Option<PathBuf> {
+    let path = crate::output::paths::Confined::new(output).resolve(rel).ok()?;
+    fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()).then_some(path)
 }
 
 fn respond(
@@ -93,14 +87,13 @@ impl App {
         api: bool,
         cache: &str,
     ) -> Option<Response> {
-        let path = self.output.join(rel);
-        if !is_file(&path) {
-            return None;
-        }
+        let path = plain_file(&self.output, rel)?;
         let mut chosen = None;
         for (coding, ext) in [("br", "br"), ("gzip", "gz")] {
-            let sibling = self.output.join(format!("{rel}.{ext}"));
-            if accepts(headers, coding) && is_file(&sibling) {
+            if !accepts(headers, coding) {
+                continue;
+            }
+            if let Some(sibling) = plain_file(&self.output, &format!("{rel}.{ext}")) {
                 chosen = Some((coding, sibling));
                 break;
             }
@@ -123,8 +116,9 @@ impl App {
 
     /// The error document of `code` with its status, as every host serves it.
     fn error(&self, code: ErrorCode, head: bool) -> Response {
-        let body = fs::read(self.output.join(code.file()))
-            .unwrap_or_else(|_| code.code().as_bytes().to_vec());
+        let body = plain_file(&self.output, &code.file())
+            .and_then(|path| fs::read(path).ok())
+            .unwrap_or_else(|| code.code().as_bytes().to_vec());
         let mut out = vec![
             (header::CONTENT_TYPE, "application/problem+json".to_string()),
             (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".into()),
@@ -222,11 +216,14 @@ pub fn run(
         routes: RwLock::new(Arc::new(Routes::new(&project, built.records))),
         switch: RwLock::new(()),
     });
-    println!("http://{addr}{}/", project.base.path);
-    println!(
+    for w in &built.warnings {
+        crate::diag::eprint(&format!("warning: {w}"));
+    }
+    crate::cmd::say(format_args!("http://{addr}{}/", project.base.path))?;
+    crate::cmd::say(format_args!(
         "folio: {} records: {} files written, {} unchanged",
         built.records, built.report.written, built.report.unchanged
-    );
+    ))?;
     watch(project, reload, addr, Arc::clone(&app))?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -305,15 +302,21 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, addr: SocketAddr, app:
         Ok(built)
     });
     match result {
-        Ok(built) => println!(
-            "folio: rebuilt {} records: {} files written, {} unchanged, {} removed",
-            built.records, built.report.written, built.report.unchanged, built.report.removed
-        ),
+        Ok(built) => {
+            for w in &built.warnings {
+                crate::diag::eprint(&format!("warning: {w}"));
+            }
+            // Nobody reading stdout any more is no reason to stop serving.
+            let _ = crate::cmd::say(format_args!(
+                "folio: rebuilt {} records: {} files written, {} unchanged, {} removed",
+                built.records, built.report.written, built.report.unchanged, built.report.removed
+            ));
+        }
         Err(failure) => {
             for line in failure.details() {
-                eprintln!("{line}");
+                crate::diag::eprint(&line);
             }
-            eprintln!("error: {failure}; still serving the last good build");
+            crate::diag::eprint(&format!("error: {failure}; still serving the last good build"));
         }
     }
 }
@@ -332,6 +335,8 @@ mod tests {
         assert!(accepts(&h("gzip, deflate, br"), "br"));
         assert!(accepts(&h("GZIP"), "gzip"));
         assert!(!accepts(&h("br;q=0, gzip"), "br"));
+        assert!(!accepts(&h("br;Q=0, gzip"), "br"));
+        assert!(!accepts(&h("br; q=0, gzip"), "br"));
         assert!(accepts(&h("br;q=0.5"), "br"));
         assert!(!accepts(&h("identity"), "gzip"));
         assert!(!accepts(&HeaderMap::new(), "gzip"));

@@ -68,11 +68,13 @@ enum Job {
 }
 
 /// What a build did.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Built {
     pub records: usize,
     pub report: Report,
     pub seconds: f64,
+    /// Entries of a manifest or journal that were not acted on (`path: entry ...: why`).
+    pub warnings: Vec<String>,
 }
 
 /// Progress callbacks; the CLI shows a bar on a terminal, tests pass `()`.
@@ -310,6 +312,49 @@ impl Pages<'_> {
     }
 }
 
+/// What `folio check` asks of the templates besides the data: the page template and the
+/// explorer compile, and, when the data loaded, the page template renders page 1 of every
+/// variant at the default size into JSON. Every template problem at once.
+pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(), Failure> {
+    let mut messages = Vec::new();
+    let mut collect = |result: Result<(), Failure>| match result {
+        Ok(()) => Ok(()),
+        Err(Failure::Template(m)) => {
+            messages.extend(m);
+            Ok(())
+        }
+        Err(other) => Err(other),
+    };
+    collect(explorer_page(project).map(drop))?;
+    match page_writer(project) {
+        Ok(writer) => {
+            if let Some(listing) = listing {
+                let variants = Variant::all(project);
+                let links: Vec<Links> = variants.iter().map(|&v| Links::new(project, v)).collect();
+                let pages = Pages {
+                    writer: &writer,
+                    records: &listing.data.records,
+                    orders: &listing.orders,
+                    variants: &variants,
+                    links: &links,
+                };
+                let size = project.default_page_size;
+                for (vi, v) in variants.iter().enumerate() {
+                    let mut out = Vec::new();
+                    if let Err(e) = pages.render_page(vi, size, 1, &mut out) {
+                        let file = v.page_file(project, size, 1);
+                        let shown = crate::diag::display_path(&project.output_dir.join(file));
+                        messages.push(e.describe(&shown.display().to_string()));
+                        break; // one variant shows it; the others would repeat it
+                    }
+                }
+            }
+        }
+        Err(e) => collect(Err(e))?,
+    }
+    if messages.is_empty() { Ok(()) } else { Err(Failure::Template(messages)) }
+}
+
 /// Loads, renders and writes the whole site into `project.output_dir`.
 pub fn build(project: &Project, progress: &dyn Progress) -> Result<Built, Failure> {
     build_locked(project, progress, None)
@@ -324,20 +369,23 @@ pub fn build_locked(
 ) -> Result<Built, Failure> {
     let start = Instant::now();
     let fingerprint = fingerprint(project)?;
-    {
-        // Nothing changed since the last build and every file is still as it was written:
-        // skip the work (SPEC §5), reporting what that build produced.
-        let tree = Tree::open(&project.output_dir)?;
-        let hosting = Tree::open(&project.hosting_dir)?;
-        if tree.fingerprint() == fingerprint && tree.intact() && hosting.intact() {
-            let unchanged = (tree.len() + hosting.len()) as u64;
-            let report = Report { unchanged, ..Report::default() };
-            return Ok(Built {
-                records: tree.records(),
-                report,
-                seconds: start.elapsed().as_secs_f64(),
-            });
-        }
+    // Opening a tree finishes a switch a killed build left; its warnings (entries not
+    // acted on) travel with it to the commit, which reports them.
+    let tree = Tree::open(&project.output_dir)?;
+    let hosting = Tree::open(&project.hosting_dir)?;
+    // Nothing changed since the last build and every file is still as it was written:
+    // skip the work (SPEC §5), reporting what that build produced. A manifest with
+    // entries folio ignored is rewritten by a real build, without them.
+    let clean = tree.warnings().is_empty() && hosting.warnings().is_empty();
+    if clean && tree.fingerprint() == fingerprint && tree.intact() && hosting.intact() {
+        let unchanged = (tree.len() + hosting.len()) as u64;
+        let report = Report { unchanged, ..Report::default() };
+        return Ok(Built {
+            records: tree.records(),
+            report,
+            seconds: start.elapsed().as_secs_f64(),
+            warnings: Vec::new(),
+        });
     }
     let writer = page_writer(project)?;
     progress.start("load", 0);
@@ -349,8 +397,6 @@ pub fn build_locked(
     let (publish, server) = host_files(project, records.len());
     jobs.extend(publish);
 
-    let tree = Tree::open(&project.output_dir)?;
-    let hosting = Tree::open(&project.hosting_dir)?;
     let siblings: Vec<String> = jobs
         .iter()
         .filter(|(_, job)| matches!(job, Job::Page { .. }))
@@ -403,11 +449,12 @@ pub fn build_locked(
     drop(listing);
     let _switching =
         switch.map(|lock| lock.write().unwrap_or_else(|poisoned| poisoned.into_inner()));
-    let mut report = tree.commit(staged, &fingerprint, total)?;
-    let host_report = hosting.commit(staged_hosting, &fingerprint, total)?;
+    let (mut report, mut warnings) = tree.commit(staged, &fingerprint, total)?;
+    let (host_report, host_warnings) = hosting.commit(staged_hosting, &fingerprint, total)?;
     report.written += host_report.written;
     report.unchanged += host_report.unchanged;
     report.removed += host_report.removed;
     report.bytes += host_report.bytes;
-    Ok(Built { records: total, report, seconds: start.elapsed().as_secs_f64() })
+    warnings.extend(host_warnings);
+    Ok(Built { records: total, report, seconds: start.elapsed().as_secs_f64(), warnings })
 }

@@ -42,7 +42,7 @@ pub fn run(args: BuildArgs) -> Result<(), Failure> {
         Overrides { data_dir: args.data, output_dir: args.out, base_url: args.base_url };
     let project = site::project(args.config.as_deref(), &overrides)?;
     for w in &project.warnings {
-        eprintln!("warning: {}: {w}", project.config_path.display());
+        crate::diag::eprint(&format!("warning: {}: {w}", project.config_path.display()));
     }
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let built = if show_bar {
@@ -54,12 +54,15 @@ pub fn run(args: BuildArgs) -> Result<(), Failure> {
     } else {
         site::build(&project, &())?
     };
+    for w in &built.warnings {
+        crate::diag::eprint(&format!("warning: {w}"));
+    }
     if !args.quiet {
         let r = built.report;
-        println!(
+        super::say(format_args!(
             "folio: {} records: {} files written, {} unchanged, {} removed, {} bytes, {:.2} s",
             built.records, r.written, r.unchanged, r.removed, r.bytes, built.seconds
-        );
+        ))?;
     }
     Ok(())
 }

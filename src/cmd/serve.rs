@@ -10,7 +10,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let config = args.config.clone();
     let project = site::project(config.as_deref(), &Overrides::default())?;
     for w in &project.warnings {
-        eprintln!("warning: {}: {w}", project.config_path.display());
+        crate::diag::eprint(&format!("warning: {}: {w}", project.config_path.display()));
     }
     let reload = move || site::project(config.as_deref(), &Overrides::default());
     serve::run(project, reload, serve::Options { bind: args.bind, port: args.port })

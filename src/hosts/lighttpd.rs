@@ -15,7 +15,9 @@
 //! - lighttpd answers a POST without Content-Length with 411 before any module runs; the
 //!   same script, attached at response start too, turns that into the 405 document.
 //! - Files go out through lighttpd's own sender (`stat()["http-response-send-file"]`),
-//!   which adds ETag/Last-Modified and answers conditional requests.
+//!   which adds ETag/Last-Modified and answers conditional requests. With
+//!   `server.follow-symlink = "disable"` it refuses (403) a file reached through a symlink,
+//!   which could lead outside the root; the script turns that 403 into `not_found`.
 //! - No `server.username` and no `server.errorlog`: the error log would be opened after
 //!   setuid, and as a foreground child it logs to stderr.
 
@@ -57,6 +59,8 @@ fn config(ctx: &HostCtx) -> String {
     let _ = writeln!(out, "server.bind = {}\nserver.port = {port}", conf_str(host));
     out.push_str(
         r#"server.modules = ( "mod_magnet" )
+# Nothing is reached through a symlink (it could lead outside the root).
+server.follow-symlink = "disable"
 mimetype.assign = (
   ".json" => "application/json; charset=utf-8",
   ".html" => "text/html; charset=utf-8",
@@ -125,16 +129,26 @@ local function clean(seg)
   return seg:match("^[A-Za-z0-9_-][A-Za-z0-9._-]*$") ~= nil
 end
 
--- Accept-Encoding lists the coding without q=0.
+-- Does Accept-Encoding accept the coding (folio's routes::accepts_coding)? Listed, in any
+-- case, with no weight or a non-zero qvalue; a malformed element accepts nothing.
+local function positive_q(weight)
+  local q = weight:match("^[ \t]*[qQ]=([^ \t]*)[ \t]*$")
+  if q == nil then return false end
+  local int, frac = q:match("^([01])$"), ""
+  if int == nil then int, frac = q:match("^([01])%.([0-9]*)$") end
+  if int == nil or #frac > 3 then return false end
+  if int == "1" then return frac:match("^0*$") ~= nil end
+  return frac:match("[1-9]") ~= nil
+end
+
 local function accepts(coding)
   local value = r.req_header["Accept-Encoding"]
   if value == nil then return false end
-  for part in (value .. ","):gmatch("([^,]*),") do
-    local name, params = part:match("^%s*([^;%s]*)%s*(.*)$")
-    if name:lower() == coding then
-      local q = params:match(";%s*[qQ]%s*=%s*([0-9.]+)")
-      if q == nil or tonumber(q) ~= 0 then return true end
-    end
+  for element in (value .. ","):gmatch("([^,]*),") do
+    local name, weight = element:match("^([^;]*);(.*)$")
+    if name == nil then name = element end
+    name = name:match("^[ \t]*(.-)[ \t]*$")
+    if name:lower() == coding and (weight == nil or positive_q(weight)) then return true end
   end
   return false
 end
@@ -193,12 +207,14 @@ local path, query = target:match("^([^?]*)%??(.*)$")
 local under = path:sub(1, #PREFIX) == PREFIX
 local method = r.req_attr["request.method"]
 
--- At response start the status is set: only a 411 under the api (a POST without
--- Content-Length, refused by lighttpd before any module) is rewritten; the method rule
--- comes first, so it becomes the 405 document.
+-- At response start the status is set. Under the api, a 411 (a POST without
+-- Content-Length, refused by lighttpd before any module) becomes the 405 document, since
+-- the method rule comes first; a 403 (the sender refusing a file reached through a
+-- symlink, server.follow-symlink = "disable") is a file that is not there: not_found.
 local status = r.req_item["http_status"]
 if status ~= 0 then
   if status == 411 and under then return problem("method_not_allowed") end
+  if status == 403 and under then return problem("not_found") end
   return 0
 end
 

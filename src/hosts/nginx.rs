@@ -1,8 +1,7 @@
 //! The nginx target: `hosting/nginx.conf`, the `map`s and the one `server {}` that serve
 //! SPEC §1 from `[hosting] root`. It is not a whole nginx configuration: it is included
-//! inside `http {}` of a main config like Debian's, which must also load
-//! `ngx_http_brotli_static_module` (Debian `libnginx-mod-http-brotli-static`), because the
-//! server block uses `brotli_static` (see [`MAIN_CONFIG`], which the README shows).
+//! inside `http {}` of a main config like Debian's (see [`MAIN_CONFIG`], which the README
+//! shows); it needs no module beyond nginx's own.
 //!
 //! How the rules map onto nginx (every value comes from the routing table):
 //! - The query is parsed from `$args` with `map` regexes, not `$arg_page`: `$arg_*` cannot
@@ -17,6 +16,11 @@
 //!   (no dot segments, no `%`, no empty segments) are checked on the raw `$request_uri`.
 //! - `add_header` without `always` reaches only 2xx/3xx: CORS is `always`, Cache-Control
 //!   and Vary are not (errors keep nginx's own caching, as SPEC §1.1 says).
+//! - Precompressed siblings are chosen by `try_files` from a `map` of Accept-Encoding
+//!   built from the one rule all targets share (`routes::accepts_coding_pattern`), not by
+//!   `gzip_static`/`brotli_static`: those parse the header each their own way
+//!   (`brotli_static` reads `br;Q=0` as a yes).
+//! - `disable_symlinks on`: a symlink inside the root could lead outside it.
 
 use std::fmt::Write;
 
@@ -26,7 +30,6 @@ use crate::render::ErrorCode;
 /// The main config the emitted file is written for (`DIR` is the hosting folder); shown in
 /// the README. Tests run it with `nginx -p DIR -c DIR/main.conf -g 'daemon off; ...'`.
 pub const MAIN_CONFIG: &str = "\
-load_module /usr/lib/nginx/modules/ngx_http_brotli_static_module.so;
 events {}
 http {
     include /etc/nginx/mime.types;
@@ -134,13 +137,34 @@ fn maps(ctx: &HostCtx, out: &mut String) {
     );
     let _ =
         writeln!(out, "map $status ${P}_allow {{\n    405 \"GET, HEAD\";\n    default \"\";\n}}");
+    // Precompressed siblings: the same Accept-Encoding rule as every target (the gzip_static
+    // and brotli_static modules each parse the header their own way: brotli_static takes
+    // `br;Q=0` for a yes), then the coding of the file try_files picked. A coding not
+    // accepted gives "/": try_files reads `x.json/` as a folder, which never exists.
+    for (coding, ext) in [("br", "br"), ("gzip", "gz")] {
+        let pat = crate::routes::accepts_coding_pattern(coding);
+        let _ = writeln!(
+            out,
+            "map $http_accept_encoding ${P}_{ext} {{\n    {} \".{ext}\";\n    default \"/\";\n}}",
+            q(&format!("~*{pat}"))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "map $uri ${P}_encoding {{\n    \"~\\.json\\.br$\" br;\n    \"~\\.json\\.gz$\" gzip;\n    default \"\";\n}}"
+    );
 }
+
+/// The types of the files folio serves under `/api/`: a sibling is its page's JSON.
+const TYPES: &str = "        types {\n            application/json json br gz;\n            text/html html;\n            text/javascript js;\n            text/css css;\n            text/plain txt md;\n            image/png png;\n            image/svg+xml svg;\n        }";
 
 /// Headers of every 200 under `/api/`, and the method rule every api location starts with.
 fn page_headers(ctx: &HostCtx, out: &mut String) {
+    let _ = writeln!(out, "{TYPES}");
     let _ = writeln!(out, "        add_header Access-Control-Allow-Origin \"*\" always;");
     let _ = writeln!(out, "        add_header Cache-Control {};", q(&ctx.routes.cache_control));
     let _ = writeln!(out, "        add_header Vary \"Accept-Encoding\";");
+    let _ = writeln!(out, "        add_header Content-Encoding ${P}_encoding;");
     let _ = writeln!(
         out,
         "        if ($request_method !~ ^(?:GET|HEAD)$) {{ return {}; }}",
@@ -155,7 +179,11 @@ fn server(ctx: &HostCtx, out: &mut String) {
     let errors = format!("{m}/api/.folio-error/");
     let _ = writeln!(out, "server {{\n    listen {};", ctx.listen);
     let _ = writeln!(out, "    charset utf-8;\n    charset_types application/json;");
-    let _ = writeln!(out, "    gzip_static on;\n    brotli_static on;");
+    let _ = writeln!(
+        out,
+        "    # Nothing is reached through a symlink (it could lead outside the root)."
+    );
+    let _ = writeln!(out, "    disable_symlinks on;");
     for code in ErrorCode::ALL {
         let extra = if code == ErrorCode::NotFound { "404 " } else { "" };
         let _ = writeln!(
@@ -182,7 +210,7 @@ fn server(ctx: &HostCtx, out: &mut String) {
     let nf = internal_status(ErrorCode::NotFound);
     let _ = writeln!(
         out,
-        "        if (${P}_clean = 0) {{ return {nf}; }}\n        try_files $uri ={nf};\n    }}"
+        "        if (${P}_clean = 0) {{ return {nf}; }}\n        try_files $uri${P}_br $uri${P}_gz $uri ={nf};\n    }}"
     );
     let _ = writeln!(out, "\n    # The endpoints: the maps above decide the file or the error.");
     let ep = format!("^{}/api/(?:[^/]+/)?{}/?$", re(m), re(&r.resource));
@@ -201,11 +229,12 @@ fn server(ctx: &HostCtx, out: &mut String) {
             internal_status(code)
         );
     }
-    // `root` + a rewrite without the mount: the file path is built from checked values only.
+    // `root` + a file without the mount: the file path is built from checked values only.
+    let file = format!("/api/${{{P}_lang}}{}/${P}_query.json", r.resource);
     let _ = writeln!(
         out,
-        "        rewrite ^ /api/${{{P}_lang}}{}/${P}_query.json break;\n    }}",
-        r.resource
+        "        try_files {file}${P}_br {file}${P}_gz {file} ={};\n    }}",
+        internal_status(ErrorCode::PageNotFound)
     );
     let _ = writeln!(out, "\n    # The error documents, reachable only through error_page.");
     let _ = writeln!(out, "    location ^~ {} {{\n        internal;", q(&errors));
@@ -218,7 +247,7 @@ fn server(ctx: &HostCtx, out: &mut String) {
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     let mut out = String::from(
         "# folio: SPEC §1 for nginx. Generated by `folio build`; edits are overwritten.\n\
-         # Include it inside http {} of a main config that loads the brotli_static module:\n",
+         # Include it inside http {} of a main config (no extra module needed), like:\n",
     );
     for line in MAIN_CONFIG.lines() {
         let _ = writeln!(out, "#   {line}");
@@ -270,7 +299,7 @@ mod tests {
         assert!(c.contains(r#""~^([1-5]|6) 25$" "25/$1";"#));
         assert!(c.contains("add_header Cache-Control \"public, max-age=60\";"));
         assert!(c.contains("listen 127.0.0.1:9000;"));
-        assert!(c.contains("rewrite ^ /api/${folio_lang}sights/$folio_query.json break;"));
+        assert!(c.contains("try_files /api/${folio_lang}sights/$folio_query.json$folio_br /api/${folio_lang}sights/$folio_query.json$folio_gz /api/${folio_lang}sights/$folio_query.json =473;"), "{c}");
     }
 
     #[test]

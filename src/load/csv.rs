@@ -1,6 +1,8 @@
 //! CSV input: the header becomes a column plan (plain, nested `a.b`, or one language of a
 //! localized field `name.fr`), and each row becomes a JSON object with cells converted by
-//! the declared field types. Lines are the physical line a record starts on.
+//! the declared field types. Lines are the physical line a record starts on, whatever
+//! ends the lines (`\n`, `\r\n` or a lone `\r`): the csv crate counts only `\n`, so lines
+//! are found here from each record's byte offset.
 
 use serde_json::{Map, Number, Value};
 
@@ -96,6 +98,42 @@ fn plan(header: &[String], res: &Resolver, issues: &mut Vec<Issue>) -> Vec<Colum
     columns
 }
 
+/// Where the physical lines of a file start. A line ends at `\n`, `\r\n` or a lone `\r`
+/// (Unix, Windows and classic Mac exports), inside quoted cells too.
+struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(bytes: &[u8]) -> Lines {
+        let mut starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => starts.push(i + 1),
+                b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                    starts.push(i + 2);
+                    i += 1;
+                }
+                b'\r' => starts.push(i + 1),
+                _ => {}
+            }
+            i += 1;
+        }
+        Lines { starts }
+    }
+
+    /// The 1-based line of the record whose parse began at byte `at`: the first byte
+    /// after any line ends there (the parser may begin a record on the `\n` of a `\r\n`).
+    fn of_record(&self, bytes: &[u8], at: u64) -> u64 {
+        let mut at = usize::try_from(at).unwrap_or(usize::MAX).min(bytes.len());
+        while at < bytes.len() && matches!(bytes[at], b'\r' | b'\n') {
+            at += 1;
+        }
+        self.starts.partition_point(|&start| start <= at) as u64
+    }
+}
+
 fn insert(obj: &mut Map<String, Value>, path: &[String], value: Value) {
     let (last, parents) = path.split_last().expect("a column has a name");
     let mut cur = obj;
@@ -142,16 +180,17 @@ pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Issue>) {
     if !issues.is_empty() {
         return (rows, issues);
     }
+    let lines = Lines::new(bytes);
     for rec in records {
         let rec = match rec {
             Ok(r) => r,
             Err(e) => {
-                let line = e.position().map(|p| p.line());
+                let line = e.position().map(|p| lines.of_record(bytes, p.byte()));
                 issues.push(Issue { line, field: None, message: format!("malformed CSV: {e}") });
                 continue;
             }
         };
-        let line = rec.position().map_or(0, |p| p.line());
+        let line = rec.position().map_or(0, |p| lines.of_record(bytes, p.byte()));
         if rec.len() != header.len() {
             let spans = rec.iter().any(|c| c.contains(&b'\n'));
             let hint = if spans { " (an unterminated quoted field?)" } else { "" };
@@ -214,6 +253,34 @@ pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Issue>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line of every row (and problem) of `text`, parsed with the default config.
+    fn row_lines(text: &str) -> (Vec<u64>, Vec<Option<u64>>) {
+        let project = crate::config::test_project("");
+        let res = Resolver::new(&project);
+        let (rows, issues) = parse(text.as_bytes(), &res);
+        (rows.iter().map(Raw::line).collect(), issues.iter().map(|i| i.line).collect())
+    }
+
+    #[test]
+    fn records_name_their_first_physical_line_whatever_ends_the_lines() {
+        // Line 1 the header, 2 record 1, 3-4 record 2 (a quoted cell with a line break),
+        // 5 blank, 6 record 3: the same text with each kind of line end.
+        let lf = "id,name\n1,a\n2,\"two\nlines\"\n\n3,c\n";
+        for end in ["\n", "\r\n", "\r"] {
+            let text = lf.replace('\n', end);
+            assert_eq!(row_lines(&text).0, [2, 3, 6], "line ends {end:?}");
+            let text = format!("\u{feff}{text}");
+            let bytes = text.as_bytes().strip_prefix(b"\xEF\xBB\xBF").unwrap();
+            let project = crate::config::test_project("");
+            let (rows, _) = parse(bytes, &Resolver::new(&project));
+            let lines: Vec<u64> = rows.iter().map(Raw::line).collect();
+            assert_eq!(lines, [2, 3, 6], "after a BOM, line ends {end:?}");
+        }
+        // A file that ends without a line end, and a problem row.
+        assert_eq!(row_lines("id,name\r\n1,a\r\n2,b,extra\r\n3,c").1, [Some(3)]);
+        assert_eq!(row_lines("id,name\r1,a\r2,b,extra\r3,c").0, [2, 4]);
+    }
 
     #[test]
     fn converts_cells_by_type() {

@@ -128,12 +128,14 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     }
     check_ids(&set, &mut problems);
     check_sort_types(project, &set, &mut problems);
-    if problems.is_empty() {
-        Ok(set)
-    } else {
-        diag::sort(&mut problems);
-        Err(problems)
-    }
+    diag::sort(&mut problems);
+    // Typos in the config's field names come first: they explain what follows.
+    let typos = resolver.unknown_fields().into_iter().map(|(key, field)| {
+        let msg = format!("no record has the field `{field}` and [fields] does not declare it");
+        Problem::new(0, &project.config_path, None, msg).with_field(key)
+    });
+    problems.splice(0..0, typos);
+    if problems.is_empty() { Ok(set) } else { Err(problems) }
 }
 
 type FileResult = (Vec<Record>, Vec<Problem>, Vec<Problem>, Vec<(usize, String)>);

@@ -4,6 +4,7 @@
 //! pre-serializes the item. Pure: no IO, problems are returned, not printed.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value};
 
@@ -35,6 +36,10 @@ pub struct Findings {
 pub struct Resolver<'a> {
     project: &'a Project,
     langs: HashMap<String, usize>,
+    /// `listing.sort` keys and `listing.fields` entries that `[fields]` does not declare
+    /// (`id` aside): (config key, field, whether some record has it). A name no record has
+    /// and the schema does not know is a typo, reported once the whole data set is read.
+    undeclared: Vec<(&'static str, String, AtomicBool)>,
 }
 
 /// Shows a JSON value briefly inside a message.
@@ -128,7 +133,25 @@ fn collapse<T: PartialEq>(each: Vec<T>) -> PerLang<T> {
 impl<'a> Resolver<'a> {
     pub fn new(project: &'a Project) -> Self {
         let langs = project.languages.iter().enumerate().map(|(i, l)| (l.clone(), i)).collect();
-        Resolver { project, langs }
+        let sort = project.sort.iter().map(|k| ("listing.sort", &k.field));
+        let fields = project.fields.iter().map(|f| ("listing.fields", f));
+        let mut undeclared: Vec<(&'static str, String, AtomicBool)> = Vec::new();
+        for (key, field) in sort.chain(fields) {
+            let known = field == "id" || project.schema.contains_key(field.as_str());
+            if !known && !undeclared.iter().any(|(k, f, _)| *k == key && f == field) {
+                undeclared.push((key, field.clone(), AtomicBool::new(false)));
+            }
+        }
+        Resolver { project, langs, undeclared }
+    }
+
+    /// `(config key, field)` of every sort key or `fields` entry that no record resolved so
+    /// far has and `[fields]` does not declare: call it after the last record.
+    pub fn unknown_fields(&self) -> Vec<(&'static str, &str)> {
+        (self.undeclared.iter())
+            .filter(|(_, _, seen)| !seen.load(Ordering::Relaxed))
+            .map(|(key, field, _)| (*key, field.as_str()))
+            .collect()
     }
 
     pub fn project(&self) -> &'a Project {
@@ -153,6 +176,11 @@ impl<'a> Resolver<'a> {
         let before = found.problems.len();
         let p = self.project;
         let n_langs = p.languages.len();
+        for (_, field, seen) in &self.undeclared {
+            if !seen.load(Ordering::Relaxed) && lookup(&obj, field).is_some() {
+                seen.store(true, Ordering::Relaxed);
+            }
+        }
 
         let id = match obj.get("id") {
             None | Some(Value::Null) => {
@@ -429,6 +457,19 @@ mod tests {
         let (rec, f) = resolve(toml, r#"{"id": 1, "name": "x", "loc": {"lat": [1]}}"#);
         assert!(rec.is_none());
         assert_eq!(f.problems[0].message, "cannot sort by a list");
+    }
+
+    #[test]
+    fn sort_keys_and_fields_that_no_record_has_are_named() {
+        let toml = "[listing]\nsort = [\"-ratting\", \"loc.lat\", \"id\"]\nfields = [\"id\", \"nmae\", \"declared\", \"loc\"]\n[fields.declared]\ntype = \"string\"\n";
+        let p = project(toml);
+        let r = Resolver::new(&p);
+        let mut f = Findings::default();
+        for json in [r#"{"id": 1, "loc": {"lat": null}}"#, r#"{"id": 2, "name": "x"}"#] {
+            let obj: Map<String, Value> = serde_json::from_str(json).unwrap();
+            r.resolve(obj, Origin { file: 0, line: 1 }, &mut f);
+        }
+        assert_eq!(r.unknown_fields(), [("listing.sort", "ratting"), ("listing.fields", "nmae")]);
     }
 
     #[test]

@@ -8,6 +8,20 @@ use serde::{Deserialize, Serialize};
 
 pub const MANIFEST: &str = ".folio-manifest.json";
 
+/// The manifest format this folio reads and writes.
+pub const VERSION: u32 = 1;
+
+/// Why a manifest cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("it is not a folio manifest ({0})")]
+    Invalid(serde_json::Error),
+    #[error(
+        "it was written by another folio version (manifest format {found}; this folio reads format {VERSION})"
+    )]
+    Version { found: u64 },
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// xxh3-128 of the content, hex.
@@ -33,7 +47,7 @@ pub struct Manifest {
 
 impl Manifest {
     pub fn new(fingerprint: String, records: usize, files: BTreeMap<String, Entry>) -> Self {
-        Manifest { version: 1, fingerprint, records, files }
+        Manifest { version: VERSION, fingerprint, records, files }
     }
 
     /// Writes the manifest as one line of compact JSON (it can list hundreds of
@@ -67,8 +81,23 @@ impl Manifest {
         h.0.digest128()
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<Manifest, serde_json::Error> {
-        serde_json::from_slice(bytes)
+    /// Parses a manifest of this folio's format. A manifest of another format is named
+    /// as such (not as garbage), whether or not its shape happens to parse.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Manifest, ManifestError> {
+        #[derive(Deserialize)]
+        struct Probe {
+            version: u64,
+        }
+        match serde_json::from_slice::<Manifest>(bytes) {
+            Ok(m) if m.version == VERSION => Ok(m),
+            Ok(m) => Err(ManifestError::Version { found: m.version.into() }),
+            Err(e) => match serde_json::from_slice::<Probe>(bytes) {
+                Ok(Probe { version }) if version != u64::from(VERSION) => {
+                    Err(ManifestError::Version { found: version })
+                }
+                _ => Err(ManifestError::Invalid(e)),
+            },
+        }
     }
 }
 
@@ -96,5 +125,20 @@ mod tests {
         let m = Manifest::new("fp".into(), 3, files);
         assert_eq!(Manifest::from_bytes(&m.to_bytes()).unwrap(), m);
         assert_eq!(m.digest(), crate::output::hash(&m.to_bytes()));
+    }
+
+    #[test]
+    fn another_format_is_named_as_such() {
+        let newer = br#"{"version": 2, "files": {"a": 1}, "signed": true}"#;
+        let e = Manifest::from_bytes(newer).unwrap_err();
+        assert!(matches!(e, ManifestError::Version { found: 2 }), "{e}");
+        let same_shape = br#"{"version": 7, "files": {}}"#;
+        assert!(matches!(
+            Manifest::from_bytes(same_shape),
+            Err(ManifestError::Version { found: 7 })
+        ));
+        for garbage in [&b"not json"[..], b"[]", br#"{"version": 1, "files": 3}"#] {
+            assert!(matches!(Manifest::from_bytes(garbage), Err(ManifestError::Invalid(_))));
+        }
     }
 }

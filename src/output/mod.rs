@@ -7,6 +7,7 @@
 
 pub mod fault;
 pub mod manifest;
+pub mod paths;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -20,6 +21,14 @@ use serde::{Deserialize, Serialize};
 
 use fault::Faults;
 use manifest::{Entry, MANIFEST, Manifest};
+use paths::Confined;
+
+/// folio will not act on something in a folder it owns, because folio did not make it as
+/// it stands (a symlink where its staging folder goes, a manifest of another format):
+/// exit 1, with the reason and the way out.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
 
 pub const STAGING: &str = ".folio-staging";
 /// Below the staging folder, new content mirrors its final layout.
@@ -82,6 +91,8 @@ pub struct Tree {
     root_existed: bool,
     bytes: AtomicU64,
     faults: Faults,
+    /// Entries of the manifest or journal that folio did not act on, and why.
+    warnings: Vec<String>,
 }
 
 fn mtime_ns(meta: &fs::Metadata) -> u64 {
@@ -100,9 +111,16 @@ fn ctx(what: &str, path: &Path) -> String {
     format!("{what} `{}`", path.display())
 }
 
+/// A path as messages show it (relative to the working directory when below it).
+fn shown(path: &Path) -> String {
+    crate::diag::display_path(path).display().to_string()
+}
+
 impl Tree {
     /// Opens `root`: finishes a switch a killed build left behind (or discards its
-    /// unfinished staging), then reads the manifest.
+    /// unfinished staging), then reads the manifest. Entries that are not paths folio
+    /// derives (`../x`, absolute paths, paths through a symlinked folder) are never acted
+    /// on: they are dropped with a warning ([`Tree::warnings`]).
     pub fn open(root: &Path) -> anyhow::Result<Tree> {
         let staging = root.join(STAGING);
         let mut tree = Tree {
@@ -113,17 +131,33 @@ impl Tree {
             root_existed: root.exists(),
             bytes: AtomicU64::new(0),
             faults: Faults::from_env(),
+            warnings: Vec::new(),
         };
         tree.load_manifest()?;
+        match fs::symlink_metadata(&staging) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(Refused(format!(
+                    "`{}` is not a folder folio made (a file or a symlink where folio stages its work); remove it and build again",
+                    shown(&staging)
+                ))
+                .into());
+            }
+            Err(_) => return Ok(tree),
+        }
         if staging.join(COMMIT).is_file() {
-            let text = fs::read(staging.join(COMMIT))
-                .with_context(|| ctx("reading", &staging.join(COMMIT)))?;
-            let journal: Journal = serde_json::from_slice(&text).with_context(|| {
-                ctx("reading the journal of an interrupted build", &staging.join(COMMIT))
+            let path = staging.join(COMMIT);
+            let text = fs::read(&path).with_context(|| ctx("reading", &path))?;
+            let journal: Journal = serde_json::from_slice(&text).map_err(|e| {
+                Refused(format!(
+                    "`{}` is not the journal of an interrupted folio build ({e}); remove `{}` and build again",
+                    shown(&path),
+                    shown(&staging)
+                ))
             })?;
-            tree.apply(journal)?;
+            tree.apply(journal, &path)?;
             tree.load_manifest()?;
-        } else if staging.exists() {
+        } else {
             fs::remove_dir_all(&staging)
                 .with_context(|| ctx("removing the leftovers of an interrupted build", &staging))?;
         }
@@ -134,18 +168,40 @@ impl Tree {
         let path = self.root.join(MANIFEST);
         match fs::read(&path) {
             Ok(bytes) => {
-                self.old = Manifest::from_bytes(&bytes).with_context(|| {
-                    format!(
-                        "`{}` is not a folio manifest; remove it and the files it listed",
-                        path.display()
-                    )
+                let mut manifest = Manifest::from_bytes(&bytes).map_err(|e| {
+                    let fix = match e {
+                        manifest::ManifestError::Version { .. } => {
+                            "rebuild with that folio, or remove the files it lists and this manifest"
+                        }
+                        manifest::ManifestError::Invalid(_) => {
+                            "remove it and the files it listed, then build again"
+                        }
+                    };
+                    Refused(format!("`{}`: {e}; {fix}", shown(&path)))
                 })?;
+                manifest.files.retain(|rel, _| {
+                    let clean = paths::is_clean(rel);
+                    if !clean {
+                        self.warnings.push(format!(
+                            "{}: entry `{}` is not a path folio writes (not a clean relative path); ignored",
+                            shown(&path),
+                            rel.escape_debug()
+                        ));
+                    }
+                    clean
+                });
+                self.old = manifest;
                 self.old_digest = Some(hash(&bytes));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(e).with_context(|| ctx("reading", &path)),
         }
         Ok(())
+    }
+
+    /// What the manifest or journal held that folio did not act on.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     pub fn root(&self) -> &Path {
@@ -294,13 +350,14 @@ impl Tree {
     }
 
     /// Switches the staged files in, removes files folio no longer produces, and records
-    /// the new manifest (rewritten only when it changes).
+    /// the new manifest (rewritten only when it changes). Returns what it did and every
+    /// warning about entries it did not act on (from opening the tree on).
     pub fn commit(
-        self,
+        mut self,
         files: Vec<Staged>,
         fingerprint: &str,
         records: usize,
-    ) -> anyhow::Result<Report> {
+    ) -> anyhow::Result<(Report, Vec<String>)> {
         let planned: BTreeSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
         let removals: Vec<String> =
             self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect();
@@ -326,18 +383,15 @@ impl Tree {
         if !journal.renames.is_empty() || !journal.removals.is_empty() {
             fs::create_dir_all(&self.staging).with_context(|| ctx("creating", &self.staging))?;
             let path = self.staging.join(JOURNAL);
-            let write = || -> io::Result<()> {
-                let mut out = io::BufWriter::new(fs::File::create(&path)?);
-                serde_json::to_writer(&mut out, &journal)?;
-                io::Write::flush(&mut out)
-            };
-            write().with_context(|| ctx("writing", &path))?;
+            write_new(&path, |out| Ok(serde_json::to_writer(out, &journal)?))
+                .with_context(|| ctx("writing", &path))?;
             // The rename is the commit point: from here on the next build rolls forward.
             fs::rename(&path, self.staging.join(COMMIT))
                 .with_context(|| ctx("committing", &path))?;
         }
-        self.apply(journal)?;
-        Ok(report)
+        let manifest = self.root.join(MANIFEST);
+        self.apply(journal, &manifest)?;
+        Ok((report, self.warnings))
     }
 
     /// The fewest renames that move `staged` files into place: the highest folder on each
@@ -360,11 +414,30 @@ impl Tree {
         units.into_iter().collect()
     }
 
-    fn apply(&self, journal: Journal) -> anyhow::Result<()> {
+    /// Records that `rel`, listed in `source`, was not acted on, and why.
+    fn skip(&mut self, source: &Path, rel: &str, why: impl std::fmt::Display) {
+        self.warnings.push(format!(
+            "{}: entry `{}` was not acted on: {why}",
+            shown(source),
+            rel.escape_debug()
+        ));
+    }
+
+    /// Carries out a switch. `source` names where its paths come from (the manifest, or
+    /// the journal of an interrupted build) in warnings: each path is checked again here,
+    /// because a journal is read back from disk like a manifest.
+    fn apply(&mut self, journal: Journal, source: &Path) -> anyhow::Result<()> {
+        let mut inside = Confined::new(&self.root);
+        let mut staged = Confined::new(&self.staging.join(TREE));
         let mut made = BTreeSet::new();
         for rel in &journal.renames {
-            let from = self.staging.join(TREE).join(rel);
-            let to = self.root.join(rel);
+            let (from, to) = match (staged.resolve(rel), inside.resolve(rel)) {
+                (Ok(from), Ok(to)) => (from, to),
+                (Err(why), _) | (_, Err(why)) => {
+                    self.skip(source, rel, why);
+                    continue;
+                }
+            };
             if let Some(parent) = to.parent()
                 && made.insert(parent.to_path_buf())
             {
@@ -378,14 +451,29 @@ impl Tree {
             }
         }
         for rel in &journal.removals {
-            let path = self.root.join(rel);
-            match fs::remove_file(&path) {
-                Ok(()) => {}
+            let path = match inside.resolve(rel) {
+                Ok(path) => path,
+                Err(why) => {
+                    self.skip(source, rel, why);
+                    continue;
+                }
+            };
+            match fs::symlink_metadata(&path) {
+                Ok(m) if m.is_file() => match fs::remove_file(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(e).with_context(|| ctx("removing", &path)),
+                },
+                Ok(_) => {
+                    self.skip(source, rel, "it is a folder or a symlink, not a file folio wrote");
+                    continue;
+                }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 Err(e) => return Err(e).with_context(|| ctx("removing", &path)),
             }
+            // Folders the removal emptied, up to (not including) the root.
             let mut dir = path.parent();
-            while let Some(d) = dir.filter(|d| *d != self.root) {
+            while let Some(d) = dir.filter(|d| *d != self.root && d.starts_with(&self.root)) {
                 if fs::remove_dir(d).is_err() {
                     break;
                 }
@@ -395,12 +483,16 @@ impl Tree {
         let mut entries = BTreeMap::new();
         let nothing_ever = journal.files.is_empty() && self.old_digest.is_none();
         for JournalFile { rel, hash, size, mtime } in journal.files {
+            let path = match inside.resolve(&rel) {
+                Ok(path) => path,
+                Err(why) => {
+                    self.skip(source, &rel, why);
+                    continue;
+                }
+            };
             let mtime = match mtime {
                 Some(m) => m,
-                None => {
-                    let path = self.root.join(&rel);
-                    mtime_ns(&fs::metadata(&path).with_context(|| ctx("reading", &path))?)
-                }
+                None => mtime_ns(&fs::metadata(&path).with_context(|| ctx("reading", &path))?),
             };
             entries.insert(rel, Entry { hash, size, mtime });
         }
@@ -408,12 +500,7 @@ impl Tree {
         if !nothing_ever && self.old_digest != Some(manifest.digest()) {
             fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
             let tmp = self.root.join(format!("{MANIFEST}.tmp"));
-            let write = || -> io::Result<()> {
-                let mut out = io::BufWriter::new(fs::File::create(&tmp)?);
-                manifest.write_to(&mut out)?;
-                io::Write::flush(&mut out)
-            };
-            write().with_context(|| ctx("writing", &tmp))?;
+            write_new(&tmp, |out| manifest.write_to(out)).with_context(|| ctx("writing", &tmp))?;
             fs::rename(&tmp, self.root.join(MANIFEST))
                 .with_context(|| ctx("writing", &self.root.join(MANIFEST)))?;
         }
@@ -424,6 +511,29 @@ impl Tree {
     }
 }
 
+/// Writes a new file at `path` through `write`. What is already there (the leftover of a
+/// killed build, or a symlink planted at folio's temporary name) is removed first, never
+/// written through: the file is created with `O_EXCL`, which does not follow a symlink.
+fn write_new(
+    path: &Path,
+    write: impl FnOnce(&mut dyn io::Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let open = || fs::OpenOptions::new().write(true).create_new(true).open(path);
+    let file = match open() {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            if fs::symlink_metadata(path)?.is_dir() {
+                return Err(e);
+            }
+            fs::remove_file(path)?;
+            open()?
+        }
+        other => other?,
+    };
+    let mut out = io::BufWriter::new(file);
+    write(&mut out)?;
+    io::Write::flush(&mut out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -432,7 +542,7 @@ mod tests {
         let tree = Tree::open(root).unwrap();
         let staged =
             files.iter().map(|(rel, body)| tree.stage(rel, body.as_bytes()).unwrap()).collect();
-        tree.commit(staged, "fp", 0).unwrap()
+        tree.commit(staged, "fp", 0).unwrap().0
     }
 
     #[test]

@@ -149,7 +149,7 @@ fn openapi_document_passes_openapi_spec_validator() {
         sample_with(&[
             (
                 "sort = [\"id\"]",
-                "sort = [\"id\"]\nenvelope = \"laravel-resource\"\nfields = [\"id\", \"name\", \"city\"]",
+                "sort = [\"id\"]\nenvelope = \"laravel-resource\"\nfields = [\"id\", \"name\", \"country\"]",
             ),
             ("[hosting]", "[i18n]\nfallback = \"null\"\n\n[hosting]"),
         ]),

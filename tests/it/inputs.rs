@@ -154,3 +154,85 @@ fn check_reports_problems_like_build() {
         run.stderr()
     );
 }
+
+#[test]
+fn csv_problems_name_the_first_line_of_their_record_whatever_ends_the_lines() {
+    // Line 2-3: record 1 (a quoted cell spans two lines); 4: a bad number; 5: a duplicate.
+    let lines = ["id,name.en,rating", "1,\"Two", "lines\",4.5", "2,B,high", "1,C,3"];
+    for (what, end, bom) in [
+        ("LF", "\n", ""),
+        ("CRLF", "\r\n", ""),
+        ("CRLF after a BOM", "\r\n", "\u{feff}"),
+        ("CR", "\r", ""),
+    ] {
+        let p = Project::new(I18N);
+        p.write("data/a.csv", format!("{bom}{}{end}", lines.join(end)));
+        assert_eq!(
+            rejected(&p),
+            "data/a.csv:4: rating: \"high\" is not a number (finite decimals only)\n\
+             data/a.csv:5: id: duplicate id 1, first used at data/a.csv:2\n\
+             error: 2 problems in the input; nothing was written\n",
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn a_sort_key_or_field_that_no_record_has_is_a_typo() {
+    let p = Project::new(
+        "[listing]\nsort = [\"-ratting\"]\nfields = [\"id\", \"nmae\", \"planned\"]\n[fields.planned]\ntype = \"string\"\n",
+    );
+    p.write("data/a.jsonl", "{\"id\": 1, \"name\": \"A\", \"rating\": 4}\n");
+    insta::assert_snapshot!(rejected(&p), @r"
+    folio.toml: listing.sort: no record has the field `ratting` and [fields] does not declare it
+    folio.toml: listing.fields: no record has the field `nmae` and [fields] does not declare it
+    error: 2 problems in the input; nothing was written
+    ");
+    // Declared but in no record: allowed (it sorts as null).
+    p.write(
+        "folio.toml",
+        "[listing]\nsort = [\"-planned\"]\n[fields.planned]\ntype = \"string\"\n",
+    );
+    p.folio(&["build"]).success();
+}
+
+#[test]
+fn check_reports_templates_that_do_not_parse_like_build() {
+    let p = Project::new("[listing]\nenvelope = \"template:page\"\n");
+    p.write("data/a.jsonl", "{\"id\": 1}\n");
+    p.write("templates/page.json.j2", "{\"items\": {{ items }}}\n");
+    p.folio(&["check"]).success();
+    p.write("templates/page.json.j2", "{\n\"items\": {{ items }\n}\n");
+    p.write("templates/explorer.html.j2", "<p>\n{% for x in %}\n");
+    let run = p.folio(&["check"]).fails(1);
+    insta::assert_snapshot!(run.stderr(), @r"
+    templates/explorer.html.j2:2: syntax error: unexpected end of block
+    templates/page.json.j2:2: syntax error: unexpected `}`, expected end of variable block
+    error: a template failed; nothing was written
+    ");
+    // Rendering is checked too: a name the context does not have.
+    p.write("templates/explorer.html.j2", "<p>fine</p>\n");
+    p.write("templates/page.json.j2", "{\"items\": {{ items }}, \"n\": {{ nope }}}\n");
+    let run = p.folio(&["check"]).fails(1);
+    assert!(run.stderr().starts_with("templates/page.json.j2:1: "), "{}", run.stderr());
+    assert!(!p.path("output").exists(), "check writes nothing");
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let p = Project::sample();
+    for args in [&["build"][..], &["check"], &["build", "--quiet"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(crate::harness::BIN)
+            .args(args)
+            .current_dir(p.dir.path())
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "folio {args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "folio {args:?}: {stderr}");
+    }
+}

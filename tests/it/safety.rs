@@ -250,3 +250,119 @@ fn a_kill_during_a_large_build_leaves_each_file_old_or_new_and_the_next_build_co
     want.remove(".folio-manifest.json");
     assert!(now == want, "after the kills, a build gives exactly the new tree");
 }
+
+/// Adds `entries` to the manifest of `output/`, each listed like a file folio wrote.
+fn tamper_manifest(p: &Project, entries: &[&str]) {
+    let mut m = p.json("output/.folio-manifest.json");
+    for e in entries {
+        m["files"][*e] =
+            serde_json::json!({"hash": "0123456789abcdef0123456789abcdef", "size": 6, "mtime": 1});
+    }
+    p.write("output/.folio-manifest.json", m.to_string());
+}
+
+#[test]
+fn a_hostile_manifest_never_reaches_outside_output() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    // Victims outside output/, each named by a manifest entry as if folio had written it.
+    p.write("victim.txt", "keep");
+    p.write("outside/secret.txt", "keep");
+    let abs = p.path("victim.txt").to_string_lossy().into_owned();
+    std::os::unix::fs::symlink(p.path("outside"), p.path("output/api/up")).unwrap();
+    let hostile = ["../victim.txt", abs.as_str(), "api/../../victim.txt", "api/up/secret.txt"];
+    tamper_manifest(&p, &hostile);
+    let run = p.folio(&["build"]).success();
+    let stderr = run.stderr();
+    for entry in hostile {
+        assert!(
+            stderr.contains(&format!("warning: output/.folio-manifest.json: entry `{entry}`")),
+            "{entry} is named:\n{stderr}"
+        );
+    }
+    assert!(stderr.contains("`api/up` on its way is not a plain folder"), "{stderr}");
+    assert_eq!(p.read("victim.txt"), "keep");
+    assert_eq!(p.read("outside/secret.txt"), "keep");
+    assert!(p.path("output/api/up").is_symlink(), "the symlink is not folio's either");
+    // The rewritten manifest lists none of them: the next build has nothing to warn about.
+    let again = p.folio(&["build"]).success();
+    assert!(again.stderr().is_empty(), "{}", again.stderr());
+    assert_eq!(again.counts(), (0, 83, 0));
+}
+
+#[test]
+fn a_hostile_journal_is_not_acted_on_either() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    p.write("victim.txt", "keep");
+    // A committed journal as a killed build leaves it, with hostile paths added.
+    let manifest = p.json("output/.folio-manifest.json");
+    let files: Vec<serde_json::Value> = manifest["files"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(rel, e)| serde_json::json!({"rel": rel, "hash": e["hash"], "size": e["size"], "mtime": e["mtime"]}))
+        .collect();
+    let journal = serde_json::json!({
+        "renames": ["../../victim.txt"],
+        "removals": ["../victim.txt", "/etc/hostname"],
+        "files": files,
+        "fingerprint": manifest["fingerprint"],
+        "records": 67,
+    });
+    p.write("output/.folio-staging/commit.json", journal.to_string());
+    let run = p.folio(&["build"]).success();
+    assert!(
+        run.stderr()
+            .contains("output/.folio-staging/commit.json: entry `../victim.txt` was not acted on"),
+        "{}",
+        run.stderr()
+    );
+    assert_eq!(p.read("victim.txt"), "keep");
+    assert!(!p.path("output/.folio-staging").exists());
+}
+
+#[test]
+fn manifests_folio_cannot_read_are_refused_with_the_way_out() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let before = p.stats("output");
+    let mut m = p.json("output/.folio-manifest.json");
+    m["version"] = serde_json::json!(2);
+    p.write("output/.folio-manifest.json", m.to_string());
+    let run = p.folio(&["build"]).fails(1);
+    insta::assert_snapshot!(run.stderr(), @"error: `output/.folio-manifest.json`: it was written by another folio version (manifest format 2; this folio reads format 1); rebuild with that folio, or remove the files it lists and this manifest");
+    p.write("output/.folio-manifest.json", "{\"files\": [");
+    let run = p.folio(&["build"]).fails(1);
+    assert!(run.stderr().contains("it is not a folio manifest"), "{}", run.stderr());
+    assert!(run.stderr().contains("remove it and the files it listed, then build again"));
+    let mut after = p.stats("output");
+    after.remove(".folio-manifest.json");
+    let mut before = before;
+    before.remove(".folio-manifest.json");
+    assert_eq!(after, before, "nothing else was touched");
+}
+
+#[test]
+fn symlinks_at_folios_own_names_are_never_written_through() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    p.write("precious.txt", "keep");
+    // Where folio stages its work: refused, not followed.
+    std::os::unix::fs::symlink(p.path("."), p.path("output/.folio-staging")).unwrap();
+    let run = p.folio(&["build"]).fails(1);
+    assert!(
+        run.stderr().contains("`output/.folio-staging` is not a folder folio made"),
+        "{}",
+        run.stderr()
+    );
+    fs::remove_file(p.path("output/.folio-staging")).unwrap();
+    // folio's temporary name for the manifest: replaced, never written through.
+    std::os::unix::fs::symlink(p.path("precious.txt"), p.path("output/.folio-manifest.json.tmp"))
+        .unwrap();
+    let csv = p.read("data/attractions.csv").replacen("Eiffel Tower,", "Tour,", 1);
+    p.write("data/attractions.csv", csv);
+    p.folio(&["build"]).success();
+    assert_eq!(p.read("precious.txt"), "keep");
+    assert!(!p.path("output/.folio-manifest.json.tmp").exists());
+}
