@@ -185,9 +185,17 @@ impl Config {
     /// Reads and parses `path`.
     pub fn from_file(path: &Path) -> anyhow::Result<Result<Config, ConfigError>> {
         use anyhow::Context;
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading config `{}`", path.display()))?;
-        Ok(Config::from_str(&text, &crate::diag::display_path(path)))
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading config `{}`", path.display()))?;
+        let shown = crate::diag::display_path(path);
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Config::from_str(&text, &shown)),
+            Err(e) => Ok(Err(ConfigError(format!(
+                "{}: is not UTF-8 (byte {} is invalid)",
+                shown.display(),
+                e.utf8_error().valid_up_to()
+            )))),
+        }
     }
 }
 

@@ -15,6 +15,12 @@ pub fn message(e: &serde_json::Error) -> String {
     }
 }
 
+/// JSON's whitespace: space, tab, line feed, carriage return (not form feed, which
+/// `u8::is_ascii_whitespace` also takes, and serde_json refuses).
+fn is_json_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 fn newlines(bytes: &[u8]) -> u64 {
     bytes.iter().filter(|&&b| b == b'\n').count() as u64
 }
@@ -113,7 +119,7 @@ pub fn stream_array(
         }
         let mut batch: Vec<(u64, usize, usize)> = Vec::new();
         loop {
-            while pos < buf.len() && buf[pos].is_ascii_whitespace() {
+            while pos < buf.len() && is_json_space(buf[pos]) {
                 line += u64::from(buf[pos] == b'\n');
                 pos += 1;
             }
@@ -210,7 +216,7 @@ pub fn stream_lines(
                 &raw[..]
             };
             match std::str::from_utf8(bytes) {
-                Ok(text) if text.trim().is_empty() => {}
+                Ok(text) if text.bytes().all(is_json_space) => {}
                 Ok(text) => {
                     size += text.len();
                     lines.push((number, text.trim_end_matches(['\n', '\r']).to_string()));
@@ -285,7 +291,114 @@ mod tests {
             msg("[] x"),
             (Some(1), "invalid JSON: trailing characters after the array".into())
         );
+        // Form feed is not JSON whitespace (found by fuzzing: it was skipped like a space,
+        // so folio read a document serde_json refuses): it stays in the element, which
+        // then fails to parse on its line.
+        let (found, issues) = stream("[{},\n\u{c}{}]", 5);
+        assert!(issues.is_empty());
+        assert_eq!(found[1], (2, "\u{c}{}".to_string()));
+        assert!(serde_json::from_str::<serde_json::Value>(&found[1].1).is_err());
         assert_eq!(msg(""), (Some(1), "expected an array of objects".into()));
+    }
+
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// Any JSON value, with strings full of what a bracket matcher could trip on.
+    fn any_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            (-1e9f64..1e9).prop_map(|f| serde_json::json!(f)),
+            "[a-z\\]\\[{}\"\\\\ \n\t,:é𝄞]{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec(("[a-z\\]\"{]{0,4}", inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A `.json` document: its elements written compact or pretty (so that elements span
+    /// lines), with any whitespace between them, and the line each element starts on.
+    fn any_document() -> impl Strategy<Value = (String, Vec<u64>)> {
+        let space = prop::sample::select(vec!["", " ", "\n", "\r\n", "\t\n  ", "\n\n"]);
+        let element = (any_value(), any::<bool>(), space.clone(), space.clone());
+        (prop::collection::vec(element, 0..6), space.clone(), space).prop_map(
+            |(elements, before, after)| {
+                let mut doc = format!("{before}[");
+                let mut lines = Vec::new();
+                for (i, (value, pretty, pad1, pad2)) in elements.iter().enumerate() {
+                    if i > 0 {
+                        doc.push(',');
+                    }
+                    doc.push_str(pad1);
+                    lines.push(1 + doc.matches('\n').count() as u64);
+                    let text = if *pretty {
+                        serde_json::to_string_pretty(value)
+                    } else {
+                        serde_json::to_string(value)
+                    };
+                    doc.push_str(&text.unwrap());
+                    doc.push_str(pad2);
+                }
+                doc.push(']');
+                doc.push_str(after);
+                (doc, lines)
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn the_splitter_finds_the_values_and_lines_serde_json_finds(
+            (doc, lines) in any_document(),
+            chunk in 1usize..64,
+        ) {
+            let whole: Vec<Value> = serde_json::from_str(&doc).unwrap();
+            let (found, issues) = stream(&doc, chunk);
+            prop_assert!(issues.is_empty(), "{:?}", issues);
+            let values: Vec<Value> =
+                found.iter().map(|(_, text)| serde_json::from_str(text).unwrap()).collect();
+            prop_assert_eq!(values, whole);
+            let found_lines: Vec<u64> = found.iter().map(|(line, _)| *line).collect();
+            prop_assert_eq!(found_lines, lines);
+        }
+
+        #[test]
+        fn json_lines_find_every_line_serde_json_reads(
+            values in prop::collection::vec(prop::option::of(any_value()), 0..8),
+            crlf in any::<bool>(),
+            chunk in 1usize..64,
+        ) {
+            // None is a blank line.
+            let end = if crlf { "\r\n" } else { "\n" };
+            let text: String = values
+                .iter()
+                .map(|v| v.as_ref().map_or(String::new(), |v| v.to_string()) + end)
+                .collect();
+            let mut got = Vec::new();
+            let issues = stream_lines(text.as_bytes(), chunk, &mut |raws| {
+                got.extend(raws.into_iter().map(|r| match r {
+                    Raw::Text { line, text } => (line, serde_json::from_str::<Value>(text).unwrap()),
+                    Raw::Object { .. } => unreachable!(),
+                }))
+            })
+            .unwrap();
+            prop_assert!(issues.is_empty());
+            // What serde_json reads from each line's text (floats need not round-trip).
+            let want: Vec<(u64, Value)> = values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| {
+                    v.as_ref().map(|v| (i as u64 + 1, serde_json::from_str(&v.to_string()).unwrap()))
+                })
+                .collect();
+            prop_assert_eq!(got, want);
+        }
     }
 
     #[test]

@@ -234,9 +234,29 @@ impl FileOut<'_> {
 }
 
 fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
+    let format = format_of(path).expect("walk keeps only known formats");
+    let shown = diag::display_path(path);
+    match std::fs::File::open(path) {
+        Ok(file) => read_file(index, shown, format, file, BATCH_BYTES, resolver),
+        Err(e) => {
+            let p = Problem::new(index, &shown, None, format!("cannot read: {e}"));
+            (Vec::new(), vec![p], Vec::new(), Vec::new())
+        }
+    }
+}
+
+/// Parses and resolves one file from `reader`, JSON in batches of about `batch` bytes.
+fn read_file(
+    index: usize,
+    shown: PathBuf,
+    format: Format,
+    mut reader: impl std::io::Read,
+    batch: usize,
+    resolver: &Resolver,
+) -> FileResult {
     let mut out = FileOut {
         index,
-        shown: diag::display_path(path),
+        shown,
         resolver,
         records: Vec::new(),
         problems: Vec::new(),
@@ -244,18 +264,19 @@ fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
         missing: Vec::new(),
         warned: Default::default(),
     };
-    let read = match format_of(path).expect("walk keeps only known formats") {
-        Format::Csv => std::fs::read(path).map(|bytes| {
-            let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-            let (raws, issues) = csv::parse(bytes, resolver);
-            issues.into_iter().for_each(|i| out.issue(i));
-            out.batch(raws);
-        }),
-        Format::Json => std::fs::File::open(path)
-            .and_then(|file| json::stream_array(file, BATCH_BYTES, &mut |raws| out.batch(raws)))
+    let read = match format {
+        Format::Csv => {
+            let mut bytes = Vec::new();
+            reader.read_to_end(&mut bytes).map(|_| {
+                let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+                let (raws, issues) = csv::parse(bytes, resolver);
+                issues.into_iter().for_each(|i| out.issue(i));
+                out.batch(raws);
+            })
+        }
+        Format::Json => json::stream_array(reader, batch, &mut |raws| out.batch(raws))
             .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
-        Format::JsonLines => std::fs::File::open(path)
-            .and_then(|file| json::stream_lines(file, BATCH_BYTES, &mut |raws| out.batch(raws)))
+        Format::JsonLines => json::stream_lines(reader, batch, &mut |raws| out.batch(raws))
             .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
     };
     if let Err(e) = read {
@@ -263,6 +284,23 @@ fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
         out.problems.push(p);
     }
     (out.records, out.problems, out.warnings, out.missing)
+}
+
+/// One data file's records and problems, read from `bytes` as if it were the file `name`
+/// (its extension picks the format), JSON in batches of about `batch` bytes: what
+/// [`load`] does for each file, without the checks across files. The fuzz targets in
+/// `fuzz/` drive the loaders through it.
+pub fn parse_file(
+    project: &Project,
+    name: &str,
+    bytes: &[u8],
+    batch: usize,
+) -> (Vec<Record>, Vec<Problem>) {
+    let Some(format) = format_of(Path::new(name)) else { return (Vec::new(), Vec::new()) };
+    let resolver = Resolver::new(project);
+    let (records, problems, _, _) =
+        read_file(0, name.into(), format, bytes, batch.max(1), &resolver);
+    (records, problems)
 }
 
 fn location(set: &Dataset, origin: crate::model::Origin) -> String {
