@@ -20,6 +20,9 @@ pub enum Command {
     Check(CheckArgs),
     /// Build, then serve the output with the API's exact semantics; rebuild on changes.
     Serve(ServeArgs),
+    /// Publish the finished build to object storage (S3 and S3-compatible, GCS, Azure, a
+    /// folder), incrementally; say what a CDN must purge.
+    Deploy(DeployArgs),
 }
 
 #[derive(Debug, Args)]
@@ -62,4 +65,33 @@ pub struct ServeArgs {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
+}
+
+#[derive(Debug, Args)]
+pub struct DeployArgs {
+    /// The config file (default: folio.toml in the working directory).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Where to publish, overriding `[deploy] url`: s3://bucket/prefix, gs://bucket/prefix,
+    /// az://container/prefix or file:///dir.
+    #[arg(long, value_name = "URL")]
+    pub to: Option<String>,
+    /// An S3-compatible store's endpoint (R2, MinIO, Ceph), overriding `[deploy] endpoint`.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// Print the plan and send nothing that writes.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Upload every object, changed or not.
+    #[arg(long)]
+    pub force: bool,
+    /// Refuse to delete more stale objects than this, overriding `[deploy] max_deletes`.
+    #[arg(long, value_name = "N")]
+    pub max_deletes: Option<u64>,
+    /// Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub purge_list: Option<PathBuf>,
+    /// Print only problems.
+    #[arg(long, short)]
+    pub quiet: bool,
 }

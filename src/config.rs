@@ -22,6 +22,7 @@ pub struct Config {
     pub i18n: I18nConfig,
     pub output: OutputConfig,
     pub hosting: HostingConfig,
+    pub deploy: DeployConfig,
 }
 
 impl Default for Config {
@@ -37,6 +38,7 @@ impl Default for Config {
             i18n: I18nConfig::default(),
             output: OutputConfig::default(),
             hosting: HostingConfig::default(),
+            deploy: DeployConfig::default(),
         }
     }
 }
@@ -160,6 +162,38 @@ impl Default for HostingConfig {
     }
 }
 
+/// `[deploy]`: where `folio deploy` publishes `output/`. Credentials never live here: they
+/// come from the environment and the stores' standard provider chains.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeployConfig {
+    /// `s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix`, `file:///dir`.
+    pub url: String,
+    /// An S3-compatible store's endpoint (R2, MinIO, Ceph); `http://` works as is.
+    pub endpoint: String,
+    /// "" = from the environment (`AWS_REGION`, `AWS_DEFAULT_REGION`), else us-east-1.
+    pub region: String,
+    /// More stale objects than this: refuse to delete (exit 1).
+    pub max_deletes: u64,
+    /// Requests in flight at once.
+    pub concurrency: u64,
+    /// Upload the `.gz`/`.br` siblings too (for hosts that negotiate them).
+    pub siblings: bool,
+}
+
+impl Default for DeployConfig {
+    fn default() -> Self {
+        DeployConfig {
+            url: String::new(),
+            endpoint: String::new(),
+            region: String::new(),
+            max_deletes: 256,
+            concurrency: 32,
+            siblings: false,
+        }
+    }
+}
+
 /// A problem with the config itself; printed as `folio.toml: message` (or `:line:`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError(pub String);
@@ -182,20 +216,22 @@ impl Config {
         })
     }
 
-    /// Reads and parses `path`.
-    pub fn from_file(path: &Path) -> anyhow::Result<Result<Config, ConfigError>> {
+    /// Reads and parses `path`; also returns the digest of its bytes.
+    pub fn from_file(path: &Path) -> anyhow::Result<(Result<Config, ConfigError>, String)> {
         use anyhow::Context;
         let bytes =
             std::fs::read(path).with_context(|| format!("reading config `{}`", path.display()))?;
+        let digest = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
         let shown = crate::diag::display_path(path);
-        match String::from_utf8(bytes) {
-            Ok(text) => Ok(Config::from_str(&text, &shown)),
-            Err(e) => Ok(Err(ConfigError(format!(
+        let config = match String::from_utf8(bytes) {
+            Ok(text) => Config::from_str(&text, &shown),
+            Err(e) => Err(ConfigError(format!(
                 "{}: is not UTF-8 (byte {} is invalid)",
                 shown.display(),
                 e.utf8_error().valid_up_to()
-            )))),
-        }
+            ))),
+        };
+        Ok((config, digest))
     }
 }
 
@@ -297,6 +333,10 @@ pub struct Project {
     pub cache_control: String,
     pub precompress: Vec<crate::compress::Codec>,
     pub hosting: HostingConfig,
+    pub deploy: DeployConfig,
+    /// Digest of the config file's bytes (set by `site::project`): a build records it, and
+    /// `folio deploy` refuses an output built from another config.
+    pub config_digest: String,
     /// Settings accepted but not built yet; `build` prints them as warnings.
     pub warnings: Vec<String>,
 }
@@ -494,6 +534,25 @@ impl Config {
         if has("netlify") && has("cloudflare") {
             err("hosting.targets: netlify and cloudflare both read output/_redirects and output/_headers; one output folder can serve only one of them".into());
         }
+        if self.deploy.concurrency == 0 || self.deploy.concurrency > 1024 {
+            err(format!(
+                "deploy.concurrency {} must be between 1 and 1024",
+                self.deploy.concurrency
+            ));
+        }
+        if !self.deploy.url.is_empty()
+            && let Err(e) = crate::deploy::store::Target::parse(&self.deploy.url)
+        {
+            err(format!("deploy.url: {e}"));
+        }
+        let endpoint = &self.deploy.endpoint;
+        let http = endpoint.starts_with("https://") || endpoint.starts_with("http://");
+        if !endpoint.is_empty() && !http {
+            err(format!(
+                "deploy.endpoint `{}` must start with https:// or http://",
+                self.deploy.endpoint
+            ));
+        }
         if self.hosting.listen.parse::<std::net::SocketAddr>().is_err() {
             err(format!(
                 "hosting.listen `{}` must be an address like 127.0.0.1:8080",
@@ -566,6 +625,8 @@ impl Config {
             cache_control: self.output.cache_control,
             precompress,
             hosting: self.hosting,
+            deploy: self.deploy,
+            config_digest: String::new(),
             warnings,
         })
     }
@@ -663,6 +724,28 @@ mod tests {
         assert!(BaseUrl::parse("https://x/a?b").is_err());
         assert!(BaseUrl::parse("https://x/a//b").is_err());
         assert_eq!(BaseUrl::parse("").unwrap(), BaseUrl::default());
+    }
+
+    #[test]
+    fn deploy_settings_have_defaults_and_are_checked() {
+        let p = project("").unwrap();
+        assert_eq!(p.deploy, DeployConfig::default());
+        assert_eq!(
+            (p.deploy.max_deletes, p.deploy.concurrency, p.deploy.siblings),
+            (256, 32, false)
+        );
+        let p = project("[deploy]\nurl = \"s3://b/site\"\nendpoint = \"http://127.0.0.1:9000\"\nregion = \"auto\"\nmax_deletes = 5\nconcurrency = 4\nsiblings = true").unwrap();
+        assert_eq!(p.deploy.url, "s3://b/site");
+        let err =
+            project("[deploy]\nurl = \"ftp://x/y\"\nendpoint = \"minio:9000\"\nconcurrency = 0")
+                .unwrap_err();
+        let all = err.join("\n");
+        for needle in
+            ["deploy.url: `ftp://x/y`", "deploy.endpoint `minio:9000`", "deploy.concurrency 0"]
+        {
+            assert!(all.contains(needle), "missing {needle:?} in:\n{all}");
+        }
+        assert!(project("[deploy]\naccess_key = \"x\"").is_err(), "credentials have no key here");
     }
 
     #[test]

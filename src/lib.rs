@@ -9,6 +9,7 @@ pub mod cli;
 pub mod cmd;
 pub mod compress;
 pub mod config;
+pub mod deploy;
 pub mod diag;
 pub mod error;
 pub mod explorer;

@@ -78,6 +78,21 @@ pub fn clean_segment(seg: &str) -> bool {
         && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.')
 }
 
+/// The Content-Type of a file of `output/` served by its path, by its extension: pages and
+/// every `.json` are `application/json; charset=utf-8`.
+pub fn content_type(rel: &str) -> &'static str {
+    match rel.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("json") => "application/json; charset=utf-8",
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("txt") | Some("md") => "text/plain; charset=utf-8",
+        Some("png") => "image/png",
+        Some("svg") => "image/svg+xml",
+        _ => "application/octet-stream",
+    }
+}
+
 /// Does an `Accept-Encoding` value accept `coding`, so that its precompressed sibling may
 /// be sent (RFC 9110 §12.5.3)? The value is a comma-separated list of `coding [; q=value]`;
 /// codings and the `q` compare case-insensitively, with optional whitespace around them.

@@ -38,19 +38,6 @@ fn accepts(headers: &HeaderMap, coding: &str) -> bool {
     crate::routes::accepts_coding(&values.collect::<Vec<_>>().join(","), coding)
 }
 
-fn content_type(rel: &str) -> &'static str {
-    match rel.rsplit('.').next() {
-        Some("json") => "application/json; charset=utf-8",
-        Some("html") => "text/html; charset=utf-8",
-        Some("js") => "text/javascript; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        Some("txt") | Some("md") => "text/plain; charset=utf-8",
-        Some("png") => "image/png",
-        Some("svg") => "image/svg+xml",
-        _ => "application/octet-stream",
-    }
-}
-
 /// `output/rel` when it is a plain file reached through plain folders: a symlink on the
 /// way (`output/api/up -> /`) would lead outside `output/`, so it is no file to serve.
 fn plain_file(output: &Path, rel: &str) -> Option<PathBuf> {
@@ -102,7 +89,7 @@ impl App {
             Some((coding, sibling)) => (fs::read(sibling).ok()?, Some(coding)),
             None => (fs::read(&path).ok()?, None),
         };
-        let mut out = vec![(header::CONTENT_TYPE, content_type(rel).to_string())];
+        let mut out = vec![(header::CONTENT_TYPE, crate::routes::content_type(rel).to_string())];
         if api {
             out.push((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".into()));
             out.push((header::CACHE_CONTROL, cache.to_string()));

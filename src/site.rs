@@ -20,7 +20,7 @@ use crate::listing;
 use crate::load::{self, Dataset};
 use crate::model::Record;
 use crate::openapi;
-use crate::output::{Report, Staged, Tree};
+use crate::output::{Report, Staged, Stamp, Tree};
 use crate::paginate;
 use crate::render::template::{PageError, PageTemplate};
 use crate::render::{self, ErrorCode, Links, PageInfo, PageWriter, Variant};
@@ -40,9 +40,12 @@ pub fn project(config: Option<&Path>, overrides: &Overrides) -> Result<Project, 
         )));
     }
     let shown = crate::diag::display_path(&path);
-    let cfg = Config::from_file(&path)?.map_err(|e| Failure::Config(vec![e]))?;
+    let (cfg, digest) = Config::from_file(&path)?;
+    let cfg = cfg.map_err(|e| Failure::Config(vec![e]))?;
     let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
-    cfg.validate(&shown, &root, &cwd, overrides).map_err(Failure::Config)
+    let mut project = cfg.validate(&shown, &root, &cwd, overrides).map_err(Failure::Config)?;
+    project.config_digest = digest;
+    Ok(project)
 }
 
 /// A loaded, sorted listing: the records and, per language, their order.
@@ -449,8 +452,14 @@ pub fn build_locked(
     drop(listing);
     let _switching =
         switch.map(|lock| lock.write().unwrap_or_else(|poisoned| poisoned.into_inner()));
-    let (mut report, mut warnings) = tree.commit(staged, &fingerprint, total)?;
-    let (host_report, host_warnings) = hosting.commit(staged_hosting, &fingerprint, total)?;
+    let stamp = Stamp {
+        fingerprint,
+        records: total,
+        base_url: project.base.prefix(),
+        config: project.config_digest.clone(),
+    };
+    let (mut report, mut warnings) = tree.commit(staged, &stamp)?;
+    let (host_report, host_warnings) = hosting.commit(staged_hosting, &stamp)?;
     report.written += host_report.written;
     report.unchanged += host_report.unchanged;
     report.removed += host_report.removed;

@@ -16,9 +16,11 @@
 //!   `api/errors/*.json`, so the bytes are the files' bytes.
 //! - S3 answers a missing key with 403 (no ListBucket) or 404 and cannot say JSON problem:
 //!   the distribution's custom error responses (one per status, not per path) map both to
-//!   a copy of `not_found.json` uploaded with `Content-Type: application/problem+json`.
+//!   `api/errors/not_found.json`, which `folio deploy` uploads as
+//!   `application/problem+json` (S3 keeps one Content-Type per object, so that document
+//!   requested by its path answers with that type too).
 //! - A response-headers policy applies to error responses too, so it must not carry the
-//!   page Content-Type: that comes from the S3 object metadata set at upload.
+//!   page Content-Type: that comes from the S3 object metadata `folio deploy` sets.
 //! - CloudFront Functions are limited to 10 KB of code; the tests keep the file well below.
 
 use serde_json::json;
@@ -26,10 +28,6 @@ use serde_json::json;
 use super::{Dir, HostCtx, HostFile};
 use crate::render::ErrorCode;
 use crate::routes::{PAGE_PATTERN, Routes};
-
-/// The S3 key (below the mount) of the `not_found` copy that the custom error responses
-/// serve; uploaded separately with the problem+json Content-Type.
-pub const NOT_FOUND_COPY: &str = "api/errors/not_found.problem.json";
 
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     vec![HostFile {
@@ -80,12 +78,12 @@ fn header(r: &Routes) -> String {
 // from folio.toml; change the config, not this file.
 //
 // Deploy (S3 origin holding output/, origin access control, bucket not public):
-// 1. Upload, Content-Type set here because S3 stores it per object:
-//      aws s3 sync output/ s3://BUCKET{m}/ --exclude '*' --include '*.json' \
-//        --exclude '.*' --exclude '*/.*' --content-type 'application/json; charset=utf-8'
-//      aws s3 sync output/ s3://BUCKET{m}/ --exclude '*.json' --exclude '.*' --exclude '*/.*'
-//      aws s3 cp output/api/errors/not_found.json s3://BUCKET{m}/{copy} \
-//        --content-type 'application/problem+json'
+// 1. Upload with `folio build && folio deploy`, folio.toml having
+//      [deploy]
+//      url = "s3://BUCKET{m}"
+//    It sets each object's Content-Type (pages application/json; charset=utf-8, error
+//    documents application/problem+json) and Cache-Control, and uploads no dotfile or
+//    symlink. (`aws s3 sync` would set one Content-Type for every file.)
 // 2. Create this function with runtime cloudfront-js-2.0 and publish it.
 // 3. Cache behavior for path pattern `{m}/api/*`: allowed methods "GET, HEAD, OPTIONS,
 //    PUT, POST, PATCH, DELETE" (with fewer, CloudFront refuses the others before this
@@ -98,7 +96,7 @@ fn header(r: &Routes) -> String {
 //    Not its CORS section: that adds headers only to CORS requests (with an Origin
 //    header). No Content-Type: the policy reaches error responses too.
 // 4. Distribution custom error responses (they are per status, for every path): 403 and
-//    404 -> response page path {m}/{copy}, response code 404.
+//    404 -> response page path {m}/api/errors/not_found.json, response code 404.
 //
 // Query rules: request.rawQueryString() (runtime 2.0) is the query exactly as the viewer
 // sent it; it is split on '&' only, compared raw (no percent-decoding), the first
@@ -108,7 +106,6 @@ fn header(r: &Routes) -> String {
 
 "#,
         cc = r.cache_control,
-        copy = NOT_FOUND_COPY,
     )
 }
 
@@ -206,7 +203,7 @@ function handler(event) {
       return problem("not_found");
     }
   }
-  // A file by its path: S3 serves it, or a missing key becomes the not_found copy (404).
+  // A file by its path: S3 serves it, or a missing key is answered with api/errors/not_found.json (404).
   return request;
 }
 "#;
@@ -249,8 +246,8 @@ mod tests {
     fn a_mount_path_prefixes_the_api_and_the_deploy_steps() {
         let js = render_one(&routes("/travel"));
         assert!(js.contains(r#"var API = "/travel/api/";"#));
-        assert!(js.contains("s3://BUCKET/travel/"));
-        assert!(js.contains("response page path /travel/api/errors/not_found.problem.json"));
+        assert!(js.contains("url = \"s3://BUCKET/travel\""));
+        assert!(js.contains("response page path /travel/api/errors/not_found.json"));
         assert!(js.contains(r#"\"type\":\"/travel/api/errors/unknown_lang.json\""#));
     }
 

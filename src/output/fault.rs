@@ -1,6 +1,7 @@
-//! Fault injection for tests: `FOLIO_FAULT=write:N` (or `rename:N`) makes the Nth file
-//! write (or rename) of this process fail with an I/O error, so tests can prove that a
-//! failure midway leaves the previous output intact. Tests and CI run as root, which
+//! Fault injection for tests: `FOLIO_FAULT=write:N` (or `rename:N`, `upload:N`) makes the
+//! Nth file write (or rename, or `folio deploy` upload) of this process fail with an I/O
+//! error, so tests can prove that a failure midway leaves the previous output (or the
+//! store) usable. Tests and CI run as root, which
 //! ignores file permissions, so permissions cannot stand in for this.
 
 use std::io;
@@ -10,8 +11,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct Faults {
     write_at: Option<u64>,
     rename_at: Option<u64>,
+    upload_at: Option<u64>,
     writes: AtomicU64,
     renames: AtomicU64,
+    uploads: AtomicU64,
 }
 
 impl Faults {
@@ -23,6 +26,7 @@ impl Faults {
                 match part.split_once(':').map(|(k, n)| (k, n.parse::<u64>())) {
                     Some(("write", Ok(n))) => f.write_at = Some(n),
                     Some(("rename", Ok(n))) => f.rename_at = Some(n),
+                    Some(("upload", Ok(n))) => f.upload_at = Some(n),
                     _ => {}
                 }
             }
@@ -44,6 +48,10 @@ impl Faults {
 
     pub fn before_rename(&self) -> io::Result<()> {
         Self::hit(&self.renames, self.rename_at, "rename")
+    }
+
+    pub fn before_upload(&self) -> io::Result<()> {
+        Self::hit(&self.uploads, self.upload_at, "upload")
     }
 }
 

@@ -32,22 +32,52 @@ pub struct Entry {
     pub mtime: u64,
 }
 
+/// What produced a build, recorded with its files.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Manifest {
-    pub version: u32,
+pub struct Stamp {
     /// Fingerprint of the inputs that produced these files (empty when unknown).
     #[serde(default)]
     pub fingerprint: String,
     /// How many records the build had (reported again by a build that skips its work).
     #[serde(default)]
     pub records: usize,
+    /// The base URL the pages' links start with (`folio deploy` names public URLs by it).
+    #[serde(default)]
+    pub base_url: String,
+    /// Digest of the config file's bytes (`folio deploy` refuses an output it did not make).
+    #[serde(default)]
+    pub config: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub version: u32,
+    #[serde(default)]
+    pub fingerprint: String,
+    #[serde(default)]
+    pub records: usize,
+    #[serde(default)]
+    pub base_url: String,
+    #[serde(default)]
+    pub config: String,
     pub files: BTreeMap<String, Entry>,
 }
 
 impl Manifest {
-    pub fn new(fingerprint: String, records: usize, files: BTreeMap<String, Entry>) -> Self {
-        Manifest { version: VERSION, fingerprint, records, files }
+    pub fn new(stamp: Stamp, files: BTreeMap<String, Entry>) -> Self {
+        let Stamp { fingerprint, records, base_url, config } = stamp;
+        Manifest { version: VERSION, fingerprint, records, base_url, config, files }
+    }
+
+    /// What produced the files.
+    pub fn stamp(&self) -> Stamp {
+        Stamp {
+            fingerprint: self.fingerprint.clone(),
+            records: self.records,
+            base_url: self.base_url.clone(),
+            config: self.config.clone(),
+        }
     }
 
     /// Writes the manifest as one line of compact JSON (it can list hundreds of
@@ -122,7 +152,8 @@ mod tests {
     fn round_trips() {
         let mut files = BTreeMap::new();
         files.insert("api/a.json".to_string(), Entry { hash: u128::MAX - 5, size: 3, mtime: 42 });
-        let m = Manifest::new("fp".into(), 3, files);
+        let stamp = Stamp { fingerprint: "fp".into(), records: 3, ..Stamp::default() };
+        let m = Manifest::new(stamp, files);
         assert_eq!(Manifest::from_bytes(&m.to_bytes()).unwrap(), m);
         assert_eq!(m.digest(), crate::output::hash(&m.to_bytes()));
     }

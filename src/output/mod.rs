@@ -20,6 +20,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use fault::Faults;
+pub use manifest::Stamp;
 use manifest::{Entry, MANIFEST, Manifest};
 use paths::Confined;
 
@@ -66,9 +67,8 @@ struct Journal {
     removals: Vec<String>,
     /// Every file of the build.
     files: Vec<JournalFile>,
-    fingerprint: String,
-    #[serde(default)]
-    records: usize,
+    #[serde(flatten)]
+    stamp: Stamp,
 }
 
 /// One file of a build, as the journal records it.
@@ -355,8 +355,7 @@ impl Tree {
     pub fn commit(
         mut self,
         files: Vec<Staged>,
-        fingerprint: &str,
-        records: usize,
+        stamp: &Stamp,
     ) -> anyhow::Result<(Report, Vec<String>)> {
         let planned: BTreeSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
         let removals: Vec<String> =
@@ -377,8 +376,7 @@ impl Tree {
                 .into_iter()
                 .map(|f| JournalFile { rel: f.rel, hash: f.hash, size: f.size, mtime: f.mtime })
                 .collect(),
-            fingerprint: fingerprint.to_string(),
-            records,
+            stamp: stamp.clone(),
         };
         if !journal.renames.is_empty() || !journal.removals.is_empty() {
             fs::create_dir_all(&self.staging).with_context(|| ctx("creating", &self.staging))?;
@@ -496,7 +494,7 @@ impl Tree {
             };
             entries.insert(rel, Entry { hash, size, mtime });
         }
-        let manifest = Manifest::new(journal.fingerprint, journal.records, entries);
+        let manifest = Manifest::new(journal.stamp, entries);
         if !nothing_ever && self.old_digest != Some(manifest.digest()) {
             fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
             let tmp = self.root.join(format!("{MANIFEST}.tmp"));
@@ -542,7 +540,8 @@ mod tests {
         let tree = Tree::open(root).unwrap();
         let staged =
             files.iter().map(|(rel, body)| tree.stage(rel, body.as_bytes()).unwrap()).collect();
-        tree.commit(staged, "fp", 0).unwrap().0
+        let stamp = Stamp { fingerprint: "fp".into(), ..Stamp::default() };
+        tree.commit(staged, &stamp).unwrap().0
     }
 
     #[test]
@@ -602,8 +601,7 @@ mod tests {
                     mtime: None,
                 })
                 .collect(),
-            fingerprint: String::new(),
-            records: 0,
+            stamp: Stamp::default(),
         };
         fs::write(root.join(STAGING).join(COMMIT), serde_json::to_vec(&journal).unwrap()).unwrap();
         drop(tree);

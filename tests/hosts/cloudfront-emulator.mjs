@@ -20,14 +20,15 @@
 //    `value`/`multiValue`, body as a string or {encoding: text|base64, data}). A returned
 //    request goes to the S3 origin with its (possibly rewritten) uri.
 // 4. S3 origin: the object key is the percent-decoded uri without its leading `/`, keys
-//    being the output folder as uploaded by the function's step 1 (dotfiles excluded,
-//    `.json` with `application/json; charset=utf-8`, others by extension) under the mount
-//    taken from the function's API constant, plus the problem+json copy of
-//    `api/errors/not_found.json`. S3 has no directories and no listings; `..` is a literal
+//    being the output folder as `folio deploy` uploads it (the function header's step 1):
+//    no dotfiles, no symlinks (each part of the path is checked with lstat), pages and
+//    other `.json` as `application/json; charset=utf-8`, `api/errors/*.json` as
+//    `application/problem+json`, others by extension, under the mount taken from the
+//    function's API constant. S3 has no directories and no listings; `..` is a literal
 //    key part, so nothing outside the output folder is ever read. A missing key is 403
 //    (origin access control without ListBucket).
 // 5. Custom error responses (distribution-wide, not per path): 403 and 404 from S3 serve
-//    the not_found copy with status 404.
+//    `api/errors/not_found.json` with status 404.
 // 6. The response-headers policy of the function header (Access-Control-Allow-Origin `*`
 //    overriding the origin, Cache-Control from the argument and `Vary: Accept-Encoding`
 //    only where the response has none) is applied to every response of the behavior,
@@ -67,15 +68,24 @@ function loadFunction() {
 const API = loadFunction().API;
 if (typeof API !== "string" || !API.endsWith("/api/")) throw new Error("no API constant in the function");
 const MOUNT = API.slice(0, -"/api/".length);
-const NOT_FOUND_COPY = `${MOUNT}/api/errors/not_found.problem.json`;
+const NOT_FOUND = `${MOUNT}/api/errors/not_found.json`;
 
+// The Content-Types `folio deploy` sets (src/deploy/local.rs, routes::content_type).
 const TYPES = {
   ".json": "application/json; charset=utf-8",
-  ".html": "text/html",
-  ".js": "text/javascript",
-  ".css": "text/css",
-  ".txt": "text/plain",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".md": "text/plain; charset=utf-8",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
 };
+
+function typeOf(rel) {
+  if (/^api\/errors\/[a-z_]+\.json$/.test(rel)) return "application/problem+json";
+  return TYPES[path.extname(rel)] || "application/octet-stream";
+}
 
 function fields(pairs) {
   const obj = {};
@@ -133,9 +143,6 @@ function buildEvent(req, rawPath, rawQuery) {
 
 // The S3 object for a URI, or null when the key does not exist.
 function s3Object(uri) {
-  if (uri === NOT_FOUND_COPY) {
-    return { file: path.join(OUT, "api/errors/not_found.json"), type: "application/problem+json" };
-  }
   const prefix = MOUNT + "/";
   if (!uri.startsWith(prefix)) return null;
   let segs;
@@ -151,14 +158,20 @@ function s3Object(uri) {
   }
   const file = path.join(OUT, ...segs);
   if (!file.startsWith(OUT + path.sep)) return null;
-  let st;
-  try {
-    st = fs.statSync(file);
-  } catch {
-    return null;
+  // folio deploy uploads no symlink, nor anything below one.
+  let at = OUT;
+  for (const seg of segs) {
+    at = path.join(at, seg);
+    let st;
+    try {
+      st = fs.lstatSync(at);
+    } catch {
+      return null;
+    }
+    if (st.isSymbolicLink()) return null;
   }
-  if (!st.isFile()) return null;
-  return { file, type: TYPES[path.extname(file)] || "binary/octet-stream" };
+  if (!fs.lstatSync(file).isFile()) return null;
+  return { file, type: typeOf(segs.join("/")) };
 }
 
 function originResponse(uri) {
@@ -166,7 +179,7 @@ function originResponse(uri) {
   let status = 200;
   if (!obj) {
     status = 404; // 403 from S3, mapped by the custom error response
-    obj = s3Object(NOT_FOUND_COPY);
+    obj = s3Object(NOT_FOUND);
     if (!obj || !fs.existsSync(obj.file)) {
       return { status: 403, headers: { "content-type": "application/xml" }, body: Buffer.from("<Error><Code>AccessDenied</Code></Error>") };
     }

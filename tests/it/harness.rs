@@ -122,6 +122,11 @@ pub struct Run {
 }
 
 impl Run {
+    /// A run of a command built elsewhere (`cmd` as the failure dump shows it).
+    pub fn of(cmd: String, output: Output) -> Run {
+        Run { cmd, output, tree: String::new() }
+    }
+
     pub fn stdout(&self) -> String {
         String::from_utf8_lossy(&self.output.stdout).into_owned()
     }

@@ -34,6 +34,8 @@ pub struct Deviation {
     pub status: u16,
     pub file: Option<String>,
     pub code: Option<String>,
+    /// The Content-Type the target serves instead of the file's.
+    pub content_type: Option<String>,
     #[serde(default)]
     pub any404: bool,
     pub why: String,
@@ -218,9 +220,11 @@ pub fn check(
     let mut want_status = row.status;
     let (mut want_file, mut want_code, mut any404) =
         (row.file.clone(), row.code.clone(), row.any404);
+    let mut want_type = "application/json; charset=utf-8".to_string();
     if let Some(d) = row.dev.get(target.name) {
         want_status = d.status;
         (want_file, want_code, any404) = (d.file.clone(), d.code.clone(), d.any404);
+        want_type = d.content_type.clone().unwrap_or(want_type);
     }
     let mut headers = Vec::new();
     if let Some(ae) = &row.ae {
@@ -272,11 +276,7 @@ pub fn check(
                 String::from_utf8_lossy(&res.body[..res.body.len().min(120)])
             ));
         }
-        expect_header(
-            "content-type",
-            res.header("content-type") == Some("application/json; charset=utf-8"),
-            &mut errs,
-        );
+        expect_header("content-type", res.header("content-type") == Some(&want_type), &mut errs);
         expect_header(
             "access-control-allow-origin",
             res.header("access-control-allow-origin") == Some("*"),

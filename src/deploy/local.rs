@@ -1,0 +1,237 @@
+//! What `folio deploy` publishes: every plain file of `output/` except hidden ones
+//! (folio's manifest and staging, `.nojekyll`, editors' leftovers), each with its MD5 and
+//! the headers of its role (SPEC §1): pages and their siblings, error documents, the
+//! index, OpenAPI document and explorer, and any other file by its extension. Symlinks are
+//! never followed: one could publish something from outside `output/`.
+
+use std::path::Path;
+
+use anyhow::Context;
+use rayon::prelude::*;
+
+use crate::config::Project;
+use crate::render::ErrorCode;
+
+/// The headers folio sets on an object.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub struct Headers {
+    pub content_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_encoding: Option<String>,
+}
+
+/// When an object is uploaded: pages first, then what links to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    Pages,
+    Links,
+}
+
+/// One file to publish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalFile {
+    /// Below `output/`, `/`-separated; also the key below the deploy prefix.
+    pub rel: String,
+    pub size: u64,
+    pub md5: [u8; 16],
+    pub headers: Headers,
+    pub phase: Phase,
+}
+
+/// What decides a file's role: the listing's layout and the headers' values.
+pub struct Roles<'p> {
+    project: &'p Project,
+    siblings: bool,
+}
+
+/// What a path below `output/` is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    Page,
+    /// A precompressed sibling of a page, with its coding (`br`, `gzip`).
+    Sibling(&'static str),
+    Error,
+    /// `api/index.json`, `api/openapi.json`, `api/explorer.html`, anything else under `api/`.
+    Api,
+    /// Anything outside `api/` (host files such as `_redirects`, the user's own files).
+    Other,
+}
+
+impl<'p> Roles<'p> {
+    pub fn new(project: &'p Project, siblings: bool) -> Self {
+        Roles { project, siblings }
+    }
+
+    /// Is `rel` a page file: `api/[{lang}/]{resource}/{size}/{page}.json`?
+    pub fn is_page(&self, rel: &str) -> bool {
+        let p = self.project;
+        let Some(rest) = rel.strip_prefix("api/") else { return false };
+        let parts: Vec<&str> = rest.split('/').collect();
+        let (res, size, page) = match parts.as_slice() {
+            [lang, res, size, page] if p.languages.iter().any(|l| l == lang) => (res, size, page),
+            [res, size, page] => (res, size, page),
+            _ => return false,
+        };
+        let number = page.strip_suffix(".json").unwrap_or("");
+        *res == p.resource
+            && p.page_sizes.iter().any(|s| s.to_string() == *size)
+            && crate::routes::valid_page(number)
+    }
+
+    pub fn role(&self, rel: &str) -> Role {
+        if self.is_page(rel) {
+            return Role::Page;
+        }
+        for (ext, coding) in [(".br", "br"), (".gz", "gzip")] {
+            if rel.strip_suffix(ext).is_some_and(|page| self.is_page(page)) {
+                return Role::Sibling(coding);
+            }
+        }
+        if ErrorCode::ALL.iter().any(|c| c.file() == rel) {
+            return Role::Error;
+        }
+        if rel.starts_with("api/") { Role::Api } else { Role::Other }
+    }
+
+    /// The headers of `rel` on the store, or `None` when it is not published (a sibling
+    /// without `siblings = true`).
+    pub fn headers(&self, rel: &str) -> Option<(Headers, Phase)> {
+        let cache = Some(self.project.cache_control.clone());
+        let typed = |cache_control| Headers {
+            content_type: crate::routes::content_type(rel).to_string(),
+            cache_control,
+            content_encoding: None,
+        };
+        Some(match self.role(rel) {
+            Role::Page => (typed(cache), Phase::Pages),
+            Role::Sibling(coding) if self.siblings => {
+                let page = rel.rsplit_once('.').map_or(rel, |(page, _)| page);
+                let headers = Headers {
+                    content_type: crate::routes::content_type(page).to_string(),
+                    cache_control: cache,
+                    content_encoding: Some(coding.to_string()),
+                };
+                (headers, Phase::Pages)
+            }
+            Role::Sibling(_) => return None,
+            Role::Error => (
+                Headers {
+                    content_type: "application/problem+json".into(),
+                    cache_control: None,
+                    content_encoding: None,
+                },
+                Phase::Links,
+            ),
+            Role::Api => (typed(cache), Phase::Links),
+            Role::Other => (typed(None), Phase::Links),
+        })
+    }
+}
+
+/// The files of `output/` to publish, sorted by path, with their MD5s; and a warning for
+/// each symlink left out.
+pub fn scan(output: &Path, roles: &Roles) -> anyhow::Result<(Vec<LocalFile>, Vec<String>)> {
+    let mut found = Vec::new();
+    let mut warnings = Vec::new();
+    let walker = walkdir::WalkDir::new(output)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        let entry = entry.with_context(|| format!("reading `{}`", output.display()))?;
+        if entry.depth() == 0 {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(output)
+            .expect("walked below output")
+            .to_string_lossy()
+            .replace('\\', "/");
+        if entry.path_is_symlink() {
+            warnings.push(format!(
+                "{}: a symlink, not published (it could lead outside the folder)",
+                crate::diag::display_path(entry.path()).display()
+            ));
+        } else if entry.file_type().is_file()
+            && let Some((headers, phase)) = roles.headers(&rel)
+        {
+            found.push((rel, headers, phase, entry.into_path()));
+        }
+    }
+    let files = found
+        .into_par_iter()
+        .map(|(rel, headers, phase, path)| {
+            use md5::Digest;
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("reading `{}`", path.display()))?;
+            let md5: [u8; 16] = md5::Md5::digest(&bytes).into();
+            Ok(LocalFile { rel, size: bytes.len() as u64, md5, headers, phase })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok((files, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roles_of(siblings: bool) -> (Project, bool) {
+        let p = crate::config::test_project(
+            "[listing]\nlanguages = [\"en\", \"fr\"]\n[output]\ncache_control = \"max-age=9\"\n",
+        );
+        (p, siblings)
+    }
+
+    #[test]
+    fn each_role_gets_its_headers() {
+        let (p, _) = roles_of(true);
+        let roles = Roles::new(&p, true);
+        let h = |rel: &str| {
+            roles
+                .headers(rel)
+                .map(|(h, phase)| (h.content_type, h.cache_control, h.content_encoding, phase))
+        };
+        let json = "application/json; charset=utf-8".to_string();
+        let cc = Some("max-age=9".to_string());
+        assert_eq!(
+            h("api/fr/attractions/20/3.json"),
+            Some((json.clone(), cc.clone(), None, Phase::Pages))
+        );
+        assert_eq!(
+            h("api/attractions/10/1.json"),
+            Some((json.clone(), cc.clone(), None, Phase::Pages))
+        );
+        assert_eq!(
+            h("api/en/attractions/10/1.json.br"),
+            Some((json.clone(), cc.clone(), Some("br".into()), Phase::Pages))
+        );
+        assert_eq!(
+            h("api/errors/not_found.json"),
+            Some(("application/problem+json".into(), None, None, Phase::Links))
+        );
+        assert_eq!(h("api/index.json"), Some((json.clone(), cc.clone(), None, Phase::Links)));
+        assert_eq!(
+            h("api/explorer.html"),
+            Some(("text/html; charset=utf-8".into(), cc.clone(), None, Phase::Links))
+        );
+        assert_eq!(
+            h("robots.txt"),
+            Some(("text/plain; charset=utf-8".into(), None, None, Phase::Links))
+        );
+        // Not pages: an unknown language, size or page number.
+        for rel in [
+            "api/de/attractions/10/1.json",
+            "api/en/attractions/15/1.json",
+            "api/en/attractions/10/01.json",
+        ] {
+            assert_eq!(roles.role(rel), Role::Api, "{rel}");
+        }
+        let without = Roles::new(&p, false);
+        assert_eq!(without.headers("api/en/attractions/10/1.json.gz"), None);
+    }
+}

@@ -1,0 +1,752 @@
+//! `folio deploy`, run for real: against an S3-protocol server (`moto_server`, started on
+//! 127.0.0.1 as a child and killed by its process group) and against a folder
+//! (`file://`), with the same scenarios. What only a server shows is tested on it alone:
+//! the headers of each role, a no-op that sends no write request, wrong credentials, a
+//! missing bucket, and a server that stops answering midway (a proxy the test cuts).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use object_store::ObjectStore;
+
+use crate::harness::{BIN, Project, Run, files};
+use crate::table::{Server, free_port, need, request};
+
+const ACCESS_KEY: &str = "AKIAFOLIOTEST";
+const SECRET_KEY: &str = "folio-test-secret";
+const RECORD: &str = ".folio-deploy.json.gz";
+/// The sample's published files: 70 pages, 6 error documents, index, OpenAPI, explorer.
+const SAMPLE_OBJECTS: usize = 79;
+
+/// An S3-protocol server on loopback.
+struct Moto {
+    _server: Server,
+    port: u16,
+}
+
+impl Moto {
+    /// Starts moto_server; with `auth`, it checks credentials after its first request.
+    fn start(auth: bool) -> Option<Moto> {
+        if !need("moto_server") {
+            return None;
+        }
+        let port = free_port();
+        let mut cmd = Command::new("moto_server");
+        cmd.args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if auth {
+            cmd.env("INITIAL_NO_AUTH_ACTION_COUNT", "1");
+        }
+        let child = cmd.spawn().expect("starting moto_server");
+        let mut server = Server { child, name: "moto_server".into() };
+        crate::table::wait_for_port(port, &mut server, Duration::from_secs(60));
+        Some(Moto { _server: server, port })
+    }
+
+    fn bucket(&self, name: &str) {
+        let res = request(self.port, "PUT", &format!("/{name}"), &[]);
+        assert_eq!(res.status, 200, "creating bucket {name}");
+    }
+}
+
+/// Where a scenario deploys to.
+enum Remote {
+    /// A bucket on `moto`, reached through `via` (the server's port, or a proxy's).
+    S3 {
+        via: u16,
+        server: u16,
+        bucket: String,
+        prefix: String,
+    },
+    Dir(PathBuf),
+}
+
+type Headers = (Option<String>, Option<String>, Option<String>);
+
+impl Remote {
+    fn s3(moto: &Moto, prefix: &str) -> Remote {
+        moto.bucket("site");
+        Remote::S3 {
+            via: moto.port,
+            server: moto.port,
+            bucket: "site".into(),
+            prefix: prefix.into(),
+        }
+    }
+
+    fn url(&self) -> String {
+        match self {
+            Remote::S3 { bucket, prefix, .. } => format!("s3://{bucket}/{prefix}"),
+            Remote::Dir(dir) => format!("file://{}", dir.display()),
+        }
+    }
+
+    fn through(&self, port: u16) -> Remote {
+        match self {
+            Remote::S3 { server, bucket, prefix, .. } => Remote::S3 {
+                via: port,
+                server: *server,
+                bucket: bucket.clone(),
+                prefix: prefix.clone(),
+            },
+            Remote::Dir(d) => Remote::Dir(d.clone()),
+        }
+    }
+
+    fn command(&self, p: &Project, extra: &[&str]) -> Command {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("deploy").arg("--to").arg(self.url()).args(extra).current_dir(p.dir.path());
+        cmd.env("AWS_ACCESS_KEY_ID", ACCESS_KEY).env("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
+        cmd.env_remove("FOLIO_FAULT").env_remove("AWS_ENDPOINT").env_remove("AWS_REGION");
+        if let Remote::S3 { via, .. } = self {
+            cmd.arg("--endpoint").arg(format!("http://127.0.0.1:{via}"));
+        }
+        cmd
+    }
+
+    fn deploy_env(&self, p: &Project, extra: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = self.command(p, extra);
+        cmd.envs(env.iter().copied());
+        let output = cmd.output().expect("running folio deploy");
+        Run::of(format!("folio deploy --to {} {}", self.url(), extra.join(" ")), output)
+    }
+
+    fn deploy(&self, p: &Project, extra: &[&str]) -> Run {
+        self.deploy_env(p, extra, &[])
+    }
+
+    fn client(&self) -> (Arc<dyn ObjectStore>, String) {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        match self {
+            Remote::S3 { server, bucket, prefix, .. } => {
+                let s3 = object_store::aws::AmazonS3Builder::new()
+                    .with_endpoint(format!("http://127.0.0.1:{server}"))
+                    .with_allow_http(true)
+                    .with_bucket_name(bucket)
+                    .with_region("us-east-1")
+                    .with_access_key_id(ACCESS_KEY)
+                    .with_secret_access_key(SECRET_KEY)
+                    .build()
+                    .unwrap();
+                (Arc::new(s3), prefix.clone())
+            }
+            Remote::Dir(dir) => (
+                Arc::new(object_store::local::LocalFileSystem::new_with_prefix(dir).unwrap()),
+                String::new(),
+            ),
+        }
+    }
+
+    /// Every object below the prefix (folio's record aside) with its bytes.
+    fn objects(&self) -> BTreeMap<String, Vec<u8>> {
+        if let Remote::Dir(dir) = self
+            && !dir.exists()
+        {
+            return BTreeMap::new();
+        }
+        let (store, prefix) = self.client();
+        let root = (!prefix.is_empty()).then(|| object_store::path::Path::from(prefix.as_str()));
+        runtime().block_on(async {
+            let mut out = BTreeMap::new();
+            let listed: Vec<_> = store.list(root.as_ref()).collect().await;
+            for meta in listed {
+                let meta = meta.unwrap();
+                let key = meta.location.to_string();
+                let rel = if prefix.is_empty() { key } else { key[prefix.len() + 1..].to_string() };
+                if rel == RECORD {
+                    continue;
+                }
+                let bytes = store
+                    .get_opts(&meta.location, Default::default())
+                    .await
+                    .unwrap()
+                    .bytes()
+                    .await
+                    .unwrap();
+                out.insert(rel, bytes.to_vec());
+            }
+            out
+        })
+    }
+
+    /// Content-Type, Cache-Control and Content-Encoding of an object (S3 only).
+    fn headers(&self, rel: &str) -> Headers {
+        let (store, prefix) = self.client();
+        let key = if prefix.is_empty() { rel.to_string() } else { format!("{prefix}/{rel}") };
+        let key = object_store::path::Path::from(key);
+        runtime().block_on(async {
+            let options = object_store::GetOptions { head: true, ..Default::default() };
+            let got = store.get_opts(&key, options).await.unwrap();
+            let a = |k: object_store::Attribute| got.attributes.get(&k).map(|v| v.to_string());
+            use object_store::Attribute::*;
+            (a(ContentType), a(CacheControl), a(ContentEncoding))
+        })
+    }
+
+    /// An object folio did not write.
+    fn put_foreign(&self, rel: &str, body: &[u8]) {
+        let (store, prefix) = self.client();
+        let key = if prefix.is_empty() { rel.to_string() } else { format!("{prefix}/{rel}") };
+        let payload = object_store::PutPayload::from(body.to_vec());
+        runtime().block_on(store.put_opts(&key.into(), payload, Default::default())).unwrap();
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// What `folio deploy` publishes of `p`: the files of `output/` but hidden ones.
+fn published(p: &Project) -> BTreeMap<String, Vec<u8>> {
+    let mut tree = p.tree("output");
+    tree.retain(|rel, _| !rel.split('/').any(|s| s.starts_with('.')));
+    tree
+}
+
+/// The counts of the summary line: (uploaded, unchanged, deleted).
+fn counts(run: &Run) -> (usize, usize, usize) {
+    let line = run.stdout();
+    let num = |word: &str| -> usize {
+        let before = line.split(word).next().unwrap();
+        before
+            .rsplit([' ', ','])
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap_or_else(|_| panic!("no {word} in {line}"))
+    };
+    (num(" uploaded"), num(" unchanged"), num(" deleted"))
+}
+
+/// The keys `--dry-run` says it would upload, and would delete.
+fn dry_plan(run: &Run) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut up = BTreeSet::new();
+    let mut del = BTreeSet::new();
+    for line in run.stdout().lines() {
+        if let Some(rest) = line.strip_prefix("upload ") {
+            up.insert(rest.split(' ').next().unwrap().to_string());
+        } else if let Some(rest) = line.strip_prefix("delete ") {
+            del.insert(rest.to_string());
+        }
+    }
+    (up, del)
+}
+
+/// Keys whose content differs between two trees (added, changed or removed).
+fn changed(
+    before: &BTreeMap<String, Vec<u8>>,
+    after: &BTreeMap<String, Vec<u8>>,
+) -> BTreeSet<String> {
+    let keys: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    keys.into_iter().filter(|k| before.get(*k) != after.get(*k)).cloned().collect()
+}
+
+fn rename_first_record(p: &Project) {
+    let csv = p.read("data/attractions.csv").replacen("Eiffel Tower,", "The Eiffel Tower,", 1);
+    p.write("data/attractions.csv", csv);
+}
+
+/// One more record: every page changes (its `total`), and so does `api/index.json`.
+fn add_a_record(p: &Project) {
+    let mut lines = p.read("data/more/attractions.jsonl");
+    lines.push_str("{\"id\": 68, \"name\": {\"en\": \"New Place\"}}\n");
+    p.write("data/more/attractions.jsonl", lines);
+}
+
+fn set_config(p: &Project, from: &str, to: &str) {
+    let cfg = p.read("folio.toml");
+    assert!(cfg.contains(from), "folio.toml has no {from:?}");
+    p.write("folio.toml", cfg.replace(from, to));
+}
+
+/// Every object is the old or the new content of its file.
+fn each_old_or_new(
+    remote: &Remote,
+    old: &BTreeMap<String, Vec<u8>>,
+    new: &BTreeMap<String, Vec<u8>>,
+) {
+    for (key, bytes) in remote.objects() {
+        assert!(
+            old.get(&key) == Some(&bytes) || new.get(&key) == Some(&bytes),
+            "{key} is neither old nor new"
+        );
+    }
+}
+
+// --- The scenarios, each run against a bucket and against a folder. ---------------------
+
+fn first_deploy_mirrors_output_and_a_rerun_or_a_fresh_clone_uploads_nothing(remote: &Remote) {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let first = remote.deploy(&p, &[]).success();
+    assert_eq!(counts(&first), (SAMPLE_OBJECTS, 0, 0));
+    assert!(remote.objects() == published(&p), "the store holds output/, object for object");
+    let again = remote.deploy(&p, &[]).success();
+    assert_eq!(counts(&again), (0, SAMPLE_OBJECTS, 0));
+    // A fresh clone in CI: another folder, the same sources, a new build.
+    let clone = Project::sample();
+    clone.folio(&["build"]).success();
+    assert_eq!(counts(&remote.deploy(&clone, &[]).success()), (0, SAMPLE_OBJECTS, 0));
+}
+
+fn one_changed_record_uploads_exactly_its_pages_and_purges_their_urls(remote: &Remote) {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let before = published(&p);
+    rename_first_record(&p);
+    p.folio(&["build"]).success();
+    let after = published(&p);
+    let want = changed(&before, &after);
+    assert_eq!(want.len(), 8, "record 1 is on page 1 of 4 sizes, English and unprefixed");
+
+    let dry = remote.deploy(&p, &["--dry-run"]).success();
+    assert_eq!(dry_plan(&dry), (want.clone(), BTreeSet::new()));
+    assert!(remote.objects() == before, "a dry run changes nothing");
+
+    let purge = p.path("purge.json");
+    let run = remote.deploy(&p, &["--purge-list", purge.to_str().unwrap()]).success();
+    assert_eq!(counts(&run), (8, SAMPLE_OBJECTS - 8, 0));
+    assert!(remote.objects() == after);
+    let list: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(purge).unwrap()).unwrap();
+    let urls: BTreeSet<String> =
+        list["urls"].as_array().unwrap().iter().map(|u| u.as_str().unwrap().to_string()).collect();
+    assert_eq!(urls, expected_urls(&want));
+    let objects: BTreeSet<String> = list["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(objects, want);
+    assert_eq!(
+        list["cloudfront"]["Paths"]["Quantity"],
+        list["cloudfront"]["Paths"]["Items"].as_array().unwrap().len()
+    );
+}
+
+/// The URLs a CDN may hold for changed files of the sample (root-relative: its base_url is
+/// empty), written out independently of folio: the path form, the query form of links,
+/// and at the default size (10) `?page=P` and, for page 1, the bare endpoint.
+fn expected_urls(changed: &BTreeSet<String>) -> BTreeSet<String> {
+    let page = regex::Regex::new(r"^(api/(?:[a-z]+/)?attractions)/(\d+)/(\d+)\.json$").unwrap();
+    let mut out = BTreeSet::new();
+    for rel in changed {
+        out.insert(format!("/{rel}"));
+        if let Some(c) = page.captures(rel) {
+            let (endpoint, size, page) = (&c[1], &c[2], &c[3]);
+            out.insert(format!("/{endpoint}?page={page}&per_page={size}"));
+            if size == "10" {
+                out.insert(format!("/{endpoint}?page={page}"));
+                if page == "1" {
+                    out.insert(format!("/{endpoint}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn stale_objects_go_foreign_ones_stay_and_max_deletes_guards(remote: &Remote) {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    remote.put_foreign("mine/notes.txt", b"not folio's");
+    remote.put_foreign("api/en/attractions/notes.md", b"not folio's either");
+    let before = remote.objects();
+    set_config(&p, "page_sizes = [10, 20, 50, 100]", "page_sizes = [10, 20, 50]");
+    p.folio(&["build"]).success();
+
+    let refused = remote.deploy(&p, &["--max-deletes", "4"]).fails(1);
+    assert!(refused.stderr().contains("refusing to delete 5 objects"), "{}", refused.stderr());
+    assert!(refused.stderr().contains("pass --max-deletes 5"), "{}", refused.stderr());
+    assert!(remote.objects() == before, "nothing uploaded, nothing deleted");
+
+    let run = remote.deploy(&p, &[]).success();
+    assert_eq!(counts(&run).2, 5, "the five size-100 pages");
+    let mut want = published(&p);
+    want.insert("mine/notes.txt".into(), b"not folio's".to_vec());
+    want.insert("api/en/attractions/notes.md".into(), b"not folio's either".to_vec());
+    assert!(remote.objects() == want, "stale pages gone, foreign objects kept");
+}
+
+fn a_deploy_cut_short_leaves_a_usable_store_and_the_next_finishes(remote: &Remote) {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let old = published(&p);
+    add_a_record(&p);
+    p.folio(&["build"]).success();
+    let new = published(&p);
+    let cut = remote.deploy_env(&p, &[], &[("FOLIO_FAULT", "upload:20")]).fails(2);
+    assert!(cut.stderr().contains("injected fault: upload #20"), "{}", cut.stderr());
+    each_old_or_new(remote, &old, &new);
+    let objects = remote.objects();
+    assert_eq!(objects["api/index.json"], old["api/index.json"], "what links to pages goes last");
+    let done = remote.deploy(&p, &[]).success();
+    assert!(remote.objects() == new, "the next deploy finishes the job");
+    eprintln!("after a cut at upload 20, the next deploy uploaded {}", counts(&done).0);
+}
+
+fn refusals_name_the_reason(remote: &Remote) {
+    let p = Project::sample();
+    let run = remote.deploy(&p, &[]).fails(1);
+    assert!(
+        run.stderr().contains("no build in `output`: run `folio build`, then deploy"),
+        "{}",
+        run.stderr()
+    );
+    p.folio(&["build"]).success();
+    p.write("output/.folio-staging/commit.json", "{}");
+    let run = remote.deploy(&p, &[]).fails(1);
+    assert!(run.stderr().contains("a build is half switched into `output`"), "{}", run.stderr());
+    std::fs::remove_dir_all(p.path("output/.folio-staging")).unwrap();
+    set_config(&p, "sort = [\"id\"]", "sort = [\"-id\"]");
+    let run = remote.deploy(&p, &[]).fails(1);
+    assert!(
+        run.stderr().contains("`folio.toml` changed since `output` was built"),
+        "{}",
+        run.stderr()
+    );
+    assert!(remote.objects().is_empty(), "nothing was sent");
+}
+
+// --- A folder. ----------------------------------------------------------------------------
+
+fn folder() -> (tempfile::TempDir, Remote) {
+    let dir = tempfile::tempdir().unwrap();
+    let remote = Remote::Dir(dir.path().join("www"));
+    (dir, remote)
+}
+
+#[test]
+fn folder_first_deploy_and_noops() {
+    let (_dir, remote) = folder();
+    first_deploy_mirrors_output_and_a_rerun_or_a_fresh_clone_uploads_nothing(&remote);
+}
+
+#[test]
+fn folder_one_changed_record() {
+    let (_dir, remote) = folder();
+    one_changed_record_uploads_exactly_its_pages_and_purges_their_urls(&remote);
+}
+
+#[test]
+fn folder_stale_foreign_and_max_deletes() {
+    let (_dir, remote) = folder();
+    stale_objects_go_foreign_ones_stay_and_max_deletes_guards(&remote);
+}
+
+#[test]
+fn folder_cut_short_then_finished() {
+    let (_dir, remote) = folder();
+    a_deploy_cut_short_leaves_a_usable_store_and_the_next_finishes(&remote);
+}
+
+#[test]
+fn folder_refusals() {
+    let (_dir, remote) = folder();
+    refusals_name_the_reason(&remote);
+}
+
+#[test]
+fn the_deploy_url_can_come_from_the_config() {
+    let (dir, _) = folder();
+    let www = dir.path().join("www");
+    let p = Project::sample();
+    p.write(
+        "folio.toml",
+        format!("{}\n[deploy]\nurl = \"file://{}\"\n", p.read("folio.toml"), www.display()),
+    );
+    let run = p.folio(&["deploy"]).fails(1);
+    assert!(run.stderr().contains("no build"), "{}", run.stderr());
+    p.folio(&["build"]).success();
+    let run = p.folio(&["deploy", "--quiet"]).success();
+    assert!(run.stdout().is_empty());
+    assert!(files(&www).contains_key("api/index.json"));
+    std::fs::write(p.path("nothing.toml"), "").unwrap();
+    let run = p.folio(&["deploy", "--config", "nothing.toml"]).fails(1);
+    assert!(run.stderr().contains("nowhere to deploy"), "{}", run.stderr());
+}
+
+// --- An S3-protocol server. ---------------------------------------------------------------
+
+#[test]
+fn s3_first_deploy_and_noops() {
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    first_deploy_mirrors_output_and_a_rerun_or_a_fresh_clone_uploads_nothing(&remote);
+    // Each role got its headers.
+    let json = Some("application/json; charset=utf-8".to_string());
+    let cc = Some("public, max-age=300".to_string());
+    assert_eq!(remote.headers("api/fr/attractions/20/2.json"), (json.clone(), cc.clone(), None));
+    assert_eq!(remote.headers("api/index.json"), (json.clone(), cc.clone(), None));
+    assert_eq!(remote.headers("api/openapi.json"), (json, cc.clone(), None));
+    assert_eq!(
+        remote.headers("api/explorer.html"),
+        (Some("text/html; charset=utf-8".into()), cc, None)
+    );
+    assert_eq!(
+        remote.headers("api/errors/invalid_page.json"),
+        (Some("application/problem+json".into()), None, None)
+    );
+    // A no-op deploy sends no write request at all (counted by a proxy in between).
+    let proxy = Proxy::start(moto.port, usize::MAX);
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    assert_eq!(counts(&remote.through(proxy.port).deploy(&p, &[]).success()).0, 0);
+    assert_eq!(proxy.writes(), 0, "no PUT, POST or DELETE");
+    assert!(proxy.requests() > 0, "the deploy went through the proxy");
+}
+
+#[test]
+fn s3_one_changed_record() {
+    let Some(moto) = Moto::start(false) else { return };
+    one_changed_record_uploads_exactly_its_pages_and_purges_their_urls(&Remote::s3(
+        &moto, "travel",
+    ));
+}
+
+#[test]
+fn s3_stale_foreign_and_max_deletes() {
+    let Some(moto) = Moto::start(false) else { return };
+    stale_objects_go_foreign_ones_stay_and_max_deletes_guards(&Remote::s3(&moto, ""));
+}
+
+#[test]
+fn s3_cut_short_then_finished() {
+    let Some(moto) = Moto::start(false) else { return };
+    a_deploy_cut_short_leaves_a_usable_store_and_the_next_finishes(&Remote::s3(&moto, "travel"));
+}
+
+#[test]
+fn s3_refusals() {
+    let Some(moto) = Moto::start(false) else { return };
+    refusals_name_the_reason(&Remote::s3(&moto, "travel"));
+}
+
+#[test]
+fn s3_a_cache_control_change_resends_headers() {
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let before = published(&p);
+    p.write(
+        "folio.toml",
+        format!("{}\n[output]\ncache_control = \"public, max-age=60\"\n", p.read("folio.toml")),
+    );
+    p.folio(&["build"]).success();
+    let dry = remote.deploy(&p, &["--dry-run"]).success();
+    let (uploads, _) = dry_plan(&dry);
+    let with_cache_control: BTreeSet<String> =
+        before.keys().filter(|k| !k.starts_with("api/errors/")).cloned().collect();
+    assert_eq!(uploads, with_cache_control, "every page, the index, OpenAPI document and explorer");
+    // Their bytes are the same (the OpenAPI document aside, which states the header).
+    assert_eq!(changed(&before, &published(&p)), BTreeSet::from(["api/openapi.json".to_string()]));
+    let resent = dry.stdout().lines().filter(|l| l.ends_with("(headers changed)")).count();
+    assert_eq!(resent, uploads.len() - 1);
+    remote.deploy(&p, &[]).success();
+    assert_eq!(
+        remote.headers("api/en/attractions/10/7.json").1.as_deref(),
+        Some("public, max-age=60")
+    );
+    assert_eq!(
+        remote.headers("api/errors/not_found.json").1,
+        None,
+        "errors keep the host's caching"
+    );
+}
+
+#[test]
+fn s3_a_killed_deploy_is_finished_by_the_next() {
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "big");
+    // 600 records: about 540 objects, a few seconds through moto.
+    let p = Project::sample();
+    let mut jsonl = String::new();
+    for id in 100..700 {
+        jsonl.push_str(&format!(
+            "{{\"id\": {id}, \"name\": {{\"en\": \"Place {id}\"}}, \"rating\": 3.5}}\n"
+        ));
+    }
+    p.write("data/generated.jsonl", &jsonl);
+    p.folio(&["build"]).success();
+    let started = Instant::now();
+    remote.deploy(&p, &[]).success();
+    let full = started.elapsed();
+    let old = published(&p);
+    p.write("data/generated.jsonl", jsonl.replace("3.5", "3.6"));
+    p.folio(&["build"]).success();
+    let new = published(&p);
+    let mut child =
+        remote.command(&p, &[]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    std::thread::sleep(full.mul_f64(0.5));
+    child.kill().unwrap(); // SIGKILL: nothing is finished or cleaned up
+    let status = child.wait().unwrap();
+    eprintln!("killed after {:?} of a {full:?} deploy: {status}", full.mul_f64(0.5));
+    each_old_or_new(&remote, &old, &new);
+    remote.deploy(&p, &[]).success();
+    assert!(remote.objects() == new);
+}
+
+#[test]
+fn s3_a_server_that_stops_midway_gives_exit_2_and_nothing_is_deleted() {
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let old = published(&p);
+    // The next build drops a page size (5 stale pages) and changes every page.
+    set_config(&p, "page_sizes = [10, 20, 50, 100]", "page_sizes = [10, 20, 50]");
+    add_a_record(&p);
+    p.folio(&["build"]).success();
+    let new = published(&p);
+    let proxy = Proxy::start(moto.port, 10);
+    let run = remote.through(proxy.port).deploy(&p, &[]).fails(2);
+    assert!(run.stderr().contains("error: uploading `api/"), "names the object: {}", run.stderr());
+    each_old_or_new(&remote, &old, &new);
+    let objects = remote.objects();
+    for stale in old.keys().filter(|k| k.contains("/100/")) {
+        assert!(objects.contains_key(stale), "{stale} was deleted although an upload failed");
+    }
+    remote.deploy(&p, &[]).success();
+    assert!(remote.objects() == new);
+}
+
+#[test]
+fn s3_wrong_credentials_and_a_missing_bucket_are_named() {
+    let Some(moto) = Moto::start(true) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let run = remote.deploy(&p, &[]).fails(2);
+    assert!(run.stderr().contains("error: listing s3://site/travel"), "{}", run.stderr());
+    assert!(run.stderr().contains("InvalidAccessKeyId"), "the store's own words: {}", run.stderr());
+
+    let Some(open) = Moto::start(false) else { return };
+    let missing = Remote::S3 {
+        via: open.port,
+        server: open.port,
+        bucket: "nobucket".into(),
+        prefix: String::new(),
+    };
+    let run = missing.deploy(&p, &[]).fails(2);
+    assert!(run.stderr().contains("NoSuchBucket"), "{}", run.stderr());
+}
+
+/// A TCP proxy in front of the server: counts requests and write requests, and after
+/// `cut_after` write requests cuts every connection and refuses new ones, as a server
+/// that stops (while the real one keeps its state for the test to inspect).
+struct Proxy {
+    port: u16,
+    requests: Arc<AtomicUsize>,
+    writes: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Proxy {
+    fn start(upstream: u16, cut_after: usize) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let requests = Arc::new(AtomicUsize::new(0));
+        let writes = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (r, w, s) = (requests.clone(), writes.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !s.load(Ordering::SeqCst) {
+                let Ok((client, _)) = listener.accept() else {
+                    std::thread::sleep(Duration::from_millis(5));
+                    continue;
+                };
+                if w.load(Ordering::SeqCst) >= cut_after {
+                    drop(client); // the server is gone
+                    continue;
+                }
+                client.set_nonblocking(false).unwrap();
+                let server = TcpStream::connect(("127.0.0.1", upstream)).unwrap();
+                let (r, w, s) = (r.clone(), w.clone(), s.clone());
+                let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                std::thread::spawn(move || pump_requests(client, server, &r, &w, cut_after, &s));
+                std::thread::spawn(move || {
+                    let (mut from, mut to) = (s2, c2);
+                    let _ = std::io::copy(&mut from, &mut to);
+                    let _ = to.shutdown(Shutdown::Both);
+                });
+            }
+        });
+        Proxy { port, requests, writes, stop }
+    }
+
+    fn writes(&self) -> usize {
+        self.writes.load(Ordering::SeqCst)
+    }
+
+    fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+/// Copies client → server, counting request lines by method, until `cut_after` writes.
+fn pump_requests(
+    mut client: TcpStream,
+    mut server: TcpStream,
+    requests: &AtomicUsize,
+    writes: &AtomicUsize,
+    cut_after: usize,
+    stop: &AtomicBool,
+) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match client.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let chunk = &buf[..n];
+        for method in ["GET ", "HEAD ", "PUT ", "POST ", "DELETE "] {
+            let hits = count_lines(chunk, method.as_bytes());
+            requests.fetch_add(hits, Ordering::SeqCst);
+            if !matches!(method, "GET " | "HEAD ") {
+                writes.fetch_add(hits, Ordering::SeqCst);
+            }
+        }
+        if writes.load(Ordering::SeqCst) > cut_after
+            || stop.load(Ordering::SeqCst)
+            || server.write_all(chunk).is_err()
+        {
+            break;
+        }
+    }
+    let _ = client.shutdown(Shutdown::Both);
+    let _ = server.shutdown(Shutdown::Both);
+}
+
+/// Request lines starting with `method` in a chunk: at its start or after a `\n` (a
+/// request follows the previous one's body directly, which may end in a plain `\n`).
+fn count_lines(chunk: &[u8], method: &[u8]) -> usize {
+    let at_start = usize::from(chunk.starts_with(method));
+    let after =
+        chunk.windows(method.len() + 1).filter(|w| w[0] == b'\n' && &w[1..] == method).count();
+    at_start + after
+}
