@@ -7,7 +7,8 @@ use std::path::Path;
 use folio::config::{Config, Overrides, Project};
 use folio::load::record::{Findings, Resolver};
 use folio::model::{Origin, Record};
-use folio::render::{Links, PageInfo, Variant, standard};
+use folio::render::{Links, PageInfo, standard};
+use folio::routes::layout::Variant;
 
 fn main() {
     divan::main();

@@ -21,7 +21,7 @@ BIN=$ROOT/target/release
 rm -rf "$WORK"
 mkdir -p "$WORK/a/data" "$WORK/s3/folio" "$WORK/s3/awscli"
 "$BIN/examples/gen" "$N" "$WORK/a/data/attractions.json" 42
-cat > "$WORK/a/folio.toml" <<TOML
+cp "$ROOT/scripts/bench.toml" "$WORK/a/folio.toml"
 [listing]
 languages = ["en", "fr", "de", "ja"]
 page_sizes = [10, 20, 50, 100]

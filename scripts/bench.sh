@@ -16,19 +16,7 @@ mkdir -p "$WORK/data"
 [ -f "$WORK/data/attractions.json" ] || "$BIN/examples/gen" "$N" "$WORK/data/attractions.json" 42
 cp "$WORK/data/attractions.json" "$WORK/pristine.json"
 config() {
-  cat > "$WORK/folio.toml" <<TOML
-[listing]
-languages = ["en", "fr", "de", "ja"]
-page_sizes = [10, 20, 50, 100]
-[fields.name]
-localized = true
-[fields.description]
-localized = true
-[output]
-precompress = [$1]
-[hosting]
-targets = []
-TOML
+  sed "s/^precompress = \[\]/precompress = [$1]/" "$ROOT/scripts/bench.toml" > "$WORK/folio.toml"
 }
 # timed CMD... -> "wall cpu rss_kb" of one run
 timed() {

@@ -24,6 +24,19 @@ impl Problem {
         Problem { file, path: path.to_path_buf(), line, field: None, message: message.into() }
     }
 
+    /// A problem found before its file is known (by a parser, or in one record): the
+    /// loader places it with [`Problem::at`].
+    pub fn unplaced(line: Option<u64>, message: impl Into<String>) -> Self {
+        Problem { file: 0, path: PathBuf::new(), line, field: None, message: message.into() }
+    }
+
+    /// The problem, placed in the file `path` at walk position `file`.
+    pub fn at(mut self, file: usize, path: &Path) -> Self {
+        self.file = file;
+        self.path = path.to_path_buf();
+        self
+    }
+
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
         self
@@ -40,6 +53,16 @@ impl fmt::Display for Problem {
             write!(f, ": {field}")?;
         }
         write!(f, ": {}", self.message)
+    }
+}
+
+/// A problem with the config itself, printed as `folio.toml: message` (or `:line:`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
     }
 }
 

@@ -1,11 +1,10 @@
-//! Why a command failed, and the exit code each reason maps to (SPEC §6): 1 for invalid
+//! Why a command failed, and the exit code each reason maps to (docs/cli.md): 1 for invalid
 //! data, config or templates, a clash or a refused folder (nothing written); 2 for usage
 //! and I/O failures.
 
 use std::path::PathBuf;
 
-use crate::config::ConfigError;
-use crate::diag::{self, Problem};
+use crate::diag::{self, ConfigError, Problem};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Failure {
@@ -25,7 +24,7 @@ pub enum Failure {
     #[error("{0}")]
     Refused(String),
     #[error(transparent)]
-    Io(anyhow::Error),
+    Other(anyhow::Error),
 }
 
 impl From<anyhow::Error> for Failure {
@@ -33,7 +32,7 @@ impl From<anyhow::Error> for Failure {
     fn from(e: anyhow::Error) -> Failure {
         match e.downcast::<crate::output::Refused>() {
             Ok(refused) => Failure::Refused(refused.0),
-            Err(e) => Failure::Io(e),
+            Err(e) => Failure::Other(e),
         }
     }
 }
@@ -50,14 +49,14 @@ impl Failure {
             | Failure::Template(_)
             | Failure::Clash(_)
             | Failure::Refused(_) => 1,
-            Failure::Usage(_) | Failure::Io(_) => 2,
+            Failure::Usage(_) | Failure::Other(_) => 2,
         }
     }
 
     /// True when the error is only that stdout was closed (`folio build | head -0`).
     pub fn is_broken_pipe(&self) -> bool {
         match self {
-            Failure::Io(e) => e.chain().any(|c| {
+            Failure::Other(e) => e.chain().any(|c| {
                 c.downcast_ref::<std::io::Error>()
                     .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
             }),
@@ -68,7 +67,7 @@ impl Failure {
     /// The sources of an I/O failure, outermost first (printed as `caused by: ...`).
     pub fn causes(&self) -> Vec<String> {
         match self {
-            Failure::Io(e) => e.chain().skip(1).map(ToString::to_string).collect(),
+            Failure::Other(e) => e.chain().skip(1).map(ToString::to_string).collect(),
             _ => Vec::new(),
         }
     }
@@ -88,7 +87,7 @@ impl Failure {
                     )
                 })
                 .collect(),
-            Failure::Usage(_) | Failure::Refused(_) | Failure::Io(_) => Vec::new(),
+            Failure::Usage(_) | Failure::Refused(_) | Failure::Other(_) => Vec::new(),
         }
     }
 }

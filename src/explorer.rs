@@ -1,7 +1,7 @@
 //! `api/explorer.html`: a page to browse the listing, rendered from a minijinja template:
 //! the built-in one ([`BUILTIN`]) or the project's `templates/explorer.html.j2`. The page
 //! has no external assets; its script reads the listing through the query form and falls
-//! back to the path form where the host cannot answer queries (SPEC §1).
+//! back to the path form where the host cannot answer queries (docs/api.md).
 //!
 //! Pure: the caller reads the override file and passes its text. The context holds the
 //! listing's settings, each as a value (`resource`, `languages`, `default_language`,

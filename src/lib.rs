@@ -1,7 +1,7 @@
 //! folio pre-renders a paginated JSON listing of attractions into static files.
 //!
 //! The pipeline is the architecture: [`load`] reads `data/` into [`model::Record`]s,
-//! [`listing`] sorts them per language, [`paginate`] splits them, [`render`] writes page
+//! [`sort`] orders them per language, [`paginate`] splits them, [`render`] writes page
 //! bodies, and [`output`] puts files on disk atomically. [`site`] owns that pipeline;
 //! [`cmd`] is the glue the binary calls.
 
@@ -14,7 +14,6 @@ pub mod diag;
 pub mod error;
 pub mod explorer;
 pub mod hosts;
-pub mod listing;
 pub mod load;
 pub mod model;
 pub mod openapi;
@@ -24,3 +23,4 @@ pub mod render;
 pub mod routes;
 pub mod serve;
 pub mod site;
+pub mod sort;

@@ -1,4 +1,4 @@
-//! `api/openapi.json`: an OpenAPI 3.1 description of the two endpoints of SPEC §1, built
+//! `api/openapi.json`: an OpenAPI 3.1 description of the two endpoints of the API (docs/api.md), built
 //! from the validated config ([`Project`]) and the routing table ([`Routes`]): the
 //! language and page-size enums, the page limits, the envelope the pages are written in,
 //! the item schema from `[fields]`, and the problem documents that answer bad requests.
@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::config::{Envelope, Fallback, FieldSpec, FieldType, Project};
-use crate::render::ErrorCode;
-use crate::routes::{MAX_PAGE, PAGE_PATTERN, Routes};
+use crate::routes::ErrorCode;
+use crate::routes::{MAX_PAGE, Routes, patterns};
 
 /// The document, pretty-printed with a trailing newline, as written to `api/openapi.json`.
 pub fn render(project: &Project, routes: &Routes) -> Vec<u8> {
@@ -30,11 +30,12 @@ pub fn document(project: &Project, routes: &Routes) -> Value {
     let sizes: Vec<String> = routes.sizes.iter().map(|s| s.size.to_string()).collect();
     let description = format!(
         "Static, pre-rendered pages of the `{resource}` listing. `page` must be written as \
-         `{PAGE_PATTERN}` and `per_page` as one of {}; an empty value counts as absent. \
+         `^{}$` and `per_page` as one of {}; an empty value counts as absent. \
          Every page also exists as a file at `/api/{{lang}}/{resource}/{{per_page}}/{{page}}.json` \
          (and `/api/{resource}/{{per_page}}/{{page}}.json`), which static hosts that cannot \
          read query strings serve instead. Methods other than GET and HEAD are answered with \
          405 and the `MethodNotAllowed` problem.",
+        patterns::PAGE,
         sizes.join(", ")
     );
     let by_lang = json!({
@@ -147,10 +148,11 @@ fn parameters(routes: &Routes) -> Value {
             "name": "page",
             "in": "query",
             "required": false,
-            // SPEC §1.1: an empty value counts as absent.
+            // An empty value counts as absent (docs/api.md).
             "allowEmptyValue": true,
             "description": format!(
-                "The page number, 1 to the page's `total_pages` (written as `{PAGE_PATTERN}`); past the last page is 404 `page_not_found`."
+                "The page number, 1 to the page's `total_pages` (written as `^{}$`); past the last page is 404 `page_not_found`.",
+                patterns::PAGE
             ),
             "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1},
         },
@@ -158,7 +160,7 @@ fn parameters(routes: &Routes) -> Value {
             "name": "per_page",
             "in": "query",
             "required": false,
-            // SPEC §1.1: an empty value counts as absent.
+            // An empty value counts as absent (docs/api.md).
             "allowEmptyValue": true,
             "description": "Items a page: one of the configured page sizes.",
             "schema": {"type": "integer", "enum": sizes, "default": routes.default_size},

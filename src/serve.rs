@@ -15,11 +15,10 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
-use notify::Watcher;
 
 use crate::config::Project;
 use crate::error::Failure;
-use crate::render::ErrorCode;
+use crate::routes::ErrorCode;
 use crate::routes::{Outcome, Routes, clean_segment};
 use crate::site;
 
@@ -229,7 +228,7 @@ pub fn run(
                 })
                 .await
         })
-        .map_err(|e| Failure::Io(anyhow::Error::from(e).context("serving")))
+        .map_err(|e| Failure::Other(anyhow::Error::from(e).context("serving")))
 }
 
 /// Replaces an absolute base_url's origin by the local one, as `zola serve` does.
@@ -239,42 +238,53 @@ fn localize(project: &mut Project, addr: SocketAddr) {
     }
 }
 
-/// Watches data, templates and config; rebuilds after a quiet moment.
+/// Files editors write beside the one being edited (swap and backup files, atomic-save
+/// temporaries), which are no reason to rebuild (zola ignores the same).
+fn is_temp_file(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    name.starts_with('.')
+        || name.ends_with('~')
+        || (name.starts_with('#') && name.ends_with('#'))
+        || name == "4913"
+        || [".swp", ".swx", ".swo", ".tmp", ".bak"].iter().any(|ext| name.ends_with(ext))
+        || name.contains("___jb_tmp___")
+        || name.contains("___jb_old___")
+}
+
+/// Watches data, templates and config; rebuilds once changes have settled (a debouncer
+/// gathers each burst of events into one).
 fn watch(
     project: Project,
     reload: impl Fn() -> Result<Project, Failure> + Send + 'static,
     addr: SocketAddr,
     app: Arc<App>,
 ) -> Result<(), Failure> {
-    let (tx, rx) = mpsc::channel::<()>();
+    use notify_debouncer_mini::notify::RecursiveMode;
     let inputs = [project.data_dir.clone(), project.templates_dir.clone()];
     let config = project.root.join(project.config_path.file_name().unwrap_or_default());
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let relevant = |p: &PathBuf| *p == config || inputs.iter().any(|i| p.starts_with(i));
-        if let Ok(event) = event
-            && !event.kind.is_access()
-            && event.paths.iter().any(relevant)
-        {
-            let _ = tx.send(());
-        }
-    })
-    .map_err(|e| anyhow::anyhow!("starting the file watcher: {e}"))?;
-    let mut watched = vec![(project.data_dir.clone(), notify::RecursiveMode::Recursive)];
+    let relevant = move |p: &Path| {
+        (p == config || inputs.iter().any(|i| p.starts_with(i))) && !is_temp_file(p)
+    };
+    let (tx, rx) = mpsc::channel();
+    let mut debouncer = notify_debouncer_mini::new_debouncer(Duration::from_millis(250), tx)
+        .map_err(|e| anyhow::anyhow!("starting the file watcher: {e}"))?;
+    let mut watched = vec![(project.data_dir.clone(), RecursiveMode::Recursive)];
     if project.templates_dir.is_dir() {
-        watched.push((project.templates_dir.clone(), notify::RecursiveMode::Recursive));
+        watched.push((project.templates_dir.clone(), RecursiveMode::Recursive));
     }
-    watched.push((project.root.clone(), notify::RecursiveMode::NonRecursive));
+    watched.push((project.root.clone(), RecursiveMode::NonRecursive));
     for (path, mode) in watched {
-        watcher
+        debouncer
+            .watcher()
             .watch(&path, mode)
             .map_err(|e| anyhow::anyhow!("watching `{}`: {e}", path.display()))?;
     }
     std::thread::spawn(move || {
-        let _watcher = watcher;
-        while rx.recv().is_ok() {
-            // Debounce: wait until changes stop for a moment.
-            while rx.recv_timeout(Duration::from_millis(250)).is_ok() {}
-            rebuild(&reload, addr, &app);
+        let _debouncer = debouncer;
+        for events in rx {
+            if events.is_ok_and(|events| events.iter().any(|e| relevant(&e.path))) {
+                rebuild(&reload, addr, &app);
+            }
         }
     });
     Ok(())
@@ -311,6 +321,16 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, addr: SocketAddr, app:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn editor_temporaries_do_not_rebuild() {
+        for temp in ["a.csv~", ".a.csv.swp", "#a.csv#", "4913", "a.json.tmp", "a.csv___jb_tmp___"] {
+            assert!(is_temp_file(Path::new(temp)), "{temp}");
+        }
+        for real in ["a.csv", "more/b.jsonl", "folio.toml", "page.json.j2"] {
+            assert!(!is_temp_file(Path::new(real)), "{real}");
+        }
+    }
 
     #[test]
     fn accept_encoding_tokens_and_q_zero() {

@@ -3,7 +3,6 @@
 //! pages; each page is rendered into a reused buffer and handed to the writer at once,
 //! so the output is never held in memory as a whole.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Instant;
@@ -12,41 +11,21 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use crate::compress::Codec;
-use crate::config::{Config, Envelope, Overrides, Project};
+use crate::config::{Envelope, Project};
 use crate::error::Failure;
 use crate::explorer;
 use crate::hosts::{self, Dir, HostCtx};
-use crate::listing;
 use crate::load::{self, Dataset};
 use crate::model::Record;
 use crate::openapi;
 use crate::output::{Report, Staged, Stamp, Tree};
 use crate::paginate;
 use crate::render::template::{PageError, PageTemplate};
-use crate::render::{self, ErrorCode, Links, PageInfo, PageWriter, Variant};
+use crate::render::{self, Links, PageInfo, PageWriter};
+use crate::routes::ErrorCode;
 use crate::routes::Routes;
-
-/// Finds, parses and validates the config: `--config F`, else `folio.toml` in `cwd`.
-pub fn project(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Failure> {
-    let cwd = std::env::current_dir().context("reading the working directory")?;
-    let path = match config {
-        Some(p) => cwd.join(p),
-        None => cwd.join("folio.toml"),
-    };
-    if !path.is_file() {
-        return Err(Failure::Usage(format!(
-            "no config at `{}`: run folio in a folder with a folio.toml, or pass --config",
-            crate::diag::display_path(&path).display()
-        )));
-    }
-    let shown = crate::diag::display_path(&path);
-    let (cfg, digest) = Config::from_file(&path)?;
-    let cfg = cfg.map_err(|e| Failure::Config(vec![e]))?;
-    let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
-    let mut project = cfg.validate(&shown, &root, &cwd, overrides).map_err(Failure::Config)?;
-    project.config_digest = digest;
-    Ok(project)
-}
+use crate::routes::layout::{self, Variant};
+use crate::sort;
 
 /// A loaded, sorted listing: the records and, per language, their order.
 pub struct Listing {
@@ -57,7 +36,7 @@ pub struct Listing {
 /// Loads and sorts; every problem in the input, or the listing.
 pub fn load(project: &Project) -> Result<Listing, Failure> {
     let data = load::load(project).map_err(Failure::Invalid)?;
-    let orders = listing::order(&data.records, &project.sort, project.languages.len());
+    let orders = sort::order(&data.records, &project.sort, project.languages.len());
     Ok(Listing { data, orders })
 }
 
@@ -104,12 +83,12 @@ fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Result<Jo
     }
     let routes = Routes::new(project, total);
     for code in ErrorCode::ALL {
-        jobs.push((code.file(), Job::Static(code.document(&routes))));
+        jobs.push((code.file(), Job::Static(render::problem_document(code, &routes))));
     }
-    jobs.push(("api/index.json".into(), Job::Static(render::index(project, total))));
-    jobs.push(("api/openapi.json".into(), Job::Static(openapi::render(project, &routes))));
-    jobs.push(("api/explorer.html".into(), Job::Static(explorer_page(project)?)));
-    jobs.push((".nojekyll".into(), Job::Static(Vec::new())));
+    jobs.push((layout::INDEX.into(), Job::Static(render::index(project, total))));
+    jobs.push((layout::OPENAPI.into(), Job::Static(openapi::render(project, &routes))));
+    jobs.push((layout::EXPLORER.into(), Job::Static(explorer_page(project)?)));
+    jobs.push((layout::NOJEKYLL.into(), Job::Static(Vec::new())));
     Ok(jobs)
 }
 
@@ -137,7 +116,7 @@ fn host_files(project: &Project, total: usize) -> (Jobs, Jobs) {
     let ctx = HostCtx { routes: &routes, root, listen: project.hosting.listen.clone() };
     let (mut publish, mut server) = (Vec::new(), Vec::new());
     for target in &project.hosting.targets {
-        for f in hosts::render(target, &ctx) {
+        for f in hosts::render(*target, &ctx) {
             let job = (f.name, Job::Static(f.contents.into_bytes()));
             match f.dir {
                 Dir::Output => publish.push(job),
@@ -193,7 +172,7 @@ fn stage_all(
                     for codec in codecs {
                         let rel = format!("{path}.{}", codec.extension());
                         out.push(
-                            tree.stage_derived(&rel, !staged.staged, || codec.compress(bytes))?,
+                            tree.stage_derived(&rel, !staged.changed, || codec.compress(bytes))?,
                         );
                     }
                 }
@@ -208,44 +187,6 @@ fn stage_all(
         return Err(Failure::Template(vec![message]));
     }
     Ok(per_job.into_iter().flatten().collect())
-}
-
-/// Everything a build's output depends on, hashed: folio's version and binary, the validated config
-/// (which includes the command-line overrides), and every data and template file.
-fn fingerprint(project: &Project) -> anyhow::Result<String> {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    // The binary itself (size and mtime), so a rebuilt folio of the same version redoes
-    // the work too: what changed may be how files are rendered.
-    if let Some(meta) = std::env::current_exe().ok().and_then(|exe| std::fs::metadata(exe).ok()) {
-        h.update(&meta.len().to_le_bytes());
-        h.update(format!("{:?}", meta.modified().ok()).as_bytes());
-    }
-    h.update(format!("{project:?}").as_bytes());
-    let mut files = load::walk(&project.data_dir).unwrap_or_default();
-    if project.templates_dir.is_dir() {
-        files.extend(load::walk_all(&project.templates_dir));
-    }
-    // Streamed in blocks: a data file can be larger than the memory a build may use.
-    let mut block = vec![0u8; 1 << 20];
-    for path in files {
-        use std::io::Read;
-        h.update(path.as_os_str().as_encoded_bytes());
-        let mut file =
-            std::fs::File::open(&path).with_context(|| format!("reading `{}`", path.display()))?;
-        let mut len = 0u64;
-        loop {
-            let n =
-                file.read(&mut block).with_context(|| format!("reading `{}`", path.display()))?;
-            if n == 0 {
-                break;
-            }
-            h.update(&block[..n]);
-            len += n as u64;
-        }
-        h.update(&len.to_le_bytes());
-    }
-    Ok(format!("{:032x}", h.digest128()))
 }
 
 /// The configured envelope, ready to write pages. A template is read and compiled here,
@@ -270,7 +211,7 @@ fn page_writer(project: &Project) -> Result<PageWriter, Failure> {
                     return Err(invalid("is not UTF-8"));
                 }
                 Err(e) => {
-                    return Err(Failure::Io(
+                    return Err(Failure::Other(
                         anyhow::Error::from(e).context(format!("reading `{shown}`")),
                     ));
                 }
@@ -371,13 +312,13 @@ pub fn build_locked(
     switch: Option<&RwLock<()>>,
 ) -> Result<Built, Failure> {
     let start = Instant::now();
-    let fingerprint = fingerprint(project)?;
+    let fingerprint = crate::output::fingerprint::of(project)?;
     // Opening a tree finishes a switch a killed build left; its warnings (entries not
     // acted on) travel with it to the commit, which reports them.
     let tree = Tree::open(&project.output_dir)?;
     let hosting = Tree::open(&project.hosting_dir)?;
     // Nothing changed since the last build and every file is still as it was written:
-    // skip the work (SPEC §5), reporting what that build produced. A manifest with
+    // skip the work (docs/config.md, "output"), reporting what that build produced. A manifest with
     // entries folio ignored is rewritten by a real build, without them.
     let clean = tree.warnings().is_empty() && hosting.warnings().is_empty();
     if clean && tree.fingerprint() == fingerprint && tree.intact() && hosting.intact() {

@@ -4,17 +4,14 @@ use std::io::IsTerminal;
 
 use super::Bar;
 use crate::cli::BuildArgs;
-use crate::config::Overrides;
+use crate::config::{Overrides, Project};
 use crate::error::Failure;
 use crate::site;
 
 pub fn run(args: BuildArgs) -> Result<(), Failure> {
     let overrides =
         Overrides { data_dir: args.data, output_dir: args.out, base_url: args.base_url };
-    let project = site::project(args.config.as_deref(), &overrides)?;
-    for w in &project.warnings {
-        crate::diag::eprint(&format!("warning: {}: {w}", project.config_path.display()));
-    }
+    let project = Project::discover(args.config.as_deref(), &overrides)?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let built = if show_bar {
         site::build(&project, &Bar::new("files"))?

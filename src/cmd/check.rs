@@ -8,7 +8,7 @@ use crate::site;
 
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let overrides = Overrides { data_dir: args.data, ..Overrides::default() };
-    let project = site::project(args.config.as_deref(), &overrides)?;
+    let project = Project::discover(args.config.as_deref(), &overrides)?;
     let listing = site::load(&project);
     // Template problems are shown whatever the data, then the data's.
     match (site::check_templates(&project, listing.as_ref().ok()), listing) {

@@ -7,13 +7,12 @@ use anyhow::Context;
 
 use super::{Bar, say};
 use crate::cli::DeployArgs;
-use crate::config::Overrides;
+use crate::config::{Overrides, Project};
 use crate::deploy::{self, Options};
 use crate::error::Failure;
-use crate::site;
 
 pub fn run(args: DeployArgs) -> Result<(), Failure> {
-    let project = site::project(args.config.as_deref(), &Overrides::default())?;
+    let project = Project::discover(args.config.as_deref(), &Overrides::default())?;
     let d = &project.deploy;
     let url = args.to.clone().unwrap_or_else(|| d.url.clone());
     if url.is_empty() {
@@ -63,23 +62,20 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         for key in &deployed.deleted {
             say(format_args!("delete {key}"))?;
         }
+    }
+    // With --dry-run, the counts are what a deploy would do.
+    let (command, tail) = match deployed.dry_run {
+        true => ("folio deploy --dry-run", "; nothing was sent".to_string()),
+        false => ("folio deploy", format!(", {:.2} s", deployed.seconds)),
+    };
+    if deployed.dry_run || !args.quiet {
         say(format_args!(
-            "folio deploy --dry-run: {}: would upload {}, keep {} unchanged, delete {}, {} bytes; nothing was sent",
-            deployed.target,
-            deployed.uploaded.len(),
-            deployed.unchanged,
-            deployed.deleted.len(),
-            deployed.bytes
-        ))?;
-    } else if !args.quiet {
-        say(format_args!(
-            "folio deploy: {}: {} uploaded, {} unchanged, {} deleted, {} bytes, {:.2} s",
+            "{command}: {}: {} uploaded, {} unchanged, {} deleted, {} bytes{tail}",
             deployed.target,
             deployed.uploaded.len(),
             deployed.unchanged,
             deployed.deleted.len(),
             deployed.bytes,
-            deployed.seconds
         ))?;
     }
     Ok(())

@@ -31,7 +31,7 @@ pub fn say(line: std::fmt::Arguments) -> Result<(), Failure> {
     out.write_fmt(line)
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush())
-        .map_err(|e| Failure::Io(anyhow::Error::from(e).context("writing to stdout")))
+        .map_err(|e| Failure::Other(anyhow::Error::from(e).context("writing to stdout")))
 }
 
 /// The progress bar on a terminal (stderr): a spinner for a phase of unknown length, a

@@ -1,6 +1,6 @@
 //! What `folio deploy` publishes: every plain file of `output/` except hidden ones
 //! (folio's manifest and staging, `.nojekyll`, editors' leftovers), each with its MD5 and
-//! the headers of its role (SPEC §1): pages and their siblings, error documents, the
+//! the headers of its role (docs/api.md): pages and their siblings, error documents, the
 //! index, OpenAPI document and explorer, and any other file by its extension. Symlinks are
 //! never followed: one could publish something from outside `output/`.
 
@@ -10,7 +10,7 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use crate::config::Project;
-use crate::render::ErrorCode;
+use crate::routes::ErrorCode;
 
 /// The headers folio sets on an object.
 #[derive(

@@ -97,7 +97,7 @@ pub fn finished(project: &Project) -> Result<Manifest, Failure> {
             crate::diag::display_path(&path).display()
         ))
     })?;
-    if manifest.config != project.config_digest {
+    if manifest.stamp.config != project.config_digest {
         return Err(Failure::Refused(format!(
             "`{}` changed since `{shown}` was built: run `folio build`, then deploy",
             project.config_path.display()
@@ -129,9 +129,9 @@ pub fn deploy(
     progress.finish();
     deployed.warnings = [warnings, deployed.warnings].concat();
     deployed.target = target.display();
-    deployed.base_url = manifest.base_url.clone();
+    deployed.base_url = manifest.stamp.base_url.clone();
     let site = purge::Site {
-        base: BaseUrl::parse(&manifest.base_url).unwrap_or_default(),
+        base: BaseUrl::parse(&manifest.stamp.base_url).unwrap_or_default(),
         resource: project.resource.clone(),
         languages: project.languages.clone(),
         default_size: project.default_page_size,
@@ -153,7 +153,7 @@ fn remote(what: &str, rel: &str, store: &Store, e: object_store::Error) -> Failu
     let on = store.target.display();
     let doing =
         if rel.is_empty() { format!("{what} {on}") } else { format!("{what} `{rel}` on {on}") };
-    Failure::Io(anyhow::anyhow!("{doing}: {}", store_says(&e)))
+    Failure::Other(anyhow::anyhow!("{doing}: {}", store_says(&e)))
 }
 
 /// What a store error comes down to, in one line: object_store's errors repeat their
@@ -310,9 +310,9 @@ async fn run(
                 let path = project.output_dir.join(&f.rel);
                 let bytes = std::fs::read(&path)
                     .with_context(|| format!("reading `{}`", path.display()))
-                    .map_err(Failure::Io)?;
+                    .map_err(Failure::Other)?;
                 if let Err(e) = faults.before_upload() {
-                    return Err(Failure::Io(
+                    return Err(Failure::Other(
                         anyhow::Error::from(e).context(format!("uploading `{}`", f.rel)),
                     ));
                 }

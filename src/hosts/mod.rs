@@ -1,7 +1,9 @@
-//! Host targets: each file renders the routing table ([`Routes`], SPEC §1 as data) into
-//! one host's configuration. Server-side configs go to `hosting/` (never published);
+//! Host targets: each file renders the routing table ([`Routes`]) into one host's
+//! configuration, through a minijinja template of `templates/` (Vercel's and Cloudflare's
+//! JSON files are built as data). Server-side configs go to `hosting/` (never published);
 //! publish-dir files (`_redirects`, `vercel.json`, `_worker.js`, ...) go to `output/`.
-//! Nothing here decides behaviour: every rule comes from the table, so hosts cannot drift.
+//! Nothing here decides behaviour: every rule comes from the table and every regex from
+//! `routes::patterns`, so hosts cannot drift.
 
 pub mod apache;
 pub mod caddy;
@@ -12,8 +14,10 @@ pub mod netlify;
 pub mod nginx;
 pub mod vercel;
 
-use crate::render::ErrorCode;
-use crate::routes::Routes;
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+
+use crate::config::HostTarget;
+use crate::routes::{ErrorCode, Routes};
 
 /// Where a host file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +36,16 @@ pub struct HostFile {
     pub contents: String,
 }
 
+impl HostFile {
+    fn hosting(name: &str, contents: String) -> HostFile {
+        HostFile { dir: Dir::Hosting, name: name.into(), contents }
+    }
+
+    fn output(name: &str, contents: String) -> HostFile {
+        HostFile { dir: Dir::Output, name: name.into(), contents }
+    }
+}
+
 /// What every emitter gets.
 #[derive(Debug, Clone)]
 pub struct HostCtx<'a> {
@@ -42,7 +56,7 @@ pub struct HostCtx<'a> {
     pub listen: String,
 }
 
-impl HostCtx<'_> {
+impl<'a> HostCtx<'a> {
     /// `host:port` split for configs that want them apart.
     pub fn listen_parts(&self) -> (&str, &str) {
         self.listen.rsplit_once(':').unwrap_or((&self.listen, "80"))
@@ -52,35 +66,62 @@ impl HostCtx<'_> {
     pub fn error_path(&self, code: ErrorCode) -> String {
         format!("{}/{}", self.routes.mount, code.file())
     }
-}
 
-/// `s` with a backslash before each character of `special`: the escaping every host's
-/// regexps and quoted strings share (PCRE and RE2 metacharacters, mod_rewrite's `$`/`%`).
-pub(crate) fn backslash(s: &str, special: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if special.contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
+    /// The context of the emitters' unit tests: `routes` served from `/srv/site/output`
+    /// on 127.0.0.1:9000.
+    #[cfg(test)]
+    pub(crate) fn sample(routes: &'a Routes) -> HostCtx<'a> {
+        HostCtx { routes, root: "/srv/site/output".into(), listen: "127.0.0.1:9000".into() }
     }
-    out
 }
 
-/// The metacharacters of PCRE and RE2 regexps.
-pub(crate) const REGEX_SPECIAL: &str = "\\.^$|?*+()[]{}";
+/// The one file `render` writes for the sample table (`routes::sample(mount)`), checked to
+/// be `name` in `dir`: what each emitter's unit tests read.
+#[cfg(test)]
+pub(crate) fn sample_file(
+    render: fn(&HostCtx) -> Vec<HostFile>,
+    mount: &str,
+    dir: Dir,
+    name: &str,
+) -> String {
+    let routes = crate::routes::sample(mount);
+    let files = render(&HostCtx::sample(&routes));
+    assert_eq!(files.len(), 1);
+    assert_eq!((files[0].dir, files[0].name.as_str()), (dir, name));
+    files[0].contents.clone()
+}
+
+/// Fills a host file's template (the first of `templates`; the others are partials it
+/// includes by name) with `ctx`. Blocks take their line with them; undefined names are
+/// errors, so a typo in a template fails its emitter's unit test.
+fn fill(templates: &[(&'static str, &'static str)], ctx: minijinja::Value) -> String {
+    let mut env = Environment::new();
+    let syntax = minijinja::syntax::SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .keep_trailing_newline(true)
+        .build()
+        .expect("the default delimiters");
+    env.set_syntax(syntax);
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    for (name, source) in templates {
+        env.add_template(name, source).expect("a host template parses");
+    }
+    let main = env.get_template(templates[0].0).expect("added above");
+    main.render(ctx).expect("a host template renders with its context")
+}
 
 /// Every file of one target.
-pub fn render(target: &str, ctx: &HostCtx) -> Vec<HostFile> {
+pub fn render(target: HostTarget, ctx: &HostCtx) -> Vec<HostFile> {
     match target {
-        "nginx" => nginx::render(ctx),
-        "apache" => apache::render(ctx),
-        "caddy" => caddy::render(ctx),
-        "lighttpd" => lighttpd::render(ctx),
-        "cloudfront" => cloudfront::render(ctx),
-        "netlify" => netlify::render(ctx),
-        "vercel" => vercel::render(ctx),
-        "cloudflare" => cloudflare::render(ctx),
-        other => unreachable!("config validation admits only known targets, not {other}"),
+        HostTarget::Nginx => nginx::render(ctx),
+        HostTarget::Apache => apache::render(ctx),
+        HostTarget::Caddy => caddy::render(ctx),
+        HostTarget::Lighttpd => lighttpd::render(ctx),
+        HostTarget::Cloudfront => cloudfront::render(ctx),
+        HostTarget::Netlify => netlify::render(ctx),
+        HostTarget::Vercel => vercel::render(ctx),
+        HostTarget::Cloudflare => cloudflare::render(ctx),
     }
 }

@@ -1,5 +1,5 @@
 //! The netlify target: `output/_redirects` and `output/_headers`, read by Netlify from the
-//! root of the published folder. `_redirects` turns the two query endpoints of SPEC §1 into
+//! root of the published folder. `_redirects` turns the two query endpoints of the API into
 //! rewrites to the page files, with one block of rules per language (and one for the
 //! unprefixed default language) that grows with the page sizes but never with the pages:
 //! the page number is a `:page` capture pasted into the file name. `_headers` gives every
@@ -14,16 +14,32 @@
 //! - headers follow the path, not the status: error documents get the pages' Content-Type;
 //! - no precompressed siblings: Netlify compresses responses itself.
 
-use super::{Dir, HostCtx, HostFile};
-use crate::render::ErrorCode;
-use crate::routes::Routes;
-use std::fmt::Write;
+use serde::Serialize;
+
+use super::{HostCtx, HostFile};
+use crate::routes::{ErrorCode, Routes, layout};
+const REDIRECTS: &str = include_str!("templates/_redirects.j2");
+const HEADERS: &str = include_str!("templates/_headers.j2");
 
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     vec![
-        HostFile { dir: Dir::Output, name: "_redirects".into(), contents: redirects(ctx) },
-        HostFile { dir: Dir::Output, name: "_headers".into(), contents: headers(ctx.routes) },
+        HostFile::output("_redirects", redirects(ctx)),
+        HostFile::output("_headers", headers(ctx.routes)),
     ]
+}
+
+/// One rule after its endpoint's path: ` page=:page per_page=20 /api/en/x/20/:page.json 200!`.
+#[derive(Serialize)]
+struct Rule {
+    query: String,
+    to: String,
+    status: &'static str,
+}
+
+#[derive(Serialize)]
+struct Endpoint {
+    path: String,
+    rules: Vec<Rule>,
 }
 
 /// The `_redirects` file. Netlify applies the first rule whose path matches and whose
@@ -33,63 +49,64 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
 fn redirects(ctx: &HostCtx) -> String {
     let r = ctx.routes;
     let bad_size = ctx.error_path(ErrorCode::InvalidPerPage);
-    let mut out = String::from(
-        "# Written by folio for Netlify: SPEC §1's query endpoints as rewrites to page files.\n\
-         # First matching rule wins; an empty value (page=) counts as absent, as in SPEC §1.1.\n",
-    );
-    // The endpoint path is also the folder of its page files: `/api/en/attractions/10/1.json`.
-    let mut variants: Vec<String> =
-        r.languages.iter().map(|l| format!("{}/api/{l}/{}", r.mount, r.resource)).collect();
-    variants.push(format!("{}/api/{}", r.mount, r.resource));
-    for path in &variants {
-        let _ = writeln!(out, "\n# {path} (a trailing slash matches too)");
-        let file = |size: &str, page: &str| format!("{path}/{size}/{page}.json");
-        let d = r.default_size.to_string();
-        // Three blocks by the state of `page`: empty, a value, absent. Inside each, the
-        // state of `per_page`: empty (= default), a configured size, anything else (400).
-        for (page_query, page) in [(" page=", "1"), (" page=:page", ":page"), ("", "1")] {
-            let from = format!("{path}{page_query}");
-            let _ = writeln!(out, "{from} per_page= {} 200!", file(&d, page));
-            for s in &r.sizes {
-                let s = s.size.to_string();
-                let _ = writeln!(out, "{from} per_page={s} {} 200!", file(&s, page));
+    // Each endpoint, whose path is also the folder of its page files.
+    let mut langs: Vec<Option<&str>> = r.languages.iter().map(|l| Some(l.as_str())).collect();
+    langs.push(None);
+    let endpoints: Vec<Endpoint> = langs
+        .into_iter()
+        .map(|lang| {
+            let path = format!("{}/{}", r.mount, layout::endpoint(lang, &r.resource));
+            let file = |size: u64, page: &str| layout::page_file(&path, size, page);
+            let mut rules = Vec::new();
+            // Three blocks by the state of `page`: empty, a value, absent. Inside each, the
+            // state of `per_page`: empty (= default), a configured size, anything else (400).
+            for (page_query, page) in [(" page=", "1"), (" page=:page", ":page"), ("", "1")] {
+                let rule = |query: String, to: String, status| Rule { query, to, status };
+                rules.push(rule(
+                    format!("{page_query} per_page="),
+                    file(r.default_size, page),
+                    "200!",
+                ));
+                for s in &r.sizes {
+                    let query = format!("{page_query} per_page={}", s.size);
+                    rules.push(rule(query, file(s.size, page), "200!"));
+                }
+                // A `400!` rule: netlify-cli 17's emulator wrongly treats 300..=400 as a
+                // redirect (Location header, "Redirecting to" body); the status is still 400.
+                rules.push(rule(
+                    format!("{page_query} per_page=:per_page"),
+                    bad_size.clone(),
+                    "400!",
+                ));
+                rules.push(rule(page_query.to_string(), file(r.default_size, page), "200!"));
             }
-            // A `400!` rule: netlify-cli 17's emulator wrongly treats 300..=400 as a
-            // redirect (Location header, "Redirecting to" body); the status is still 400.
-            let _ = writeln!(out, "{from} per_page=:per_page {bad_size} 400!");
-            let _ = writeln!(out, "{from} {} 200!", file(&d, page));
-        }
-    }
-    // Every language not listed above (case-sensitive, as Netlify's path matching is).
-    let _ = writeln!(
-        out,
-        "\n# Any other language\n{m}/api/:lang/{res} {} 404!",
-        ctx.error_path(ErrorCode::UnknownLang),
-        m = r.mount,
-        res = r.resource,
-    );
-    let not_found = ctx.error_path(ErrorCode::NotFound);
-    // `netlify deploy` never uploads dotfiles, but the emulator serves them, and
-    // `/api/../.folio-manifest.json` reaches the manifest once the URL is normalised.
-    let _ = writeln!(out, "{}/.folio-manifest.json {not_found} 404!", r.mount);
-    // Not forced: existing files (path form, errors, index) are served, the rest is 404.
-    let _ = writeln!(
-        out,
-        "# Anything else under /api/ that is no file\n{}/api/* {not_found} 404",
-        r.mount
-    );
-    out
+            Endpoint { path, rules }
+        })
+        .collect();
+    super::fill(
+        &[("_redirects", REDIRECTS)],
+        minijinja::context! {
+            endpoints => minijinja::value::Serde(&endpoints),
+            mount => r.mount.clone(),
+            resource => r.resource.clone(),
+            // Every language not listed above (case-sensitive, as Netlify's matching is).
+            unknown_lang => ctx.error_path(ErrorCode::UnknownLang),
+            // `netlify deploy` never uploads dotfiles, but the emulator serves them, and
+            // `/api/../.folio-manifest.json` reaches the manifest once the URL is normalised.
+            manifest => crate::output::manifest::MANIFEST,
+            // Not forced: existing files (path form, errors, index) are served, the rest 404.
+            not_found => ctx.error_path(ErrorCode::NotFound),
+        },
+    )
 }
 
 /// The `_headers` file: one block for everything under `{mount}/api/`. Netlify picks
 /// headers by path, not by status, so there is no separate block for error documents:
 /// `/api/errors/*` would also hit the documents served as files (200, JSON).
 fn headers(r: &Routes) -> String {
-    format!(
-        "# Written by folio for Netlify: SPEC §1's headers for every response under /api/.\n\
-         {}/api/*\n  Access-Control-Allow-Origin: *\n  Vary: Accept-Encoding\n  \
-         Cache-Control: {}\n  Content-Type: application/json; charset=utf-8\n",
-        r.mount, r.cache_control
+    super::fill(
+        &[("_headers", HEADERS)],
+        minijinja::context! { mount => r.mount.clone(), cache_control => r.cache_control.clone() },
     )
 }
 
@@ -98,23 +115,15 @@ mod tests {
     use super::*;
     use crate::routes::Size;
 
+    /// The sample table, with `pages` pages at size 25 (the default) and 5 times that at 10.
     fn routes(mount: &str, pages: usize) -> Routes {
-        Routes {
-            origin: String::new(),
-            mount: mount.into(),
-            resource: "sights".into(),
-            languages: vec!["de".into(), "it".into()],
-            default_language: "de".into(),
-            sizes: vec![Size { size: 25, pages }, Size { size: 5, pages: pages * 5 }],
-            default_size: 5,
-            cache_control: "max-age=60".into(),
-        }
+        let sizes = vec![Size { size: 10, pages: pages * 5 }, Size { size: 25, pages }];
+        Routes { sizes, ..crate::routes::sample(mount) }
     }
 
     fn files(r: &Routes) -> (String, String) {
-        let ctx = HostCtx { routes: r, root: "/srv/out".into(), listen: "127.0.0.1:1".into() };
-        let f = render(&ctx);
-        assert!(f.iter().all(|f| f.dir == Dir::Output));
+        let f = render(&HostCtx::sample(r));
+        assert!(f.iter().all(|f| f.dir == super::super::Dir::Output));
         (f[0].contents.clone(), f[1].contents.clone())
     }
 
@@ -127,13 +136,14 @@ mod tests {
         let (red, _) = files(&routes("", 3));
         assert!(
             red.contains(
-                "/api/it/sights page=:page per_page=25 /api/it/sights/25/:page.json 200!\n"
-            )
+                "/api/pt-br/sights page=:page per_page=10 /api/pt-br/sights/10/:page.json 200!\n"
+            ),
+            "{red}"
         );
-        assert!(red.contains("/api/sights per_page=5 /api/sights/5/1.json 200!\n"));
-        assert!(red.contains("/api/de/sights page=:page /api/de/sights/5/:page.json 200!\n"));
-        assert!(red.contains("/api/de/sights page= per_page= /api/de/sights/5/1.json 200!\n"));
-        assert!(red.contains("/api/sights /api/sights/5/1.json 200!\n"));
+        assert!(red.contains("/api/sights per_page=25 /api/sights/25/1.json 200!\n"));
+        assert!(red.contains("/api/en/sights page=:page /api/en/sights/25/:page.json 200!\n"));
+        assert!(red.contains("/api/en/sights page= per_page= /api/en/sights/25/1.json 200!\n"));
+        assert!(red.contains("/api/sights /api/sights/25/1.json 200!\n"));
         assert!(red.contains("/api/:lang/sights /api/errors/unknown_lang.json 404!\n"));
         assert!(red.ends_with("/api/* /api/errors/not_found.json 404\n"));
     }
@@ -142,8 +152,8 @@ mod tests {
     fn the_rule_count_does_not_grow_with_pages() {
         let few = rules(&files(&routes("", 1)).0).len();
         assert_eq!(few, rules(&files(&routes("", 5000)).0).len());
-        // (languages + unprefixed) × (3 × sizes + 9) + 3
-        assert_eq!(few, 3 * (3 * 2 + 9) + 3);
+        // (languages + unprefixed) × (3 × (sizes + 3)) + 3
+        assert_eq!(few, 3 * (3 * (2 + 3)) + 3);
     }
 
     #[test]
@@ -163,6 +173,6 @@ mod tests {
             assert!(rule.split(' ').any(|f| f.starts_with("/travel/api/")), "{rule}");
         }
         assert!(head.contains("\n/travel/api/*\n"));
-        assert!(head.contains("  Cache-Control: max-age=60\n"));
+        assert!(head.contains("  Cache-Control: public, max-age=60\n"));
     }
 }

@@ -1,6 +1,6 @@
 //! The vercel target: `output/vercel.json` with legacy `routes`, the only Vercel routing
 //! form that can give a rewrite a status (`status` on a route), so the error documents
-//! are served as files with their 400/404/405. It owns SPEC §1 for Vercel: the routing
+//! are served as files with their 400/404/405. It owns the API's rules for Vercel: the routing
 //! table becomes an ordered list of routes, read top to bottom, first terminal match wins:
 //! 405 for other methods, then per endpoint (language-prefixed and default) the query
 //! rules as `has`/`missing` conditions on `page` and `per_page`, then unknown languages,
@@ -25,65 +25,18 @@
 
 use serde_json::{Value, json};
 
-use super::{Dir, HostCtx, HostFile};
-use crate::render::ErrorCode;
-use crate::routes::{PAGE_PATTERN, Routes};
+use super::{HostCtx, HostFile};
+use crate::routes::{ErrorCode, Routes, layout, patterns};
 
 /// Methods answered 405. `methods` is an allow-list with no negation, so this is the list
 /// of standard methods other than GET and HEAD; a non-standard one is not caught.
 const OTHER_METHODS: [&str; 7] = ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"];
 
-/// A path segment that may name a file (`routes::clean_segment` as a regex).
-const SEGMENT: &str = "[A-Za-z0-9_-][A-Za-z0-9._-]*";
-
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     let config = json!({ "routes": routes(ctx.routes) });
     let mut contents = serde_json::to_string_pretty(&config).expect("serializes");
     contents.push('\n');
-    vec![HostFile { dir: Dir::Output, name: "vercel.json".into(), contents }]
-}
-
-/// `s` with every regex metacharacter escaped.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\^$.|?*+()[]{}".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A regex (no anchors, no capturing groups) for the decimal numbers `1..=n` written
-/// without leading zeros: every shorter length, then the numbers of n's length up to n,
-/// digit by digit (`137` gives `[1-9]|[1-9][0-9]|1[0-2][0-9]|13[0-7]`).
-pub fn range_regex(n: usize) -> String {
-    fn class(lo: u32, hi: u32) -> String {
-        if lo == hi { lo.to_string() } else { format!("[{lo}-{hi}]") }
-    }
-    fn any(k: usize) -> String {
-        match k {
-            0 => String::new(),
-            1 => "[0-9]".into(),
-            k => format!("[0-9]{{{k}}}"),
-        }
-    }
-    assert!(n >= 1, "a listing has at least one page");
-    let digits: Vec<u32> = n.to_string().chars().map(|c| c.to_digit(10).unwrap()).collect();
-    let len = digits.len();
-    let mut alts: Vec<String> = (1..len).map(|d| format!("[1-9]{}", any(d - 1))).collect();
-    for i in 0..len {
-        let lo = if i == 0 { 1 } else { 0 };
-        let last = i + 1 == len;
-        // The digit at i runs below n's digit (the rest free), or up to it on the last one.
-        let hi = if last { Some(digits[i]) } else { digits[i].checked_sub(1) };
-        if let Some(hi) = hi.filter(|&hi| hi >= lo) {
-            let prefix: String = digits[..i].iter().map(u32::to_string).collect();
-            alts.push(format!("{prefix}{}{}", class(lo, hi), any(len - 1 - i)));
-        }
-    }
-    alts.join("|")
+    vec![HostFile::output("vercel.json", contents)]
 }
 
 fn query(key: &str, value: Option<String>) -> Value {
@@ -114,7 +67,7 @@ fn error(src: &str, code: ErrorCode) -> Value {
 /// The routes of one endpoint: `src` matches its path, `base` is its page folder (without
 /// the size), possibly holding `$lang` from `src`.
 fn endpoint(r: &Routes, src: &str, base: &str) -> Vec<Value> {
-    let page = PAGE_PATTERN.trim_start_matches('^').trim_end_matches('$');
+    let page = patterns::PAGE;
     let sizes: Vec<String> = r.sizes.iter().map(|s| s.size.to_string()).collect();
     let when = |code: ErrorCode, has: Value| {
         let mut route = error(src, code);
@@ -143,13 +96,13 @@ fn endpoint(r: &Routes, src: &str, base: &str) -> Vec<Value> {
         let mut no_page = missing.clone();
         no_page.push(query("page", None));
         out.push(json!({
-            "src": src, "caseSensitive": true, "dest": format!("{base}/{size}/1.json"),
+            "src": src, "caseSensitive": true, "dest": layout::page_file(base, size, 1),
             "has": has, "missing": no_page,
         }));
         let mut in_range = has;
-        in_range.push(query("page", Some(format!("(?<page>{})", range_regex(pages)))));
+        in_range.push(query("page", Some(format!("(?<page>{})", patterns::page_range(pages)))));
         out.push(json!({
-            "src": src, "caseSensitive": true, "dest": format!("{base}/{size}/$page.json"),
+            "src": src, "caseSensitive": true, "dest": layout::page_file(base, size, "$page"),
             "has": in_range, "missing": missing,
         }));
     }
@@ -166,10 +119,10 @@ fn endpoint(r: &Routes, src: &str, base: &str) -> Vec<Value> {
 }
 
 fn routes(r: &Routes) -> Vec<Value> {
-    let m = esc(&r.mount);
-    let res = esc(&r.resource);
+    let m = patterns::literal(&r.mount);
+    let res = patterns::literal(&r.resource);
     let api = format!("^{m}/api/");
-    let langs: Vec<String> = r.languages.iter().map(|l| esc(l)).collect();
+    let langs = patterns::one_of(&r.languages);
     let mut out = Vec::new();
 
     let mut not_allowed = error(&format!("{api}.*$"), ErrorCode::MethodNotAllowed);
@@ -177,14 +130,16 @@ fn routes(r: &Routes) -> Vec<Value> {
     out.push(not_allowed);
     out.extend(endpoint(
         r,
-        &format!("{api}(?<lang>{})/{res}/?$", langs.join("|")),
-        &format!("/api/$lang/{}", r.resource),
+        &format!("{api}(?<lang>{langs})/{res}/?$"),
+        &format!("/{}", layout::endpoint(Some("$lang"), &r.resource)),
     ));
-    out.extend(endpoint(r, &format!("{api}{res}/?$"), &format!("/api/{}", r.resource)));
+    let unprefixed = format!("/{}", layout::endpoint(None, &r.resource));
+    out.extend(endpoint(r, &format!("{api}{res}/?$"), &unprefixed));
     out.push(error(&format!("{api}[^/]+/{res}/?$"), ErrorCode::UnknownLang));
     // No empty segment, dot first (., .., dotfiles) or escaped character: no listing, no
     // hidden file, nothing a server might decode into another path.
-    out.push(error(&format!("{api}(?!(?:{SEGMENT}/)*{SEGMENT}$).*$"), ErrorCode::NotFound));
+    let clean = patterns::segments();
+    out.push(error(&format!("{api}(?!{clean}$).*$"), ErrorCode::NotFound));
     if !r.mount.is_empty() {
         // The files sit at the deployment root: strip the mount before the filesystem.
         out.push(json!({
@@ -212,72 +167,15 @@ fn routes(r: &Routes) -> Vec<Value> {
 mod tests {
     use super::*;
 
-    fn routes(mount: &str) -> Routes {
-        crate::routes::sample(mount)
-    }
-
-    fn config(r: &Routes) -> Value {
-        let ctx = HostCtx { routes: r, root: "/srv/x".into(), listen: "127.0.0.1:1".into() };
-        let files = render(&ctx);
-        assert_eq!(files.len(), 1);
-        assert_eq!((files[0].dir, files[0].name.as_str()), (Dir::Output, "vercel.json"));
-        serde_json::from_str(&files[0].contents).unwrap()
-    }
-
-    #[test]
-    fn page_ranges_are_exact() {
-        assert_eq!(range_regex(1), "1");
-        assert_eq!(range_regex(7), "[1-7]");
-        assert_eq!(range_regex(10), "[1-9]|10");
-        assert_eq!(range_regex(14), "[1-9]|1[0-4]");
-        assert_eq!(range_regex(100), "[1-9]|[1-9][0-9]|100");
-        assert_eq!(range_regex(137), "[1-9]|[1-9][0-9]|1[0-2][0-9]|13[0-7]");
-        assert_eq!(range_regex(2000), "[1-9]|[1-9][0-9]|[1-9][0-9]{2}|1[0-9]{3}|2000");
-    }
-
-    /// Matches `s` against the small regex subset `range_regex` writes: alternatives of
-    /// digits, `[a-b]` and `[0-9]{k}`.
-    fn full_match(regex: &str, s: &str) -> bool {
-        regex.split('|').any(|alt| {
-            let (mut pos, mut at) = (Vec::new(), alt.as_bytes());
-            while let Some(&c) = at.first() {
-                let (lo, hi, rest) =
-                    if c == b'[' { (at[1], at[3], &at[5..]) } else { (c, c, &at[1..]) };
-                let (times, rest) = match rest.strip_prefix(b"{") {
-                    Some(r) => {
-                        let close = r.iter().position(|&b| b == b'}').unwrap();
-                        (
-                            std::str::from_utf8(&r[..close]).unwrap().parse().unwrap(),
-                            &r[close + 1..],
-                        )
-                    }
-                    None => (1, rest),
-                };
-                pos.extend(std::iter::repeat_n((lo, hi), times));
-                at = rest;
-            }
-            pos.len() == s.len() && s.bytes().zip(&pos).all(|(b, &(lo, hi))| lo <= b && b <= hi)
-        })
-    }
-
-    #[test]
-    fn page_ranges_match_exactly_one_to_n() {
-        for n in [1, 2, 9, 10, 11, 19, 20, 99, 100, 101, 109, 110, 190, 999, 1000, 1234, 9000] {
-            let re = range_regex(n);
-            for v in 0..=n + 120 {
-                assert_eq!(
-                    full_match(&re, &v.to_string()),
-                    (1..=n).contains(&v),
-                    "{n}: {v} in {re}"
-                );
-            }
-            assert!(!full_match(&re, "01") && !full_match(&re, ""), "{re}");
-        }
+    fn config(mount: &str) -> Value {
+        let file =
+            super::super::sample_file(render, mount, super::super::Dir::Output, "vercel.json");
+        serde_json::from_str(&file).unwrap()
     }
 
     #[test]
     fn languages_sizes_and_defaults_reach_the_routes() {
-        let c = config(&routes(""));
+        let c = config("");
         let text = c.to_string();
         assert!(text.contains(r#""src":"^/api/(?<lang>en|pt-br)/sights/?$""#), "{text}");
         assert!(text.contains(r#""dest":"/api/$lang/sights/10/$page.json""#));
@@ -294,7 +192,7 @@ mod tests {
 
     #[test]
     fn a_mount_path_is_matched_and_stripped() {
-        let c = config(&routes("/travel"));
+        let c = config("/travel");
         let routes = c["routes"].as_array().unwrap();
         assert_eq!(routes[0]["src"], "^/travel/api/.*$");
         assert_eq!(routes[0]["status"], 405);

@@ -6,8 +6,9 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::{Issue, Raw};
+use super::Raw;
 use crate::config::FieldType;
+use crate::diag::Problem;
 use crate::load::record::Resolver;
 
 #[derive(Debug)]
@@ -57,11 +58,11 @@ pub fn convert(cell: &str, kind: Option<FieldType>) -> Result<Value, String> {
     }
 }
 
-fn plan(header: &[String], res: &Resolver, issues: &mut Vec<Issue>) -> Vec<Column> {
+fn plan(header: &[String], res: &Resolver, issues: &mut Vec<Problem>) -> Vec<Column> {
     let schema = &res.project().schema;
     let mut columns = Vec::with_capacity(header.len());
     for (i, name) in header.iter().enumerate() {
-        let bad = |msg: String| Issue { line: Some(1), field: Some(name.clone()), message: msg };
+        let bad = |msg: String| Problem::unplaced(Some(1), msg).with_field(name);
         if name.is_empty() || name.split('.').any(str::is_empty) {
             issues.push(bad(format!("column {} has no valid name", i + 1)));
             columns.push(Column::Ignored);
@@ -148,7 +149,7 @@ fn insert(obj: &mut Map<String, Value>, path: &[String], value: Value) {
 }
 
 /// Parses a whole CSV file (BOM already removed).
-pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Issue>) {
+pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Problem>) {
     let mut issues = Vec::new();
     let mut rows = Vec::new();
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(bytes);
@@ -156,22 +157,14 @@ pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Issue>) {
     let header: Vec<String> = match records.next() {
         None => return (rows, issues),
         Some(Err(e)) => {
-            issues.push(Issue {
-                line: Some(1),
-                field: None,
-                message: format!("unreadable header: {e}"),
-            });
+            issues.push(Problem::unplaced(Some(1), format!("unreadable header: {e}")));
             return (rows, issues);
         }
         Some(Ok(h)) => match h.iter().map(|c| std::str::from_utf8(c).map(str::to_string)).collect()
         {
             Ok(h) => h,
             Err(_) => {
-                issues.push(Issue {
-                    line: Some(1),
-                    field: None,
-                    message: "header is not valid UTF-8".into(),
-                });
+                issues.push(Problem::unplaced(Some(1), "header is not valid UTF-8"));
                 return (rows, issues);
             }
         },
@@ -186,7 +179,7 @@ pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Issue>) {
             Ok(r) => r,
             Err(e) => {
                 let line = e.position().map(|p| lines.of_record(bytes, p.byte()));
-                issues.push(Issue { line, field: None, message: format!("malformed CSV: {e}") });
+                issues.push(Problem::unplaced(line, format!("malformed CSV: {e}")));
                 continue;
             }
         };
@@ -194,26 +187,19 @@ pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Issue>) {
         if rec.len() != header.len() {
             let spans = rec.iter().any(|c| c.contains(&b'\n'));
             let hint = if spans { " (an unterminated quoted field?)" } else { "" };
-            issues.push(Issue {
-                line: Some(line),
-                field: None,
-                message: format!(
-                    "record has {} fields, the header has {}{hint}",
-                    rec.len(),
-                    header.len()
-                ),
-            });
+            issues.push(Problem::unplaced(
+                Some(line),
+                format!("record has {} fields, the header has {}{hint}", rec.len(), header.len()),
+            ));
             continue;
         }
         let mut obj = Map::new();
         let mut ok = true;
         for ((cell, col), name) in rec.iter().zip(&columns).zip(&header) {
             let Ok(cell) = std::str::from_utf8(cell) else {
-                issues.push(Issue {
-                    line: Some(line),
-                    field: Some(name.clone()),
-                    message: "is not valid UTF-8".into(),
-                });
+                issues.push(
+                    Problem::unplaced(Some(line), "is not valid UTF-8").with_field(name.clone()),
+                );
                 ok = false;
                 continue;
             };
@@ -222,22 +208,14 @@ pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Issue>) {
                 Column::Field { path, kind } => match convert(cell, *kind) {
                     Ok(v) => insert(&mut obj, path, v),
                     Err(msg) => {
-                        issues.push(Issue {
-                            line: Some(line),
-                            field: Some(name.clone()),
-                            message: msg,
-                        });
+                        issues.push(Problem::unplaced(Some(line), msg).with_field(name.clone()));
                         ok = false;
                     }
                 },
                 Column::Lang { field, lang, kind } => match convert(cell, *kind) {
                     Ok(v) => insert(&mut obj, &[field.clone(), lang.clone()], v),
                     Err(msg) => {
-                        issues.push(Issue {
-                            line: Some(line),
-                            field: Some(name.clone()),
-                            message: msg,
-                        });
+                        issues.push(Problem::unplaced(Some(line), msg).with_field(name.clone()));
                         ok = false;
                     }
                 },

@@ -4,7 +4,8 @@
 
 use std::io::{self, BufRead, Read};
 
-use super::{Issue, Raw};
+use super::Raw;
+use crate::diag::Problem;
 
 /// serde_json's message without its trailing " at line L column C".
 pub fn message(e: &serde_json::Error) -> String {
@@ -93,15 +94,14 @@ pub fn stream_array(
     mut reader: impl Read,
     chunk: usize,
     sink: &mut dyn FnMut(Vec<Raw<'_>>),
-) -> io::Result<Vec<Issue>> {
+) -> io::Result<Vec<Problem>> {
     let mut buf: Vec<u8> = Vec::with_capacity(chunk);
     let mut line = 1u64;
     let mut state = State::Start;
     let mut eof = false;
     let mut bom_checked = false;
-    let fail = |line: u64, message: &str| {
-        Ok(vec![Issue { line: Some(line), field: None, message: message.to_string() }])
-    };
+    let fail =
+        |line: u64, message: &str| Ok(vec![Problem::unplaced(Some(line), message.to_string())]);
     loop {
         if !eof {
             let n = reader.by_ref().take(chunk as u64).read_to_end(&mut buf)?;
@@ -169,11 +169,7 @@ pub fn stream_array(
         for (line, start, end) in batch {
             match std::str::from_utf8(&buf[start..end]) {
                 Ok(text) => raws.push(Raw::Text { line, text }),
-                Err(_) => issues.push(Issue {
-                    line: Some(line),
-                    field: None,
-                    message: "not valid UTF-8".into(),
-                }),
+                Err(_) => issues.push(Problem::unplaced(Some(line), "not valid UTF-8")),
             }
         }
         if !issues.is_empty() {
@@ -199,7 +195,7 @@ pub fn stream_lines(
     reader: impl Read,
     chunk: usize,
     sink: &mut dyn FnMut(Vec<Raw<'_>>),
-) -> io::Result<Vec<Issue>> {
+) -> io::Result<Vec<Problem>> {
     let mut reader = io::BufReader::new(reader);
     let mut issues = Vec::new();
     let mut lines: Vec<(u64, String)> = Vec::new();
@@ -221,11 +217,7 @@ pub fn stream_lines(
                     size += text.len();
                     lines.push((number, text.trim_end_matches(['\n', '\r']).to_string()));
                 }
-                Err(_) => issues.push(Issue {
-                    line: Some(number),
-                    field: None,
-                    message: "not valid UTF-8".into(),
-                }),
+                Err(_) => issues.push(Problem::unplaced(Some(number), "not valid UTF-8")),
             }
         }
         if (n == 0 || size >= chunk) && !lines.is_empty() {
@@ -243,7 +235,7 @@ pub fn stream_lines(
 mod tests {
     use super::*;
 
-    fn stream(text: &str, chunk: usize) -> (Vec<(u64, String)>, Vec<Issue>) {
+    fn stream(text: &str, chunk: usize) -> (Vec<(u64, String)>, Vec<Problem>) {
         let mut got = Vec::new();
         let issues = stream_array(text.as_bytes(), chunk, &mut |raws| {
             got.extend(raws.into_iter().map(|r| match r {

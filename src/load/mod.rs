@@ -31,14 +31,6 @@ impl Raw<'_> {
     }
 }
 
-/// A problem inside one file, before the file's path is attached.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Issue {
-    pub line: Option<u64>,
-    pub field: Option<String>,
-    pub message: String,
-}
-
 /// Everything loaded from `data_dir`, records in walk then line order.
 #[derive(Debug, Default)]
 pub struct Dataset {
@@ -97,18 +89,6 @@ pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, Vec<Problem>> {
     if problems.is_empty() { Ok(files) } else { Err(problems) }
 }
 
-/// Every file below `dir` (hidden ones skipped), sorted; for fingerprints.
-pub fn walk_all(dir: &Path) -> Vec<PathBuf> {
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(walkdir::DirEntry::into_path)
-        .collect()
-}
-
 /// Loads, resolves and checks every record under the project's data folder.
 pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     let files = walk(&project.data_dir)?;
@@ -157,10 +137,8 @@ struct FileOut<'r> {
 }
 
 impl FileOut<'_> {
-    fn issue(&mut self, issue: Issue) {
-        let mut p = Problem::new(self.index, &self.shown, issue.line, issue.message);
-        p.field = issue.field;
-        self.problems.push(p);
+    fn issue(&mut self, problem: Problem) {
+        self.problems.push(problem.at(self.index, &self.shown));
     }
 
     /// Parses and resolves one batch in parallel, keeping line order.
@@ -177,13 +155,9 @@ impl FileOut<'_> {
                     Raw::Text { text, .. } => match serde_json::from_str::<Value>(text) {
                         Ok(Value::Object(o)) => Some(o),
                         Ok(other) => {
-                            found.problems.push(record::FieldProblem {
-                                field: String::new(),
-                                message: format!(
-                                    "expected an object, found {}",
-                                    record::brief(&other)
-                                ),
-                            });
+                            let why =
+                                format!("expected an object, found {}", record::brief(&other));
+                            found.problems.push(Problem::unplaced(None, why));
                             None
                         }
                         Err(e) => {
@@ -193,14 +167,12 @@ impl FileOut<'_> {
                             } else {
                                 String::new()
                             };
-                            found.problems.push(record::FieldProblem {
-                                field: String::new(),
-                                message: format!(
-                                    "invalid JSON: {} ({at}column {})",
-                                    json::message(&e),
-                                    e.column()
-                                ),
-                            });
+                            let why = format!(
+                                "invalid JSON: {} ({at}column {})",
+                                json::message(&e),
+                                e.column()
+                            );
+                            found.problems.push(Problem::unplaced(None, why));
                             None
                         }
                     },
@@ -211,12 +183,9 @@ impl FileOut<'_> {
             })
             .collect();
         for (line, rec, found) in resolved {
-            for fp in found.problems {
-                let mut p = Problem::new(index, &self.shown, Some(line), fp.message);
-                if !fp.field.is_empty() {
-                    p.field = Some(fp.field);
-                }
-                self.problems.push(p);
+            for mut p in found.problems {
+                p.line = Some(line);
+                self.problems.push(p.at(index, &self.shown));
             }
             for field in found.looks_localized {
                 if self.warned.insert(field.clone()) {

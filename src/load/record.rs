@@ -9,23 +9,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::{Map, Value};
 
 use crate::config::{Fallback, FieldType, Project};
+use crate::diag::Problem;
 use crate::model::{Id, Origin, PerLang, Record, SortValue};
 
-/// A problem found in one record: the field it is about and the message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldProblem {
-    pub field: String,
-    pub message: String,
-}
-
-fn problem(field: &str, message: impl Into<String>) -> FieldProblem {
-    FieldProblem { field: field.to_string(), message: message.into() }
+/// A problem with one field of a record; the loader places it (file and line).
+fn problem(field: &str, message: impl Into<String>) -> Problem {
+    Problem::unplaced(None, message).with_field(field)
 }
 
 /// What resolving one record found besides the record itself.
 #[derive(Debug, Default)]
 pub struct Findings {
-    pub problems: Vec<FieldProblem>,
+    /// Problems with the record, without their file and line.
+    pub problems: Vec<Problem>,
     /// `(language index, field)` for every translation that was missing.
     pub missing: Vec<(usize, String)>,
     /// Undeclared fields whose value looks like a language map.
@@ -366,6 +362,12 @@ mod tests {
         (rec, f)
     }
 
+    /// `field: message` of every problem found.
+    fn messages(f: &Findings) -> Vec<String> {
+        let field = |p: &Problem| p.field.clone().unwrap_or_default();
+        f.problems.iter().map(|p| format!("{}: {}", field(p), p.message)).collect()
+    }
+
     fn item(rec: &Record, lang: usize) -> String {
         let mut out = Vec::new();
         rec.write_item(lang, &mut out);
@@ -391,8 +393,7 @@ mod tests {
         let toml = format!("{I18N}[i18n]\nfallback = \"error\"\n");
         let (rec, f) = resolve(&toml, r#"{"id": 1, "name": {"en": "A", "fr": null}}"#);
         assert!(rec.is_none());
-        let msgs: Vec<_> =
-            f.problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect();
+        let msgs = messages(&f);
         assert_eq!(msgs, ["name: missing \"fr\" translation", "name: missing \"ja\" translation"]);
     }
 
@@ -420,8 +421,7 @@ mod tests {
             r#"{"id": 1, "rating": "4.5", "loc": {"lat": true}, "tags": "a|b", "n": 1.5}"#,
         );
         assert!(rec.is_none());
-        let msgs: Vec<_> =
-            f.problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect();
+        let msgs = messages(&f);
         assert_eq!(
             msgs,
             [
@@ -437,7 +437,7 @@ mod tests {
     fn id_and_required_fields_are_enforced() {
         let toml = "[fields.name]\nrequired = true\n";
         let (_, f) = resolve(toml, r#"{"name": ""}"#);
-        let fields: Vec<_> = f.problems.iter().map(|p| p.field.as_str()).collect();
+        let fields: Vec<_> = f.problems.iter().filter_map(|p| p.field.as_deref()).collect();
         assert_eq!(fields, ["id", "name"]);
         let (_, f) = resolve("", r#"{"id": 1.5}"#);
         assert_eq!(f.problems[0].message, "must be an integer or a non-empty string, found 1.5");

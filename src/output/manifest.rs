@@ -49,35 +49,19 @@ pub struct Stamp {
     pub config: String,
 }
 
+/// The manifest: its format's version, what produced the files, and the files. Keys it
+/// does not know are ignored (a later folio of the same format may add some).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub version: u32,
-    #[serde(default)]
-    pub fingerprint: String,
-    #[serde(default)]
-    pub records: usize,
-    #[serde(default)]
-    pub base_url: String,
-    #[serde(default)]
-    pub config: String,
+    #[serde(flatten)]
+    pub stamp: Stamp,
     pub files: BTreeMap<String, Entry>,
 }
 
 impl Manifest {
     pub fn new(stamp: Stamp, files: BTreeMap<String, Entry>) -> Self {
-        let Stamp { fingerprint, records, base_url, config } = stamp;
-        Manifest { version: VERSION, fingerprint, records, base_url, config, files }
-    }
-
-    /// What produced the files.
-    pub fn stamp(&self) -> Stamp {
-        Stamp {
-            fingerprint: self.fingerprint.clone(),
-            records: self.records,
-            base_url: self.base_url.clone(),
-            config: self.config.clone(),
-        }
+        Manifest { version: VERSION, stamp, files }
     }
 
     /// Writes the manifest as one line of compact JSON (it can list hundreds of

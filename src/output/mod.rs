@@ -6,6 +6,7 @@
 //! before and no longer produces are removed; files it never wrote are never touched.
 
 pub mod fault;
+pub mod fingerprint;
 pub mod manifest;
 pub mod paths;
 
@@ -43,8 +44,9 @@ pub struct Staged {
     pub rel: String,
     pub hash: u128,
     pub size: u64,
-    /// New content, waiting at the same relative path below the staging folder.
-    pub staged: bool,
+    /// New content, waiting at the same relative path below the staging folder (else the
+    /// file in place already holds it).
+    pub changed: bool,
     /// The modification time of the file as it will be in place (a rename keeps it).
     pub mtime: Option<u64>,
 }
@@ -210,12 +212,12 @@ impl Tree {
 
     /// The fingerprint the last build recorded.
     pub fn fingerprint(&self) -> &str {
-        &self.old.fingerprint
+        &self.old.stamp.fingerprint
     }
 
     /// The record count the last build recorded.
     pub fn records(&self) -> usize {
-        self.old.records
+        self.old.stamp.records
     }
 
     /// Is every file the manifest lists still on disk as folio left it (size and mtime)?
@@ -293,7 +295,7 @@ impl Tree {
                 rel: rel.to_string(),
                 hash,
                 size,
-                staged: false,
+                changed: false,
                 mtime: Some(mtime),
             });
         }
@@ -312,7 +314,7 @@ impl Tree {
         };
         let mtime = write().with_context(|| ctx("writing", &path))?;
         self.bytes.fetch_add(size, Ordering::Relaxed);
-        Ok(Staged { rel: rel.to_string(), hash, size, staged: true, mtime: Some(mtime) })
+        Ok(Staged { rel: rel.to_string(), hash, size, changed: true, mtime: Some(mtime) })
     }
 
     /// Stages a file derived from another one (a compressed sibling). When the source
@@ -332,7 +334,7 @@ impl Tree {
                 rel: rel.to_string(),
                 hash: old.hash,
                 size: old.size,
-                staged: false,
+                changed: false,
                 mtime: Some(old.mtime),
             });
         }
@@ -361,8 +363,8 @@ impl Tree {
         let removals: Vec<String> =
             self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect();
         drop(planned);
-        let renames = self.rename_units(files.iter().filter(|f| f.staged).map(|f| f.rel.as_str()));
-        let written = files.iter().filter(|f| f.staged).count();
+        let renames = self.rename_units(files.iter().filter(|f| f.changed).map(|f| f.rel.as_str()));
+        let written = files.iter().filter(|f| f.changed).count();
         let report = Report {
             written: written as u64,
             unchanged: (files.len() - written) as u64,

@@ -1,5 +1,5 @@
 //! Rendering, pure: page envelopes (standard, the two Laravel ones, a user's template),
-//! their links, the error documents of SPEC §1.2 and `api/index.json`. Items arrive
+//! their links, the error documents (docs/api.md) and `api/index.json`. Items arrive
 //! pre-serialized; only a template's output is parsed back, to check that it is JSON.
 //! Reading the template file is the caller's job.
 
@@ -13,39 +13,8 @@ use serde_json::json;
 
 use crate::config::{Project, UrlStyle};
 use crate::paginate;
-use crate::routes::Routes;
-
-/// Which copy of the listing a page belongs to: a language, prefixed (`/api/fr/...`) or
-/// the unprefixed default-language variant (`/api/...`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Variant {
-    pub lang: usize,
-    pub prefixed: bool,
-}
-
-impl Variant {
-    /// Every variant a build writes: each language, then the unprefixed default.
-    pub fn all(project: &Project) -> Vec<Variant> {
-        let mut v: Vec<Variant> =
-            (0..project.languages.len()).map(|lang| Variant { lang, prefixed: true }).collect();
-        v.push(Variant { lang: project.default_language, prefixed: false });
-        v
-    }
-
-    /// `api/{lang}/{resource}` or `api/{resource}`: the endpoint path below the mount point.
-    pub fn endpoint(&self, project: &Project) -> String {
-        if self.prefixed {
-            format!("api/{}/{}", project.languages[self.lang], project.resource)
-        } else {
-            format!("api/{}", project.resource)
-        }
-    }
-
-    /// The file of one page, relative to the output folder.
-    pub fn page_file(&self, project: &Project, size: u64, page: usize) -> String {
-        format!("{}/{size}/{page}.json", self.endpoint(project))
-    }
-}
+use crate::routes::layout::{self, Variant};
+use crate::routes::{ErrorCode, Routes};
 
 /// Builds the links of one variant: `{base}/api/.../resource?page=P&per_page=S` or the
 /// path form `{base}/api/.../resource/S/P.json`; Laravel's envelopes order the query as
@@ -167,86 +136,42 @@ impl PageWriter {
     }
 }
 
-/// An error code of SPEC §1.2 with its status, reason phrase and detail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
-    InvalidPage,
-    InvalidPerPage,
-    UnknownLang,
-    PageNotFound,
-    NotFound,
-    MethodNotAllowed,
+/// The sentence of a problem document that names what is allowed.
+fn detail(code: ErrorCode, routes: &Routes) -> String {
+    let sizes: Vec<String> = routes.sizes.iter().map(|s| s.size.to_string()).collect();
+    match code {
+        ErrorCode::InvalidPage => {
+            "page must be a whole number from 1 to 999999999, written without sign or leading zeros"
+                .into()
+        }
+        ErrorCode::InvalidPerPage => format!("per_page must be one of {}", sizes.join(", ")),
+        ErrorCode::UnknownLang => {
+            format!("the language must be one of {}", routes.languages.join(", "))
+        }
+        ErrorCode::PageNotFound => {
+            "page is past the last page of this listing (see total_pages)".into()
+        }
+        ErrorCode::NotFound => {
+            format!("no such resource; the listing is at /api/{{lang}}/{}", routes.resource)
+        }
+        ErrorCode::MethodNotAllowed => "only GET and HEAD are allowed".into(),
+    }
 }
 
-impl ErrorCode {
-    pub const ALL: [ErrorCode; 6] = [
-        ErrorCode::InvalidPage,
-        ErrorCode::InvalidPerPage,
-        ErrorCode::UnknownLang,
-        ErrorCode::PageNotFound,
-        ErrorCode::NotFound,
-        ErrorCode::MethodNotAllowed,
-    ];
-
-    pub fn code(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidPage => "invalid_page",
-            ErrorCode::InvalidPerPage => "invalid_per_page",
-            ErrorCode::UnknownLang => "unknown_lang",
-            ErrorCode::PageNotFound => "page_not_found",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::MethodNotAllowed => "method_not_allowed",
-        }
-    }
-
-    pub fn status(self) -> u16 {
-        match self {
-            ErrorCode::InvalidPage | ErrorCode::InvalidPerPage => 400,
-            ErrorCode::UnknownLang | ErrorCode::PageNotFound | ErrorCode::NotFound => 404,
-            ErrorCode::MethodNotAllowed => 405,
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self.status() {
-            400 => "Bad Request",
-            404 => "Not Found",
-            _ => "Method Not Allowed",
-        }
-    }
-
-    pub fn file(self) -> String {
-        format!("api/errors/{}.json", self.code())
-    }
-
-    fn detail(self, routes: &Routes) -> String {
-        let sizes: Vec<String> = routes.sizes.iter().map(|s| s.size.to_string()).collect();
-        match self {
-            ErrorCode::InvalidPage => {
-                "page must be a whole number from 1 to 999999999, written without sign or leading zeros".into()
-            }
-            ErrorCode::InvalidPerPage => format!("per_page must be one of {}", sizes.join(", ")),
-            ErrorCode::UnknownLang => format!("the language must be one of {}", routes.languages.join(", ")),
-            ErrorCode::PageNotFound => "page is past the last page of this listing (see total_pages)".into(),
-            ErrorCode::NotFound => format!("no such resource; the listing is at /api/{{lang}}/{}", routes.resource),
-            ErrorCode::MethodNotAllowed => "only GET and HEAD are allowed".into(),
-        }
-    }
-
-    /// The RFC 9457 problem document, as written to `api/errors/{code}.json` and as host
-    /// configs that cannot read the file (a CloudFront function) embed it.
-    pub fn document(self, routes: &Routes) -> Vec<u8> {
-        let doc = json!({
-            "type": format!("{}{}/{}", routes.origin, routes.mount, self.file()),
-            "title": self.title(),
-            "status": self.status(),
-            "detail": self.detail(routes),
-            "code": self.code(),
-        });
-        let mut out = serde_json::to_vec(&doc).expect("serializes");
-        out.push(b'\n');
-        out
-    }
+/// The RFC 9457 problem document of `code`, as written to `api/errors/{code}.json` and as
+/// host configs that cannot read the file (a CloudFront function) embed it: `type` is the
+/// document's own URL, `title` the status's reason phrase, `detail` what is allowed.
+pub fn problem_document(code: ErrorCode, routes: &Routes) -> Vec<u8> {
+    let doc = json!({
+        "type": format!("{}{}/{}", routes.origin, routes.mount, code.file()),
+        "title": code.title(),
+        "status": code.status(),
+        "detail": detail(code, routes),
+        "code": code.code(),
+    });
+    let mut out = serde_json::to_vec(&doc).expect("serializes");
+    out.push(b'\n');
+    out
 }
 
 /// `api/index.json`: what the listing offers and where.
@@ -270,7 +195,7 @@ pub fn index(project: &Project, total: usize) -> Vec<u8> {
         "total": total,
         "total_pages": total_pages,
         "endpoints": endpoints,
-        "openapi": format!("{base}/api/openapi.json"),
+        "openapi": format!("{base}/{}", layout::OPENAPI),
     });
     let mut out = serde_json::to_vec(&doc).expect("serializes");
     out.push(b'\n');

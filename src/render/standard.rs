@@ -1,4 +1,4 @@
-//! The standard envelope (SPEC §2): `{"page", "per_page", "total", "total_pages", "data",
+//! The standard envelope (docs/api.md, "Envelopes"): `{"page", "per_page", "total", "total_pages", "data",
 //! "links": {"first", "prev", "next", "last"}}`, keys in that order.
 
 use std::io::Write;

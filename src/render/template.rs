@@ -1,4 +1,4 @@
-//! `envelope = "template:NAME"` (SPEC §2): a user's minijinja template renders each page.
+//! `envelope = "template:NAME"` (docs/api.md, "Envelopes"): a user's minijinja template renders each page.
 //!
 //! The template is compiled once per build ([`PageTemplate::compile`]) and rendered for
 //! every page from many threads. Its context is `page`, `per_page`, `total`,
@@ -19,8 +19,9 @@ use minijinja::value::{Enumerator, Object, Value};
 use minijinja::{AutoEscape, Environment, ErrorKind, UndefinedBehavior};
 use serde::de::IgnoredAny;
 
-use super::{Links, PageInfo, Variant};
+use super::{Links, PageInfo};
 use crate::config::Project;
+use crate::routes::layout::Variant;
 
 /// A compiled page template.
 pub struct PageTemplate {

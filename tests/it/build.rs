@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::Project;
+use crate::harness::{Project, SAMPLE_RECORDS};
 
 const LANGS: [&str; 4] = ["en", "fr", "ja", "th"];
 const SIZES: [u64; 4] = [10, 20, 50, 100];
@@ -27,7 +27,8 @@ fn sample_build_is_checked_page_by_page() {
     for (endpoint, lang) in &variants {
         let mut names_by_size = Vec::new();
         for size in SIZES {
-            let total_pages = 67u64.div_ceil(size);
+            let total = SAMPLE_RECORDS as u64;
+            let total_pages = total.div_ceil(size);
             let mut ids = Vec::new();
             let mut names = Vec::new();
             for page in 1..=total_pages {
@@ -38,11 +39,11 @@ fn sample_build_is_checked_page_by_page() {
                 assert_eq!(keys, ["page", "per_page", "total", "total_pages", "data", "links"]);
                 assert_eq!(body["page"], json!(page));
                 assert_eq!(body["per_page"], json!(size));
-                assert_eq!(body["total"], json!(67));
+                assert_eq!(body["total"], json!(total));
                 assert_eq!(body["total_pages"], json!(total_pages));
                 let data = body["data"].as_array().unwrap();
                 let expected_len =
-                    if page < total_pages { size } else { 67 - size * (total_pages - 1) };
+                    if page < total_pages { size } else { total - size * (total_pages - 1) };
                 assert_eq!(data.len() as u64, expected_len, "{endpoint}/{size}/{page}");
                 let prefix = format!("/{endpoint}");
                 let links = &body["links"];
@@ -74,7 +75,7 @@ fn sample_build_is_checked_page_by_page() {
             assert!(
                 !p.path(&format!("output/{endpoint}/{size}/{}.json", total_pages + 1)).exists()
             );
-            assert_eq!(ids, (1..=67).collect::<Vec<_>>(), "{endpoint} size {size}");
+            assert_eq!(ids, (1..=total as i64).collect::<Vec<_>>(), "{endpoint} size {size}");
             names_by_size.push(names);
         }
         assert!(names_by_size.windows(2).all(|w| w[0] == w[1]), "every size lists the same items");
@@ -161,7 +162,13 @@ fn error_documents_are_rfc9457_with_the_configured_values() {
 #[test]
 fn path_style_links_point_at_the_files() {
     let p = Project::new(
-        "base_url = \"http://localhost:8000/x\"\n[listing]\nurl_style = \"path\"\npage_sizes = [2]\ndefault_page_size = 2\n",
+        r#"
+            base_url = "http://localhost:8000/x"
+            [listing]
+            url_style = "path"
+            page_sizes = [2]
+            default_page_size = 2
+        "#,
     );
     p.write("data/a.jsonl", "{\"id\": 1}\n{\"id\": 2}\n{\"id\": 3}\n");
     p.folio(&["build"]).success();
@@ -203,7 +210,14 @@ fn identical_inputs_give_byte_identical_output() {
 #[test]
 fn sort_descending_with_a_localized_key_and_field_projection() {
     let p = Project::new(
-        "[listing]\nlanguages = [\"en\", \"fr\"]\nsort = [\"-rating\", \"name\"]\nfields = [\"name\", \"id\"]\n[fields.name]\nlocalized = true\n",
+        r#"
+            [listing]
+            languages = ["en", "fr"]
+            sort = ["-rating", "name"]
+            fields = ["name", "id"]
+            [fields.name]
+            localized = true
+        "#,
     );
     p.write(
         "data/a.json",
@@ -233,9 +247,15 @@ fn sort_descending_with_a_localized_key_and_field_projection() {
 fn precompressed_siblings_are_written_for_pages_and_follow_their_page() {
     use std::io::Read;
     let p = Project::sample();
-    let cfg = p
-        .read("folio.toml")
-        .replace("[hosting]", "[output]\nprecompress = [\"gzip\", \"br\"]\n\n[hosting]");
+    let cfg = p.read("folio.toml").replace(
+        "[hosting]",
+        r#"
+            [output]
+            precompress = ["gzip", "br"]
+
+            [hosting]
+        "#,
+    );
     p.write("folio.toml", cfg);
     let first = p.folio(&["build"]).success();
     // 83: 80 files in output/ (openapi.json and explorer.html among them), 3 in hosting/.

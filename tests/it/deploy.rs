@@ -7,7 +7,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -17,8 +16,8 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use object_store::ObjectStore;
 
-use crate::harness::{BIN, Project, Run, files};
-use crate::table::{Server, free_port, need, request};
+use crate::harness::{BIN, Project, Run, Server, files, free_port, need};
+use crate::table::request;
 
 const ACCESS_KEY: &str = "AKIAFOLIOTEST";
 const SECRET_KEY: &str = "folio-test-secret";
@@ -40,17 +39,13 @@ impl Moto {
         }
         let port = free_port();
         let mut cmd = Command::new("moto_server");
-        cmd.args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .process_group(0)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+        cmd.args(["-H", "127.0.0.1", "-p", &port.to_string()]);
         if auth {
             cmd.env("INITIAL_NO_AUTH_ACTION_COUNT", "1");
         }
-        let child = cmd.spawn().expect("starting moto_server");
-        let mut server = Server { child, name: "moto_server".into() };
-        crate::table::wait_for_port(port, &mut server, Duration::from_secs(60));
+        let log = std::env::temp_dir().join(format!("moto-{port}.log"));
+        let server =
+            Server::start("moto_server", &mut cmd, port, Some(&log), Duration::from_secs(60));
         Some(Moto { _server: server, port })
     }
 

@@ -6,16 +6,13 @@
 //! with `npm ci --ignore-scripts` in `tests/`); CloudFront and Vercel run the emulators in
 //! `tests/hosts/`. A missing program skips a test locally and fails it under CI.
 
-use std::fs::File;
-use std::net::TcpStream;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::harness::repo;
+use crate::harness::{Server, free_port, need, repo};
 use crate::hosts::host_fixture;
-use crate::table::{self, Compression, Server, Target, free_port, need};
+use crate::table::{self, Compression, Target};
 
 /// Set in the environment of the test binary that the netlify test re-runs inside a new
 /// network namespace.
@@ -42,43 +39,10 @@ fn target<'a>(name: &'a str, port: u16, output: &'a Path, unchecked: &'a [&'a st
     }
 }
 
-/// A server child in a process group of its own, all of which is killed on drop: wrangler
-/// and netlify serve from grandchildren (a second node, workerd) that outlive their parent.
-struct Group(Server);
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        let group = format!("-{}", self.0.child.id());
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status();
-        // Then `Server`'s own drop reaps the child.
-    }
-}
-
 /// Starts `cmd` with both streams in `log` and waits until it accepts connections on
 /// `port`; a child that exits or stays silent fails the test with its log.
-fn start(name: &str, cmd: &mut Command, port: u16, log: &Path, deadline: Duration) -> Group {
-    let out = File::create(log).unwrap();
-    let child = cmd
-        .process_group(0)
-        .stdin(Stdio::null())
-        .stdout(out.try_clone().unwrap())
-        .stderr(out)
-        .spawn()
-        .unwrap_or_else(|e| panic!("starting {name}: {e}"));
-    let mut server = Group(Server { child, name: name.into() });
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        let exited = server.0.child.try_wait().unwrap();
-        if exited.is_some() || started.elapsed() > deadline {
-            let why = exited.map_or(format!("did not listen within {deadline:?}"), |s| {
-                format!("exited before listening: {s}")
-            });
-            let log = std::fs::read_to_string(log).unwrap_or_default();
-            panic!("{name} on port {port} {why}; its output:\n{log}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    server
+fn start(name: &str, cmd: &mut Command, port: u16, log: &Path, deadline: Duration) -> Server {
+    Server::start(name, cmd, port, Some(log), deadline)
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The page envelopes of SPEC §2 other than the standard one: `laravel`,
+//! The page envelopes (docs/api.md) other than the standard one: `laravel`,
 //! `laravel-resource` and `template:NAME`, built end to end.
 
 use serde_json::{Value, json};
@@ -9,8 +9,17 @@ use crate::harness::{Project, repo};
 /// two languages and two page sizes, with `extra` added to `[listing]`.
 fn project(n: usize, extra: &str) -> Project {
     let config = format!(
-        "[listing]\nlanguages = [\"en\", \"fr\"]\npage_sizes = [10, 20]\ndefault_page_size = 10\n{extra}\n\
-         [fields.name]\nlocalized = true\n[hosting]\ntargets = []\n"
+        r#"
+            [listing]
+            languages = ["en", "fr"]
+            page_sizes = [10, 20]
+            default_page_size = 10
+            {extra}
+            [fields.name]
+            localized = true
+            [hosting]
+            targets = []
+        "#
     );
     let p = Project::new(&config);
     let records: Vec<Value> = (1..=n)
@@ -242,7 +251,10 @@ fn a_template_that_does_not_parse_fails_before_anything_is_written() {
     let p = project(25, "envelope = \"template:bad\"");
     p.write("templates/bad.json.j2", "{\n  \"page\": {{ page }},\n  \"data\": {{ items }\n}\n");
     let run = p.folio(&["build"]).fails(1);
-    insta::assert_snapshot!(run.stderr());
+    insta::assert_snapshot!(run.stderr(), @r"
+    templates/bad.json.j2:3: syntax error: unexpected `}`, expected end of variable block
+    error: a template failed; nothing was written
+    ");
     assert!(!p.path("output").exists(), "nothing was written");
 }
 
@@ -273,7 +285,10 @@ fn output_that_is_not_json_fails_naming_template_page_and_position() {
         "{\"page\": {{ page }},\n \"data\": {{ items }}{% if page > 2 %},{% endif %}\n}\n",
     );
     let run = p.folio(&["build"]).fails(1);
-    insta::assert_snapshot!(run.stderr());
+    insta::assert_snapshot!(run.stderr(), @r"
+    templates/odd.json.j2: output/api/en/attractions/10/3.json:3:1: the output is not valid JSON: key must be a string
+    error: a template failed; nothing was written
+    ");
     assert_eq!(p.tree("output"), before, "the previous output is left as it was");
 }
 

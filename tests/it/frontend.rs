@@ -7,18 +7,14 @@
 
 mod cdp;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{BIN, Project};
-use crate::table::{Server, need, request};
+use crate::harness::{Project, SAMPLE_RECORDS, need, need_python_module, serve};
+use crate::table::request;
 use cdp::Browser;
 
 /// Held by the tests that run a browser or schemathesis: one at a time on two cores, so
@@ -44,45 +40,6 @@ fn sample_with(replace: &[(&str, &str)]) -> Project {
     }
     p.write("folio.toml", cfg);
     p
-}
-
-/// `folio serve --port 0` in `dir`: the server (killed on drop) and the URL it printed.
-fn serve(dir: &Path) -> (Server, String) {
-    let mut child = Command::new(BIN)
-        .args(["serve", "--port", "0"])
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("starting folio serve");
-    let mut out = BufReader::new(child.stdout.take().expect("piped"));
-    let mut url = String::new();
-    out.read_line(&mut url).expect("reading the URL line");
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    let url = url.trim().to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "not a loopback URL: {url:?}");
-    (Server { child, name: "folio serve".into() }, url)
-}
-
-/// Is the Python module importable? Locally a missing one skips the test; under CI it
-/// fails, because `.ci/run` installs it.
-fn need_python_module(module: &str) -> bool {
-    if !need("python3") {
-        return false;
-    }
-    let found = Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the Python module {module} is missing, and CI must run this test (.ci/run installs it)"
-        );
-        eprintln!("skipping: the Python module {module} is not installed (.ci/run installs it)");
-    }
-    found
 }
 
 /// Runs `cmd` with its output going to `log`, killing it after `limit`.
@@ -149,7 +106,11 @@ fn openapi_document_passes_openapi_spec_validator() {
         sample_with(&[
             (
                 "sort = [\"id\"]",
-                "sort = [\"id\"]\nenvelope = \"laravel-resource\"\nfields = [\"id\", \"name\", \"country\"]",
+                r#"
+                    sort = ["id"]
+                    envelope = "laravel-resource"
+                    fields = ["id", "name", "country"]
+                "#,
             ),
             ("[hosting]", "[i18n]\nfallback = \"null\"\n\n[hosting]"),
         ]),
@@ -327,7 +288,7 @@ fn schemathesis_finds_no_failure_against_folio_serve() {
         ),
     ];
     for (i, (what, p)) in cases.iter().enumerate() {
-        let (_server, url) = serve(p.dir.path());
+        let (_server, url, _) = serve(p.dir.path());
         let base = url.trim_end_matches('/');
         let log = artifacts().join(format!("schemathesis-{i}.txt"));
         // Every check, positive and negative data, a bounded number of cases.
@@ -375,7 +336,7 @@ fn explorer_in_chromium_through_folio_serve() {
     }
     let _one_at_a_time = heavy();
     let p = Project::sample();
-    let (_server, url) = serve(p.dir.path());
+    let (_server, url, _) = serve(p.dir.path());
     let mut b = Browser::start();
     b.navigate(&format!("{url}api/explorer.html"));
 
@@ -385,7 +346,7 @@ fn explorer_in_chromium_through_folio_serve() {
     }
     assert_eq!(b.eval("document.querySelectorAll('#items .card').length"), json!(10));
     let totals = b.eval("document.getElementById('totals').textContent");
-    assert_eq!(totals, "67 attractions · 7 pages · 10 a page");
+    assert_eq!(totals, format!("{SAMPLE_RECORDS} attractions · 7 pages · 10 a page"));
     let requested = b.eval("document.getElementById('request-url').textContent");
     assert_eq!(requested, format!("{url}api/en/attractions?page=1&per_page=10"));
     assert_eq!(b.eval("document.getElementById('form').textContent"), "(query form)");
@@ -431,75 +392,44 @@ fn explorer_in_chromium_through_folio_serve() {
     assert!(errors.is_empty(), "the page logged errors:\n{}", errors.join("\n"));
 }
 
-/// A plain static file server over `root`, like a host without rewrites: the query string
-/// is ignored, a folder is a 404 HTML page. Stops when dropped.
+/// A plain static file server over `root` (tower-http's `ServeDir`), like a host without
+/// rewrites: the query string is ignored, a folder is a 404. Stops when dropped.
 struct StaticHost {
     port: u16,
-    stop: Arc<AtomicBool>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Drop for StaticHost {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
     }
 }
 
 impl StaticHost {
     fn start(root: PathBuf) -> StaticHost {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         listener.set_nonblocking(true).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopped = Arc::clone(&stop);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         std::thread::spawn(move || {
-            while !stopped.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        let root = root.clone();
-                        std::thread::spawn(move || answer(&root, stream));
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            }
+            let runtime =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let files = tower_http::services::ServeDir::new(root)
+                    .append_index_html_on_directories(false);
+                let app = axum::Router::new().fallback_service(files);
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(async {
+                        let _ = stopped.await;
+                    })
+                    .await;
+            });
         });
-        StaticHost { port, stop }
+        StaticHost { port, stop: Some(stop) }
     }
-}
-
-fn answer(root: &Path, mut stream: TcpStream) {
-    stream.set_nonblocking(false).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut head = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => head.extend_from_slice(&buf[..n]),
-        }
-    }
-    let head = String::from_utf8_lossy(&head);
-    let target = head.split(' ').nth(1).unwrap_or("/");
-    let path = target.split(['?', '#']).next().unwrap_or("/");
-    let rel = path.trim_start_matches('/');
-    let file = root.join(rel);
-    let safe = !rel.split('/').any(|s| s == ".." || s.starts_with('.'));
-    let (status, kind, body) = match std::fs::read(&file) {
-        Ok(body) if safe && file.is_file() => {
-            let kind = match file.extension().and_then(|e| e.to_str()) {
-                Some("json") => "application/json",
-                Some("html") => "text/html; charset=utf-8",
-                _ => "application/octet-stream",
-            };
-            ("200 OK", kind, body)
-        }
-        _ => ("404 Not Found", "text/html", b"<!doctype html><h1>404</h1>".to_vec()),
-    };
-    let res = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(res.as_bytes());
-    let _ = stream.write_all(&body);
 }
 
 #[test]

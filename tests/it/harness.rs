@@ -1,13 +1,19 @@
 //! The one integration-test harness: a temporary project, the real `folio` binary run in
-//! it, and assertions that dump the command, both streams and the tree when they fail.
+//! it, and assertions that dump the command, both streams and the tree when they fail;
+//! servers run as children (killed with their process group) and the tools tests need
+//! (skipped with a reason locally, required under CI).
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_folio");
+
+/// How many records the sample in `data/` has.
+pub const SAMPLE_RECORDS: usize = 67;
 
 /// The repository root, where the sample `folio.toml` and `data/` live.
 pub fn repo() -> PathBuf {
@@ -178,4 +184,128 @@ impl Run {
         };
         (num(" files written"), num(" unchanged"), num(" removed"))
     }
+}
+
+/// A child process in a process group of its own, killed with the whole group and reaped
+/// on drop: nginx and Apache workers, wrangler's workerd and Chromium's helpers outlive a
+/// killed parent.
+pub struct Server {
+    pub child: std::process::Child,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(std::process::Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Starts `cmd` in a process group of its own and waits until it accepts connections
+    /// on `port`. Its output goes to `log` when given (and is shown if it fails to start),
+    /// else stdout is dropped and stderr inherited.
+    pub fn start(
+        name: &str,
+        cmd: &mut Command,
+        port: u16,
+        log: Option<&Path>,
+        deadline: Duration,
+    ) -> Server {
+        use std::os::unix::process::CommandExt;
+        use std::process::Stdio;
+        cmd.process_group(0).stdin(Stdio::null());
+        match log {
+            Some(log) => {
+                let out = fs::File::create(log).unwrap();
+                cmd.stdout(out.try_clone().unwrap()).stderr(out);
+            }
+            None => {
+                cmd.stdout(Stdio::null()).stderr(Stdio::inherit());
+            }
+        }
+        let child = cmd.spawn().unwrap_or_else(|e| panic!("starting {name}: {e}"));
+        let mut server = Server { child };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            let exited = server.child.try_wait().unwrap();
+            if exited.is_some() || started.elapsed() > deadline {
+                let why = exited.map_or(format!("did not listen within {deadline:?}"), |s| {
+                    format!("exited before listening: {s}")
+                });
+                let log =
+                    log.map(|l| fs::read_to_string(l).unwrap_or_default()).unwrap_or_default();
+                panic!("{name} on port {port} {why}; its output:\n{log}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+}
+
+/// `folio serve --port 0` in `dir`: the server, the URL it printed first, and its port.
+/// The rest of its stdout is read away, so it never blocks on a full pipe.
+pub fn serve(dir: &Path) -> (Server, String, u16) {
+    use std::process::Stdio;
+    let mut child = Command::new(BIN)
+        .args(["serve", "--port", "0"])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("starting folio serve");
+    let mut out = BufReader::new(child.stdout.take().expect("piped"));
+    let mut url = String::new();
+    out.read_line(&mut url).expect("reading the URL line");
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    let url = url.trim().to_string();
+    let port = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("not a loopback URL: {url:?}"));
+    (Server { child }, url, port)
+}
+
+/// A free port on loopback (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Is `program` installed? Locally a missing program skips the test with a reason; under
+/// CI (the `CI` variable set) it fails, because `.ci/run` installs it.
+pub fn need(program: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+        .unwrap_or(false)
+        || Path::new(program).is_file();
+    missing_is_ok(found, program)
+}
+
+/// Is the Python module importable? As [`need`].
+pub fn need_python_module(module: &str) -> bool {
+    if !need("python3") {
+        return false;
+    }
+    let found = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    missing_is_ok(found, &format!("the Python module {module}"))
+}
+
+fn missing_is_ok(found: bool, what: &str) -> bool {
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{what} is missing, and CI must run this test (.ci/run installs it)"
+        );
+        eprintln!("skipping: {what} is not installed (.ci/run installs it)");
+    }
+    found
 }

@@ -3,34 +3,29 @@
 //! README says, and is stopped by its PID when the test ends. A missing server skips the
 //! test locally and fails it under CI.
 
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use crate::harness::Project;
-use crate::table::{self, Server, Target, free_port, need, wait_for_port};
+use crate::harness::{Project, Server, free_port, need};
+use crate::table::{self, Target};
 
 /// The sample project built with `targets` listening on `port`, plus the fixture siblings.
 pub fn host_fixture(targets: &[&str], port: u16, extra: &str) -> Project {
     let list: Vec<String> = targets.iter().map(|t| format!("\"{t}\"")).collect();
     table::fixture(&format!(
-        "[hosting]\ntargets = [{}]\nlisten = \"127.0.0.1:{port}\"\n{extra}",
+        r#"
+            [hosting]
+            targets = [{}]
+            listen = "127.0.0.1:{port}"
+            {extra}
+        "#,
         list.join(", ")
     ))
 }
 
 fn start(name: &str, cmd: &mut Command, port: u16) -> Server {
-    let child = cmd
-        .process_group(0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut server = Server { child, name: name.into() };
-    wait_for_port(port, &mut server, Duration::from_secs(30));
-    server
+    Server::start(name, cmd, port, None, Duration::from_secs(30))
 }
 
 #[track_caller]

@@ -4,7 +4,16 @@ use serde_json::json;
 
 use crate::harness::Project;
 
-const I18N: &str = "[listing]\nlanguages = [\"en\", \"fr\"]\n[fields.name]\nlocalized = true\n[fields.rating]\ntype = \"number\"\n[fields.id]\ntype = \"integer\"\n";
+const I18N: &str = r#"
+    [listing]
+    languages = ["en", "fr"]
+    [fields.name]
+    localized = true
+    [fields.rating]
+    type = "number"
+    [fields.id]
+    type = "integer"
+"#;
 
 /// Builds, expects exit 1 with nothing written, returns stderr.
 #[track_caller]
@@ -19,7 +28,10 @@ fn rejected(p: &Project) -> String {
 fn malformed_csv_quoting_is_reported_at_its_line() {
     let p = Project::new(I18N);
     p.write("data/a.csv", "id,name.en,rating\n1,Tower,4.5\n2,\"Bridge,4.1\n3,Gate,4.2\n");
-    insta::assert_snapshot!(rejected(&p));
+    insta::assert_snapshot!(rejected(&p), @r"
+    data/a.csv:3: record has 2 fields, the header has 3 (an unterminated quoted field?)
+    error: 1 problem in the input; nothing was written
+    ");
 }
 
 #[test]
@@ -29,14 +41,21 @@ fn invalid_json_names_file_and_line() {
         "data/a.json",
         "[\n  {\"id\": 1, \"name\": \"A\"},\n  {\"id\": 2 \"name\": \"B\"}\n]\n",
     );
-    insta::assert_snapshot!(rejected(&p));
+    insta::assert_snapshot!(rejected(&p), @r"
+    data/a.json:3: invalid JSON: expected `,` or `}` (column 10)
+    error: 1 problem in the input; nothing was written
+    ");
 }
 
 #[test]
 fn a_broken_json_lines_line_has_its_own_line_number() {
     let p = Project::new(I18N);
     p.write("data/a.jsonl", "{\"id\": 1}\n\n{\"id\": 2}\n{\"id\": 3,}\n[1]\n{\"id\": 4}\n");
-    insta::assert_snapshot!(rejected(&p));
+    insta::assert_snapshot!(rejected(&p), @r"
+    data/a.jsonl:4: invalid JSON: trailing comma (column 10)
+    data/a.jsonl:5: expected an object, found [1]
+    error: 2 problems in the input; nothing was written
+    ");
 }
 
 #[test]
@@ -44,7 +63,11 @@ fn duplicate_ids_across_files_name_the_first_occurrence() {
     let p = Project::new(I18N);
     p.write("data/a.csv", "id,name.en\n1,A\n2,B\n");
     p.write("data/b/c.jsonl", "{\"id\": 3}\n{\"id\": 2}\n{\"id\": 1}\n");
-    insta::assert_snapshot!(rejected(&p));
+    insta::assert_snapshot!(rejected(&p), @r"
+    data/b/c.jsonl:2: id: duplicate id 2, first used at data/a.csv:3
+    data/b/c.jsonl:3: id: duplicate id 1, first used at data/a.csv:2
+    error: 2 problems in the input; nothing was written
+    ");
 }
 
 #[test]
@@ -55,36 +78,77 @@ fn type_mismatches_in_csv_and_json_are_all_reported() {
         "data/b.json",
         "[{\"id\": 4, \"rating\": \"4.5\"}, {\"id\": 5.5}, {\"name\": \"no id\"}]",
     );
-    insta::assert_snapshot!(rejected(&p));
+    insta::assert_snapshot!(rejected(&p), @r#"
+    data/a.csv:3: id: "x" is not an integer (64-bit, digits only)
+    data/a.csv:3: rating: "abc" is not a number (finite decimals only)
+    data/a.csv:4: rating: "NaN" is not a number (finite decimals only)
+    data/b.json:1: rating: expected a number, found a string ("4.5")
+    data/b.json:1: id: must be an integer or a non-empty string, found 5.5
+    data/b.json:1: id: is required
+    error: 6 problems in the input; nothing was written
+    "#);
 }
 
 #[test]
 fn sort_field_mixing_types_is_an_error() {
-    let p = Project::new("[listing]\nsort = [\"rank\"]\n");
+    let p = Project::new(
+        r#"
+        [listing]
+        sort = ["rank"]
+    "#,
+    );
     p.write("data/a.jsonl", "{\"id\": 1, \"rank\": 3}\n{\"id\": 2, \"rank\": \"high\"}\n");
-    insta::assert_snapshot!(rejected(&p));
+    insta::assert_snapshot!(rejected(&p), @r"
+    data/a.jsonl:2: rank: sort field mixes types: string here, number at data/a.jsonl:1
+    error: 1 problem in the input; nothing was written
+    ");
 }
 
 #[test]
 fn missing_translation_with_fallback_error_fails() {
     let p = Project::new(&format!("{I18N}[i18n]\nfallback = \"error\"\n"));
     p.write("data/a.csv", "id,name.en,name.fr\n1,A,Á\n2,B,\n");
-    insta::assert_snapshot!(rejected(&p));
+    insta::assert_snapshot!(rejected(&p), @r#"
+    data/a.csv:3: name: missing "fr" translation
+    error: 1 problem in the input; nothing was written
+    "#);
 }
 
 #[test]
 fn unknown_config_key_names_key_and_file() {
-    let p = Project::new("[listing]\nlanguages = [\"en\"]\nper_page = 10\n");
+    let p = Project::new(
+        r#"
+        [listing]
+        languages = ["en"]
+        per_page = 10
+    "#,
+    );
     let run = p.folio(&["build"]).fails(1);
-    insta::assert_snapshot!(run.stderr());
+    insta::assert_snapshot!(run.stderr(), @r"
+    folio.toml:4: unknown field `per_page`, expected one of `resource`, `languages`, `default_language`, `page_sizes`, `default_page_size`, `sort`, `fields`, `envelope`, `url_style`
+    error: invalid configuration; nothing was written
+    ");
 }
 
 #[test]
 fn invalid_config_values_are_all_reported() {
-    let p =
-        Project::new("output_dir = \"data\"\n[listing]\nlanguages = [\"EN\"]\npage_sizes = [0]\n");
+    let p = Project::new(
+        r#"
+            output_dir = "data"
+            [listing]
+            languages = ["EN"]
+            page_sizes = [0]
+        "#,
+    );
     let run = p.folio(&["build"]).fails(1);
-    insta::assert_snapshot!(run.stderr());
+    insta::assert_snapshot!(run.stderr(), @r"
+    folio.toml: listing.languages: `EN` is not a lowercase BCP 47 tag like `en` or `pt-br`
+    folio.toml: listing.default_language `en` is not one of listing.languages (EN)
+    folio.toml: listing.page_sizes: 0 must be between 1 and 100000
+    folio.toml: listing.default_page_size 10 is not one of listing.page_sizes
+    folio.toml: output_dir `data` is the data folder
+    error: invalid configuration; nothing was written
+    ");
 }
 
 #[test]
@@ -139,7 +203,13 @@ fn check_prints_a_summary_with_missing_translations_and_warnings() {
         "{\"id\": 3, \"name\": {\"en\": \"C\"}, \"blurb\": {\"en\": \"x\", \"fr\": \"y\"}}\n",
     );
     let run = p.folio(&["check"]).success();
-    insta::assert_snapshot!(format!("{}--- stderr\n{}", run.stdout(), run.stderr()));
+    insta::assert_snapshot!(format!("{}--- stderr\n{}", run.stdout(), run.stderr()), @r"
+    3 records in 2 files; languages: en, fr (default en)
+    missing translations (filled with the default language's value):
+      fr: name 2
+    --- stderr
+    warning: data/b.jsonl:1: blurb: looks localized (its keys are configured languages) but is not declared; add `localized = true` under [fields.blurb]
+    ");
     assert!(!p.path("output").exists(), "check writes nothing");
 }
 
@@ -180,7 +250,13 @@ fn csv_problems_name_the_first_line_of_their_record_whatever_ends_the_lines() {
 #[test]
 fn a_sort_key_or_field_that_no_record_has_is_a_typo() {
     let p = Project::new(
-        "[listing]\nsort = [\"-ratting\"]\nfields = [\"id\", \"nmae\", \"planned\"]\n[fields.planned]\ntype = \"string\"\n",
+        r#"
+            [listing]
+            sort = ["-ratting"]
+            fields = ["id", "nmae", "planned"]
+            [fields.planned]
+            type = "string"
+        "#,
     );
     p.write("data/a.jsonl", "{\"id\": 1, \"name\": \"A\", \"rating\": 4}\n");
     insta::assert_snapshot!(rejected(&p), @r"
@@ -191,14 +267,24 @@ fn a_sort_key_or_field_that_no_record_has_is_a_typo() {
     // Declared but in no record: allowed (it sorts as null).
     p.write(
         "folio.toml",
-        "[listing]\nsort = [\"-planned\"]\n[fields.planned]\ntype = \"string\"\n",
+        r#"
+            [listing]
+            sort = ["-planned"]
+            [fields.planned]
+            type = "string"
+        "#,
     );
     p.folio(&["build"]).success();
 }
 
 #[test]
 fn check_reports_templates_that_do_not_parse_like_build() {
-    let p = Project::new("[listing]\nenvelope = \"template:page\"\n");
+    let p = Project::new(
+        r#"
+        [listing]
+        envelope = "template:page"
+    "#,
+    );
     p.write("data/a.jsonl", "{\"id\": 1}\n");
     p.write("templates/page.json.j2", "{\"items\": {{ items }}}\n");
     p.folio(&["check"]).success();

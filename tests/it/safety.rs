@@ -1,11 +1,11 @@
-//! Output safety (SPEC §5): no-op rebuilds touch nothing, foreign files are never touched,
+//! Output safety (docs/config.md, "output"): no-op rebuilds touch nothing, foreign files are never touched,
 //! failed builds leave the previous output as it was, and a kill is finished by the next build.
 
 use std::fs;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::harness::{BIN, Project};
+use crate::harness::{BIN, Project, SAMPLE_RECORDS};
 
 #[test]
 fn a_no_op_rebuild_creates_modifies_and_retimes_nothing() {
@@ -83,7 +83,11 @@ fn a_foreign_file_at_a_folio_path_is_a_clash_and_nothing_is_written() {
     p.write("output/api/index.json", "{\"mine\": true}");
     p.write("output/api/fr", "a file where a folder goes");
     let run = p.folio(&["build"]).fails(1);
-    insta::assert_snapshot!(run.stderr());
+    insta::assert_snapshot!(run.stderr(), @r"
+    output/api/index.json: exists and was not written by folio
+    output/api/fr: exists and was not written by folio
+    error: 2 files are in the way; folio did not write them, so it will not overwrite them: remove them or choose another folder
+    ");
     assert_eq!(p.tree("output").len(), 2, "nothing was written");
     assert_eq!(p.read("output/api/index.json"), "{\"mine\": true}");
 }
@@ -194,7 +198,16 @@ fn large_data(p: &Project, n: usize, version: u32) {
 
 #[test]
 fn a_kill_during_a_large_build_leaves_each_file_old_or_new_and_the_next_build_completes() {
-    let config = "[listing]\nlanguages = [\"en\", \"fr\"]\npage_sizes = [5, 10]\ndefault_page_size = 5\n[fields.name]\nlocalized = true\n[hosting]\ntargets = []\n";
+    let config = r#"
+        [listing]
+        languages = ["en", "fr"]
+        page_sizes = [5, 10]
+        default_page_size = 5
+        [fields.name]
+        localized = true
+        [hosting]
+        targets = []
+    "#;
     let fresh = Project::new(config);
     large_data(&fresh, 10_000, 2);
     let started = Instant::now();
@@ -308,7 +321,7 @@ fn a_hostile_journal_is_not_acted_on_either() {
         "removals": ["../victim.txt", "/etc/hostname"],
         "files": files,
         "fingerprint": manifest["fingerprint"],
-        "records": 67,
+        "records": SAMPLE_RECORDS,
     });
     p.write("output/.folio-staging/commit.json", journal.to_string());
     let run = p.folio(&["build"]).success();

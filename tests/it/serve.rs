@@ -1,40 +1,20 @@
 //! `folio serve`: the request table, rebuilds on change, and a base_url path.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::harness::BIN;
-use crate::table::{self, Server, Target, fixture, request};
-
-/// Starts `folio serve --port 0` in `dir` and returns it with the URL it printed first.
-fn serve(dir: &std::path::Path) -> (Server, String, BufReader<std::process::ChildStdout>) {
-    let mut child = Command::new(BIN)
-        .args(["serve", "--port", "0"])
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut url = String::new();
-    out.read_line(&mut url).unwrap();
-    (Server { child, name: "folio serve".into() }, url.trim().to_string(), out)
-}
-
-fn port_of(url: &str) -> u16 {
-    url.trim_start_matches("http://127.0.0.1:").split('/').next().unwrap().parse().unwrap()
-}
+use crate::harness::{BIN, serve};
+use crate::table::{self, Target, fixture, request};
 
 #[test]
 fn folio_serve_answers_the_whole_table() {
     let p = fixture("");
-    let (_server, url, _out) = serve(p.dir.path());
-    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with('/'), "{url}");
+    let (_server, url, port) = serve(p.dir.path());
+    assert!(url.ends_with('/'), "{url}");
     let output = p.path("output");
     table::run(&Target {
         name: "serve",
-        port: port_of(&url),
+        port,
         mount: "",
         output: &output,
         precompressed: true,
@@ -50,8 +30,7 @@ fn folio_serve_mounts_at_the_base_url_path_with_local_links() {
         .read("folio.toml")
         .replace("base_url = \"\"", "base_url = \"https://example.org/travel\"");
     p.write("folio.toml", cfg);
-    let (_server, url, _out) = serve(p.dir.path());
-    let port = port_of(&url);
+    let (_server, url, port) = serve(p.dir.path());
     assert_eq!(url, format!("http://127.0.0.1:{port}/travel/"));
     let res = request(port, "GET", "/travel/api/fr/attractions?page=2", &[]);
     assert_eq!(res.status, 200);
@@ -85,8 +64,7 @@ fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
 #[test]
 fn folio_serve_rebuilds_on_change_and_keeps_the_last_good_tree_on_failure() {
     let p = fixture("");
-    let (_server, url, _out) = serve(p.dir.path());
-    let port = port_of(&url);
+    let (_server, _url, port) = serve(p.dir.path());
     let first_name = || -> String {
         let res = request(port, "GET", "/api/en/attractions", &[]);
         let v: serde_json::Value = serde_json::from_slice(&res.body).unwrap();

@@ -1,4 +1,4 @@
-//! The request table (`tests/requests.json`, SPEC §1 as requests and expectations) and
+//! The request table (`tests/requests.json`, the API's rules as requests and expectations) and
 //! the one runner that checks any target against it over raw HTTP on loopback, comparing
 //! status, error code, headers and the exact bytes served.
 
@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::Child;
-use std::time::{Duration, Instant};
+
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -15,9 +15,10 @@ use crate::harness::Project;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Row {
-    pub m: String,
-    pub t: String,
-    pub ae: Option<String>,
+    pub method: String,
+    /// The request target, sent as is.
+    pub target: String,
+    pub accept_encoding: Option<String>,
     pub status: u16,
     pub file: Option<String>,
     pub code: Option<String>,
@@ -54,7 +55,7 @@ pub struct Target<'a> {
     pub output: &'a Path,
     /// Serves `.br`/`.gz` siblings.
     pub precompressed: bool,
-    /// Headers this target cannot set as SPEC §1 says (checked nowhere for it).
+    /// Headers this target cannot set as the API's rules say (checked nowhere for it).
     pub unchecked_headers: &'a [&'a str],
     pub cache_control: &'a str,
 }
@@ -71,7 +72,8 @@ impl Response {
     }
 }
 
-/// One raw HTTP/1.1 request: the target is sent exactly as given, never normalized.
+/// One raw HTTP/1.1 request: the request bytes are written here by hand, so that the
+/// target is sent exactly as given (never normalized); the response is read with httparse.
 pub fn request(port: u16, method: &str, target: &str, headers: &[(&str, &str)]) -> Response {
     let mut stream =
         TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("connect :{port}: {e}"));
@@ -89,87 +91,62 @@ pub fn request(port: u16, method: &str, target: &str, headers: &[(&str, &str)]) 
     // Read until the response is complete by its own framing, or the server closes: some
     // (workerd) keep the connection open for seconds despite `Connection: close`.
     let (mut raw, mut buf) = (Vec::new(), [0; 65536]);
-    while !complete(method, &raw) {
+    loop {
+        if let Some(res) = parse(method, &raw, false) {
+            return res;
+        }
         match stream.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => raw.extend_from_slice(&buf[..n]),
         }
     }
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("no header end: {:?}", String::from_utf8_lossy(&raw)));
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let mut map = BTreeMap::new();
-    for line in lines {
-        if let Some((k, v)) = line.split_once(':') {
-            let k = k.trim().to_ascii_lowercase();
-            let v = v.trim().to_string();
-            map.entry(k).and_modify(|old: &mut String| *old = format!("{old}, {v}")).or_insert(v);
-        }
-    }
-    let mut body = raw[split + 4..].to_vec();
-    if method == "HEAD" {
-        body.clear();
-    } else if map.get("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
-        body = dechunk(&body);
-    } else if let Some(len) = map.get("content-length").and_then(|v| v.parse::<usize>().ok()) {
-        body.truncate(len);
-    }
-    Response { status, headers: map, body }
+    parse(method, &raw, true)
+        .unwrap_or_else(|| panic!("no whole response: {:?}", String::from_utf8_lossy(&raw)))
 }
 
-/// Is `raw` a whole response to `method`, by its Content-Length or chunked framing?
-fn complete(method: &str, raw: &[u8]) -> bool {
-    let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
-    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
-    let mut body = &raw[split + 4..];
-    let header = |name: &str| {
-        head.split("\r\n").find_map(|l| l.strip_prefix(name)).map(|v| v.trim().to_string())
+/// The response in `raw`, when it is whole by its framing (Content-Length, chunks, no body
+/// for HEAD, 204 and 304), or at `eof` by the end of the stream.
+fn parse(method: &str, raw: &[u8], eof: bool) -> Option<Response> {
+    let mut slots = [httparse::EMPTY_HEADER; 64];
+    let mut head = httparse::Response::new(&mut slots);
+    let httparse::Status::Complete(head_len) = head.parse(raw).ok()? else { return None };
+    let status = head.code?;
+    let mut headers: BTreeMap<String, String> = BTreeMap::new();
+    for h in head.headers.iter() {
+        let v = String::from_utf8_lossy(h.value).trim().to_string();
+        headers
+            .entry(h.name.to_ascii_lowercase())
+            .and_modify(|old| *old = format!("{old}, {v}"))
+            .or_insert(v);
+    }
+    let rest = &raw[head_len..];
+    let body = if method == "HEAD" || status == 204 || status == 304 {
+        Vec::new()
+    } else if headers.get("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+        dechunk(rest)?
+    } else if let Some(len) = headers.get("content-length").and_then(|v| v.parse().ok()) {
+        rest.get(..len)?.to_vec()
+    } else if eof {
+        rest.to_vec()
+    } else {
+        return None;
     };
-    let status = head.split(' ').nth(1).unwrap_or("");
-    if method == "HEAD" || status == "204" || status == "304" {
-        return true;
-    }
-    if header("transfer-encoding:").is_some_and(|v| v.contains("chunked")) {
-        loop {
-            let Some(end) = body.windows(2).position(|w| w == b"\r\n") else { return false };
-            let size = String::from_utf8_lossy(&body[..end]);
-            let Ok(size) = usize::from_str_radix(size.split(';').next().unwrap().trim(), 16) else {
-                return true; // malformed: let the parser report it
-            };
-            let rest = &body[end + 2..];
-            if size == 0 {
-                return rest.starts_with(b"\r\n") || rest.windows(4).any(|w| w == b"\r\n\r\n");
-            }
-            if rest.len() < size + 2 {
-                return false;
-            }
-            body = &rest[size + 2..];
-        }
-    }
-    match header("content-length:").and_then(|v| v.parse::<usize>().ok()) {
-        Some(len) => body.len() >= len,
-        None => false,
-    }
+    Some(Response { status, headers, body })
 }
 
-fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+/// The body of a chunked response, or `None` while chunks are missing.
+fn dechunk(mut raw: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     loop {
-        let Some(end) = raw.windows(2).position(|w| w == b"\r\n") else { return out };
-        let size = usize::from_str_radix(
-            String::from_utf8_lossy(&raw[..end]).split(';').next().unwrap().trim(),
-            16,
-        )
-        .unwrap_or(0);
+        let httparse::Status::Complete((at, size)) = httparse::parse_chunk_size(raw).ok()? else {
+            return None;
+        };
+        let size = usize::try_from(size).ok()?;
         if size == 0 {
-            return out;
+            return Some(out);
         }
-        out.extend_from_slice(&raw[end + 2..end + 2 + size]);
-        raw = &raw[end + 2 + size + 2..];
+        out.extend_from_slice(raw.get(at..at + size)?);
+        raw = raw.get(at + size + 2..)?;
     }
 }
 
@@ -227,17 +204,18 @@ pub fn check(
         want_type = d.content_type.clone().unwrap_or(want_type);
     }
     let mut headers = Vec::new();
-    if let Some(ae) = &row.ae {
+    if let Some(ae) = &row.accept_encoding {
         headers.push(("Accept-Encoding", ae.as_str()));
     }
-    let mut res = request(target.port, &row.m, &format!("{}{}", target.mount, row.t), &headers);
-    let head = row.m == "HEAD";
+    let mut res =
+        request(target.port, &row.method, &format!("{}{}", target.mount, row.target), &headers);
+    let head = row.method == "HEAD";
     let checked = |h: &str| !target.unchecked_headers.contains(&h);
     let mut errs = Vec::new();
     let edge = compression == Compression::Edge;
     let edge_coding = res.header("content-encoding").filter(|_| edge).map(str::to_owned);
     if let Some(coding) = &edge_coding {
-        match decode(coding, row.ae.as_deref(), &res.body) {
+        match decode(coding, row.accept_encoding.as_deref(), &res.body) {
             Ok(body) => res.body = body,
             Err(e) => errs.push(e),
         }
@@ -343,12 +321,18 @@ pub fn run_with(target: &Target, compression: Compression) {
     for row in &rows {
         if let Some(d) = row.dev.get(target.name) {
             deviations += 1;
-            eprintln!("  deviation on {}: {} {}: {}", target.name, row.m, row.t, d.why);
+            eprintln!("  deviation on {}: {} {}: {}", target.name, row.method, row.target, d.why);
         }
         let (errs, coding) = check(target, row, compression);
         decoded += usize::from(coding.is_some());
         if !errs.is_empty() {
-            failures.push(format!("{} {} (ae {:?}): {}", row.m, row.t, row.ae, errs.join("; ")));
+            failures.push(format!(
+                "{} {} (ae {:?}): {}",
+                row.method,
+                row.target,
+                row.accept_encoding,
+                errs.join("; ")
+            ));
         }
     }
     let passed = rows.len() - failures.len();
@@ -410,63 +394,6 @@ pub fn add_siblings(output: &Path) {
     }
 }
 
-/// A child process stopped (killed and reaped) on drop.
-pub struct Server {
-    pub child: Child,
-    pub name: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // Servers are started in a process group of their own (`process_group(0)`): nginx
-        // and Apache workers, wrangler's workerd outlive a killed parent, so kill the group.
-        let group = format!("-{}", self.child.id());
-        let _ = std::process::Command::new("kill")
-            .args(["-KILL", "--", &group])
-            .stderr(std::process::Stdio::null())
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Waits until something accepts connections on `port`.
-pub fn wait_for_port(port: u16, server: &mut Server, deadline: Duration) {
-    let start = Instant::now();
-    while start.elapsed() < deadline {
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        if let Ok(Some(status)) = server.child.try_wait() {
-            panic!("{} exited before listening: {status}", server.name);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("{} did not listen on {port} within {deadline:?}", server.name);
-}
-
-/// A free port on loopback (bound, then released).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// Is `program` installed? Locally a missing program skips the test with a reason; under
-/// CI (the `CI` variable set) it fails, because `.ci/run` installs it.
-pub fn need(program: &str) -> bool {
-    let found = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
-        .unwrap_or(false)
-        || Path::new(program).is_file();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{program} is missing, and CI must run this test (.ci/run installs it)"
-        );
-        eprintln!("skipping: {program} is not installed (.ci/run installs it)");
-    }
-    found
-}
-
 /// Is `rel` a plain file below `root`, reached through no symlink?
 fn plain_file(root: &Path, rel: &str) -> bool {
     let mut path = root.to_path_buf();
@@ -486,10 +413,10 @@ fn the_table_is_the_routing_table() {
             .unwrap();
         cfg.validate(Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap()
     };
-    let routes = folio::routes::Routes::new(&project, 67);
+    let routes = folio::routes::Routes::new(&project, crate::harness::SAMPLE_RECORDS);
     for row in rows() {
-        let (path, query) = row.t.split_once('?').unwrap_or((&row.t, ""));
-        let outcome = routes.resolve(&row.m, path, query);
+        let (path, query) = row.target.split_once('?').unwrap_or((&row.target, ""));
+        let outcome = routes.resolve(&row.method, path, query);
         use folio::routes::Outcome;
         match (&outcome, &row.file, &row.code) {
             (Outcome::Page(f) | Outcome::File(f), Some(want), _) => assert_eq!(f, want, "{row:?}"),

@@ -1,15 +1,20 @@
-//! SPEC §1 as data: the routing table that `folio serve` runs and that every host emitter
-//! in `hosts/` renders. It holds the mount path, languages, sizes with their page counts,
-//! defaults and the parameter rules; [`Routes::resolve`] is the reference semantics that
+//! The API's rules as data (docs/api.md): the routing table that `folio serve` runs and
+//! that every host emitter in `hosts/` renders. `routes` owns the API's vocabulary — the
+//! error codes (`codes.rs`), where files and URLs are (`layout.rs`), the rules as regular
+//! expressions for hosts (`patterns.rs`) — and imports none of the modules that render it
+//! (`render`, `hosts`, `serve`, `openapi`). [`Routes::resolve`] is the reference semantics
 //! the request table in the tests checks every target against. Pure, no IO.
+
+pub mod codes;
+pub mod layout;
+pub mod patterns;
+
+pub use codes::ErrorCode;
 
 use crate::config::Project;
 use crate::paginate;
-use crate::render::ErrorCode;
 
-/// The regular expression a `page` value must match (SPEC §1.1).
-pub const PAGE_PATTERN: &str = "^[1-9][0-9]{0,8}$";
-/// The largest page number a request may ask for.
+/// The largest page number a request may ask for (nine digits).
 pub const MAX_PAGE: u64 = 999_999_999;
 
 /// One configured page size and how many pages the listing has at that size.
@@ -44,7 +49,7 @@ pub enum Outcome {
     File(String),
     /// An error document (`api/errors/{code}.json`) with its status.
     Error(ErrorCode),
-    /// Not under `{mount}/api/`: outside what SPEC §1 governs.
+    /// Not under `{mount}/api/`: outside what the API governs.
     Outside,
 }
 
@@ -63,7 +68,7 @@ pub fn query_param<'q>(query: &'q str, key: &str) -> Option<&'q str> {
     None
 }
 
-/// True when `value` matches [`PAGE_PATTERN`].
+/// True for a valid page number: 1 to 999999999, no sign, no leading zero.
 pub fn valid_page(value: &str) -> bool {
     let b = value.as_bytes();
     (1..=9).contains(&b.len()) && b[0] != b'0' && b.iter().all(u8::is_ascii_digit)
@@ -115,31 +120,6 @@ pub fn accepts_coding(header: &str, coding: &str) -> bool {
     })
 }
 
-/// [`accepts_coding`] for one coding as a regular expression over the header value, for
-/// hosts that negotiate in their config (Apache's `RewriteCond`). It has no lookaround, so
-/// PCRE, RE2 and Rust's `regex` read it alike; hosts apply it case-insensitively.
-pub fn accepts_coding_pattern(coding: &str) -> String {
-    // A non-zero qvalue: 1 (with up to three zeros), or 0. followed by up to three digits
-    // of which one is not zero.
-    let positive = r"1(?:\.0{0,3})?|0\.(?:[1-9][0-9]{0,2}|0[1-9][0-9]?|00[1-9])";
-    format!(
-        r"(?:^|,)[ \t]*{coding}[ \t]*(?:,|$|;[ \t]*q=(?:{positive})[ \t]*(?:,|$))",
-        coding = regex_literal(coding)
-    )
-}
-
-/// `s` as a literal inside a PCRE, RE2 or Rust regex.
-pub fn regex_literal(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\.^$|?*+()[]{}".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// A `qvalue` in thousandths: `0[.ddd]` or `1[.000]` (at most three decimals).
 fn qvalue(q: &str) -> Option<u16> {
     let (int, frac) = q.split_once('.').unwrap_or((q, ""));
@@ -173,7 +153,7 @@ impl Routes {
         }
     }
 
-    /// `{mount}/api/`: everything below it follows SPEC §1.
+    /// `{mount}/api/`: everything below it follows the API's rules.
     pub fn api_prefix(&self) -> String {
         format!("{}/api/", self.mount)
     }
@@ -194,10 +174,7 @@ impl Routes {
         if page > size.pages {
             return Err(ErrorCode::PageNotFound);
         }
-        Ok(match lang {
-            Some(l) => format!("api/{l}/{}/{}/{page}.json", self.resource, size.size),
-            None => format!("api/{}/{}/{page}.json", self.resource, size.size),
-        })
+        Ok(layout::page_file(&layout::endpoint(lang, &self.resource), size.size, page))
     }
 
     /// Resolves one request: `path` and `query` exactly as received (not decoded).
@@ -315,35 +292,6 @@ mod tests {
             assert!(!accepts_coding(h, "br"), "{h}");
         }
         assert!(accepts_coding("br; q=0, gzip", "gzip") && !accepts_coding("br; q=0, gzip", "br"));
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn the_accept_encoding_pattern_is_the_rule(
-            elements in proptest::collection::vec(
-                (
-                    proptest::sample::select(vec!["br", "BR", "gzip", "*", "identity", "xbr", ""]),
-                    proptest::sample::select(vec![
-                        "", ";q=0", ";Q=0.0", "; q=1", ";q=1.0", ";q=0.5", "; q=0.001 ", ";q=0.000",
-                        ";q=0.0001", ";q=0.", ";q=1.", ";q=2", ";q=abc", ";level=1", ";", ";q =1",
-                    ]),
-                    proptest::sample::select(vec!["", " ", "\t", "  "]),
-                ),
-                0..4,
-            )
-        ) {
-            let header: Vec<String> =
-                elements.iter().map(|(name, weight, pad)| format!("{pad}{name}{weight}{pad}")).collect();
-            let header = header.join(",");
-            for coding in ["br", "gzip"] {
-                let re = regex::Regex::new(&format!("(?i){}", accepts_coding_pattern(coding))).unwrap();
-                proptest::prop_assert_eq!(
-                    re.is_match(&header),
-                    accepts_coding(&header, coding),
-                    "{:?} for {}", header, coding
-                );
-            }
-        }
     }
 
     #[test]

@@ -1,0 +1,377 @@
+//! `folio.toml`: the serde model of every key (docs/config.md), its defaults, and the
+//! [`Project`] that validation turns it into. Parsing is pure ([`Config::from_str`]);
+//! reading is [`Config::from_file`]; finding the file is [`Project::discover`]. The checks
+//! are in `validate.rs`, `base_url` in `base_url.rs`, the folders in `paths.rs`.
+
+mod base_url;
+mod paths;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::Deserialize;
+
+pub use base_url::BaseUrl;
+pub use paths::normalize;
+
+use crate::diag::ConfigError;
+use crate::error::Failure;
+
+/// The raw config, exactly as written (paths not yet resolved).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub base_url: String,
+    pub data_dir: PathBuf,
+    pub output_dir: PathBuf,
+    pub templates_dir: PathBuf,
+    pub hosting_dir: PathBuf,
+    pub listing: ListingConfig,
+    pub fields: BTreeMap<String, FieldSpec>,
+    pub i18n: I18nConfig,
+    pub output: OutputConfig,
+    pub hosting: HostingConfig,
+    pub deploy: DeployConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            base_url: String::new(),
+            data_dir: "data".into(),
+            output_dir: "output".into(),
+            templates_dir: "templates".into(),
+            hosting_dir: "hosting".into(),
+            listing: ListingConfig::default(),
+            fields: BTreeMap::new(),
+            i18n: I18nConfig::default(),
+            output: OutputConfig::default(),
+            hosting: HostingConfig::default(),
+            deploy: DeployConfig::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ListingConfig {
+    pub resource: String,
+    pub languages: Vec<String>,
+    pub default_language: String,
+    pub page_sizes: Vec<u64>,
+    pub default_page_size: u64,
+    pub sort: Vec<String>,
+    pub fields: Vec<String>,
+    pub envelope: String,
+    pub url_style: UrlStyle,
+}
+
+impl Default for ListingConfig {
+    fn default() -> Self {
+        ListingConfig {
+            resource: "attractions".into(),
+            languages: vec!["en".into()],
+            default_language: "en".into(),
+            page_sizes: vec![10, 20, 50, 100],
+            default_page_size: 10,
+            sort: vec!["id".into()],
+            fields: Vec::new(),
+            envelope: "standard".into(),
+            url_style: UrlStyle::Query,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UrlStyle {
+    Query,
+    Path,
+}
+
+/// Per-field schema (`[fields.NAME]`); every key optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FieldSpec {
+    #[serde(rename = "type")]
+    pub kind: Option<FieldType>,
+    pub localized: bool,
+    pub required: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    List,
+    Json,
+}
+
+impl FieldType {
+    pub fn name(self) -> &'static str {
+        match self {
+            FieldType::String => "string",
+            FieldType::Integer => "integer",
+            FieldType::Number => "number",
+            FieldType::Boolean => "boolean",
+            FieldType::List => "list",
+            FieldType::Json => "json",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct I18nConfig {
+    pub fallback: Fallback,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fallback {
+    #[default]
+    Default,
+    Null,
+    Error,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputConfig {
+    pub cache_control: String,
+    pub precompress: Vec<String>,
+}
+
+impl Default for OutputConfig {
+    fn default() -> Self {
+        OutputConfig { cache_control: "public, max-age=300".into(), precompress: Vec::new() }
+    }
+}
+
+/// A host target of `[hosting] targets`: what `hosts::render` writes a config for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostTarget {
+    Nginx,
+    Apache,
+    Caddy,
+    Lighttpd,
+    Cloudfront,
+    Netlify,
+    Vercel,
+    Cloudflare,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostingConfig {
+    pub targets: Vec<HostTarget>,
+    pub root: String,
+    pub listen: String,
+}
+
+impl Default for HostingConfig {
+    fn default() -> Self {
+        HostingConfig {
+            targets: vec![
+                HostTarget::Nginx,
+                HostTarget::Apache,
+                HostTarget::Caddy,
+                HostTarget::Lighttpd,
+                HostTarget::Cloudfront,
+            ],
+            root: String::new(),
+            listen: "127.0.0.1:8080".into(),
+        }
+    }
+}
+
+/// `[deploy]`: where `folio deploy` publishes `output/`. Credentials never live here: they
+/// come from the environment and the stores' standard provider chains.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeployConfig {
+    /// `s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix`, `file:///dir`.
+    pub url: String,
+    /// An S3-compatible store's endpoint (R2, MinIO, Ceph); `http://` works as is.
+    pub endpoint: String,
+    /// "" = from the environment (`AWS_REGION`, `AWS_DEFAULT_REGION`), else us-east-1.
+    pub region: String,
+    /// More stale objects than this: refuse to delete (exit 1).
+    pub max_deletes: u64,
+    /// Requests in flight at once.
+    pub concurrency: u64,
+    /// Upload the `.gz`/`.br` siblings too (for hosts that negotiate them).
+    pub siblings: bool,
+}
+
+impl Default for DeployConfig {
+    fn default() -> Self {
+        DeployConfig {
+            url: String::new(),
+            endpoint: String::new(),
+            region: String::new(),
+            max_deletes: 256,
+            concurrency: 32,
+            siblings: false,
+        }
+    }
+}
+
+impl Config {
+    /// Parses `text`; `path` only names the file in messages.
+    pub fn from_str(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        toml::from_str(text).map_err(|e| {
+            let at = e
+                .span()
+                .map(|span| format!(":{}", 1 + text[..span.start].matches('\n').count()))
+                .unwrap_or_default();
+            ConfigError(format!("{}{at}: {}", path.display(), e.message().trim_end()))
+        })
+    }
+
+    /// Reads and parses `path`; also returns the digest of its bytes.
+    pub fn from_file(path: &Path) -> anyhow::Result<(Result<Config, ConfigError>, String)> {
+        use anyhow::Context;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading config `{}`", path.display()))?;
+        let digest = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
+        let shown = crate::diag::display_path(path);
+        let config = match String::from_utf8(bytes) {
+            Ok(text) => Config::from_str(&text, &shown),
+            Err(e) => Err(ConfigError(format!(
+                "{}: is not UTF-8 (byte {} is invalid)",
+                shown.display(),
+                e.utf8_error().valid_up_to()
+            ))),
+        };
+        Ok((config, digest))
+    }
+}
+
+/// Command-line values that override the config (paths relative to the working directory).
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub data_dir: Option<PathBuf>,
+    pub output_dir: Option<PathBuf>,
+    pub base_url: Option<String>,
+}
+
+/// The body of every page (`[listing] envelope`): folio's standard one, Laravel's
+/// paginator or API resource, or the project's template `templates/NAME.json.j2`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Envelope {
+    Standard,
+    Laravel,
+    LaravelResource,
+    Template(String),
+}
+
+/// One `sort` entry: a (possibly dotted) field name and a direction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortKey {
+    pub field: String,
+    pub descending: bool,
+}
+
+/// The validated project: absolute paths and checked listing settings.
+#[derive(Debug, Clone)]
+pub struct Project {
+    pub config_path: PathBuf,
+    pub root: PathBuf,
+    pub data_dir: PathBuf,
+    pub output_dir: PathBuf,
+    pub templates_dir: PathBuf,
+    pub hosting_dir: PathBuf,
+    pub base: BaseUrl,
+    pub resource: String,
+    pub languages: Vec<String>,
+    pub default_language: usize,
+    pub page_sizes: Vec<u64>,
+    pub default_page_size: u64,
+    pub sort: Vec<SortKey>,
+    pub fields: Vec<String>,
+    pub envelope: Envelope,
+    pub url_style: UrlStyle,
+    pub schema: BTreeMap<String, FieldSpec>,
+    pub fallback: Fallback,
+    pub cache_control: String,
+    pub precompress: Vec<crate::compress::Codec>,
+    pub hosting: HostingConfig,
+    pub deploy: DeployConfig,
+    /// Digest of the config file's bytes (set by `site::project`): a build records it, and
+    /// `folio deploy` refuses an output built from another config.
+    pub config_digest: String,
+}
+
+impl Project {
+    /// Finds, reads and validates the config: `--config F`, else `folio.toml` in the
+    /// working directory. A missing file is a usage error (exit 2).
+    pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Failure> {
+        let cwd = std::env::current_dir().context("reading the working directory")?;
+        let path = cwd.join(config.unwrap_or(Path::new("folio.toml")));
+        if !path.is_file() {
+            return Err(Failure::Usage(format!(
+                "no config at `{}`: run folio in a folder with a folio.toml, or pass --config",
+                crate::diag::display_path(&path).display()
+            )));
+        }
+        let shown = crate::diag::display_path(&path);
+        let (cfg, digest) = Config::from_file(&path)?;
+        let cfg = cfg.map_err(|e| Failure::Config(vec![e]))?;
+        let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
+        let mut project = cfg.validate(&shown, &root, &cwd, overrides).map_err(Failure::Config)?;
+        project.config_digest = digest;
+        Ok(project)
+    }
+}
+
+/// A project from `toml` with its root at `/nonexistent/project`, for unit tests.
+#[cfg(test)]
+pub(crate) fn test_project(toml: &str) -> Project {
+    tests::project(toml).expect("a test config is valid")
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// `text` parsed and validated with its root at `/nonexistent/project`; the messages.
+    pub(crate) fn project(text: &str) -> Result<Project, Vec<String>> {
+        let root = Path::new("/nonexistent/project");
+        let cfg = Config::from_str(text, Path::new("folio.toml")).map_err(|e| vec![e.0])?;
+        cfg.validate(Path::new("folio.toml"), root, root, &Overrides::default())
+            .map_err(|v| v.into_iter().map(|e| e.0).collect())
+    }
+
+    #[test]
+    fn empty_config_gets_the_spec_defaults() {
+        let p = project("").unwrap();
+        assert_eq!(p.languages, ["en"]);
+        assert_eq!(p.page_sizes, [10, 20, 50, 100]);
+        assert_eq!(p.default_page_size, 10);
+        assert_eq!(p.resource, "attractions");
+        assert_eq!(p.sort, [SortKey { field: "id".into(), descending: false }]);
+        assert_eq!(p.output_dir, Path::new("/nonexistent/project/output"));
+        assert_eq!(p.cache_control, "public, max-age=300");
+        assert_eq!(p.fallback, Fallback::Default);
+        assert_eq!(p.hosting.targets.len(), 5);
+        assert_eq!(p.deploy, DeployConfig::default());
+        assert_eq!(
+            (p.deploy.max_deletes, p.deploy.concurrency, p.deploy.siblings),
+            (256, 32, false)
+        );
+    }
+
+    #[test]
+    fn unknown_key_names_the_key_file_and_line() {
+        let err = project("base_url = \"\"\n[listing]\nlanguage = [\"en\"]\n").unwrap_err();
+        assert_eq!(err.len(), 1);
+        assert!(err[0].starts_with("folio.toml:3: unknown field `language`"), "{}", err[0]);
+    }
+}

@@ -1,0 +1,308 @@
+//! `Config::validate`: every key checked, all problems at once, and the [`Project`] the
+//! pipeline relies on (default language among the languages, safe path segments, sizes in
+//! range, the envelope and codecs parsed, refused folders). One function a table of
+//! `folio.toml`, each pushing its problems to one list.
+
+use std::path::Path;
+
+use super::base_url::BaseUrl;
+use super::paths::Folders;
+use super::{Config, Envelope, HostTarget, ListingConfig, Overrides, Project, SortKey};
+use crate::compress::Codec;
+use crate::diag::ConfigError;
+
+/// Where problems go: `key: message`, prefixed with the config's path when printed.
+type Err<'a> = &'a mut dyn FnMut(String);
+
+/// True for a lowercase BCP 47-shaped tag that is also a safe path segment (`en`, `pt-br`,
+/// `zh-hant`).
+fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let primary = parts.next().unwrap_or("");
+    (2..=3).contains(&primary.len())
+        && primary.bytes().all(|b| b.is_ascii_lowercase())
+        && parts.all(|p| {
+            (1..=8).contains(&p.len())
+                && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// True for a name usable as one URL path segment and file name.
+fn is_safe_segment(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+/// `[listing]`'s languages, resource and sizes; the index of the default language.
+fn languages_and_sizes(l: &ListingConfig, err: Err) -> usize {
+    if l.languages.is_empty() {
+        err("listing.languages must name at least one language".into());
+    }
+    for (i, lang) in l.languages.iter().enumerate() {
+        if !is_language_tag(lang) {
+            err(format!(
+                "listing.languages: `{lang}` is not a lowercase BCP 47 tag like `en` or `pt-br`"
+            ));
+        }
+        if l.languages[..i].contains(lang) {
+            err(format!("listing.languages: `{lang}` is listed twice"));
+        }
+        if lang == "errors" || *lang == l.resource {
+            err(format!(
+                "listing.languages: `{lang}` would share a folder with the {}",
+                if lang == "errors" { "error documents" } else { "resource" }
+            ));
+        }
+    }
+    let default_language =
+        l.languages.iter().position(|x| *x == l.default_language).unwrap_or_else(|| {
+            err(format!(
+                "listing.default_language `{}` is not one of listing.languages ({})",
+                l.default_language,
+                l.languages.join(", ")
+            ));
+            0
+        });
+    if !is_safe_segment(&l.resource) {
+        err(format!(
+            "listing.resource `{}` must be a lowercase path segment (letters, digits, - and _)",
+            l.resource
+        ));
+    } else if l.resource == "errors" {
+        err("listing.resource `errors` would share a folder with the error documents".into());
+    }
+    if l.page_sizes.is_empty() {
+        err("listing.page_sizes must name at least one size".into());
+    }
+    for (i, size) in l.page_sizes.iter().enumerate() {
+        if *size == 0 || *size > 100_000 {
+            err(format!("listing.page_sizes: {size} must be between 1 and 100000"));
+        }
+        if l.page_sizes[..i].contains(size) {
+            err(format!("listing.page_sizes: {size} is listed twice"));
+        }
+    }
+    if !l.page_sizes.contains(&l.default_page_size) {
+        err(format!(
+            "listing.default_page_size {} is not one of listing.page_sizes",
+            l.default_page_size
+        ));
+    }
+    default_language
+}
+
+/// `[listing]`'s sort keys, projected fields and envelope.
+fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope) {
+    let mut sort = Vec::new();
+    for key in &l.sort {
+        let (field, descending) = match key.strip_prefix('-') {
+            Some(f) => (f, true),
+            None => (key.as_str(), false),
+        };
+        if field.is_empty() || field.split('.').any(str::is_empty) {
+            err(format!("listing.sort: `{key}` is not a field name"));
+        }
+        sort.push(SortKey { field: field.to_string(), descending });
+    }
+    for f in &l.fields {
+        if f.is_empty() {
+            err("listing.fields: an empty field name".into());
+        }
+    }
+    let envelope = match l.envelope.as_str() {
+        "standard" => Envelope::Standard,
+        "laravel" => Envelope::Laravel,
+        "laravel-resource" => Envelope::LaravelResource,
+        other => match other.strip_prefix("template:") {
+            Some(name)
+                if !name.is_empty()
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
+            {
+                Envelope::Template(name.to_string())
+            }
+            _ => {
+                err(format!(
+                    "listing.envelope `{other}` must be standard, laravel, laravel-resource or template:NAME"
+                ));
+                Envelope::Standard
+            }
+        },
+    };
+    (sort, envelope)
+}
+
+/// `[fields]`, `[output]`, `[hosting]` and `[deploy]`; the codecs to precompress with.
+fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
+    for (name, spec) in &c.fields {
+        if name.is_empty() || name.split('.').any(str::is_empty) {
+            err(format!("fields: `{name}` is not a field name"));
+        }
+        if spec.localized && name.contains('.') {
+            err(format!("fields.\"{name}\": a nested field cannot be localized"));
+        }
+    }
+    if c.output.cache_control.chars().any(char::is_control) {
+        err("output.cache_control must be one line".into());
+    }
+    let mut precompress = Vec::new();
+    for p in &c.output.precompress {
+        match Codec::parse(p) {
+            Some(codec) if !precompress.contains(&codec) => precompress.push(codec),
+            Some(_) => err(format!("output.precompress: `{p}` is listed twice")),
+            None => err(format!("output.precompress: `{p}` must be gzip or br")),
+        }
+    }
+    let targets = &c.hosting.targets;
+    if targets.contains(&HostTarget::Netlify) && targets.contains(&HostTarget::Cloudflare) {
+        err("hosting.targets: netlify and cloudflare both read output/_redirects and output/_headers; one output folder can serve only one of them".into());
+    }
+    if c.hosting.listen.parse::<std::net::SocketAddr>().is_err() {
+        err(format!(
+            "hosting.listen `{}` must be an address like 127.0.0.1:8080",
+            c.hosting.listen
+        ));
+    }
+    let d = &c.deploy;
+    if d.concurrency == 0 || d.concurrency > 1024 {
+        err(format!("deploy.concurrency {} must be between 1 and 1024", d.concurrency));
+    }
+    if !d.url.is_empty()
+        && let Err(e) = crate::deploy::store::Target::parse(&d.url)
+    {
+        err(format!("deploy.url: {e}"));
+    }
+    let http = d.endpoint.starts_with("https://") || d.endpoint.starts_with("http://");
+    if !d.endpoint.is_empty() && !http {
+        err(format!("deploy.endpoint `{}` must start with https:// or http://", d.endpoint));
+    }
+    precompress
+}
+
+impl Config {
+    /// Checks every key and resolves paths: config paths against `root` (the folder of
+    /// folio.toml), override paths against `cwd`. Returns every problem at once.
+    pub fn validate(
+        self,
+        config_path: &Path,
+        root: &Path,
+        cwd: &Path,
+        overrides: &Overrides,
+    ) -> Result<Project, Vec<ConfigError>> {
+        let mut errors = Vec::new();
+        let mut err =
+            |msg: String| errors.push(ConfigError(format!("{}: {msg}", config_path.display())));
+        let base_raw = overrides.base_url.clone().unwrap_or_else(|| self.base_url.clone());
+        let base = BaseUrl::parse(&base_raw).unwrap_or_else(|e| {
+            err(e);
+            BaseUrl::default()
+        });
+        let default_language = languages_and_sizes(&self.listing, &mut err);
+        let (sort, envelope) = sort_fields_envelope(&self.listing, &mut err);
+        let precompress = the_rest(&self, &mut err);
+        let folders = Folders::resolve(&self, root, cwd, overrides, &mut err);
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let l = self.listing;
+        Ok(Project {
+            config_path: config_path.to_path_buf(),
+            root: folders.root,
+            data_dir: folders.data,
+            output_dir: folders.output,
+            templates_dir: folders.templates,
+            hosting_dir: folders.hosting,
+            base,
+            resource: l.resource,
+            languages: l.languages,
+            default_language,
+            page_sizes: l.page_sizes,
+            default_page_size: l.default_page_size,
+            sort,
+            fields: l.fields,
+            envelope,
+            url_style: l.url_style,
+            schema: self.fields,
+            fallback: self.i18n.fallback,
+            cache_control: self.output.cache_control,
+            precompress,
+            hosting: self.hosting,
+            deploy: self.deploy,
+            config_digest: String::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::project;
+    use super::*;
+
+    #[test]
+    fn reports_every_listing_problem_at_once() {
+        let err = project(
+            "[listing]\nlanguages = [\"en\", \"EN\", \"errors\"]\ndefault_language = \"de\"\npage_sizes = [10, 0, 10]\ndefault_page_size = 5\nresource = \"a/b\"\n",
+        )
+        .unwrap_err();
+        let all = err.join("\n");
+        for needle in [
+            "`EN` is not a lowercase BCP 47 tag",
+            "`errors` would share a folder",
+            "default_language `de` is not one of",
+            "0 must be between 1 and 100000",
+            "10 is listed twice",
+            "default_page_size 5 is not one of",
+            "resource `a/b` must be a lowercase path segment",
+        ] {
+            assert!(all.contains(needle), "missing {needle:?} in:\n{all}");
+        }
+    }
+
+    #[test]
+    fn language_equal_to_resource_is_refused() {
+        let err =
+            project("[listing]\nlanguages = [\"en\", \"ab\"]\nresource = \"ab\"\n").unwrap_err();
+        assert!(err[0].contains("`ab` would share a folder with the resource"), "{err:?}");
+    }
+
+    #[test]
+    fn netlify_and_cloudflare_together_are_refused_with_the_reason() {
+        let err = project("[hosting]\ntargets = [\"netlify\", \"cloudflare\"]").unwrap_err();
+        assert!(err[0].contains("both read output/_redirects"), "{err:?}");
+    }
+
+    #[test]
+    fn envelopes_and_codecs_are_parsed() {
+        let p =
+            project("[listing]\nenvelope = \"laravel\"\n[output]\nprecompress = [\"br\"]").unwrap();
+        assert_eq!(p.envelope, Envelope::Laravel);
+        assert_eq!(p.precompress, [Codec::Brotli]);
+        let p = project("[listing]\nenvelope = \"laravel-resource\"").unwrap();
+        assert_eq!(p.envelope, Envelope::LaravelResource);
+        let p = project("[listing]\nenvelope = \"template:my_api-2\"").unwrap();
+        assert_eq!(p.envelope, Envelope::Template("my_api-2".into()));
+        assert!(project("[listing]\nenvelope = \"template:../x\"").is_err());
+        assert!(project("[listing]\nenvelope = \"template:\"").is_err());
+        assert!(project("[listing]\nenvelope = \"xml\"").is_err());
+        assert!(project("[output]\nprecompress = [\"zstd\"]").is_err());
+    }
+
+    #[test]
+    fn deploy_settings_are_checked() {
+        let p = project("[deploy]\nurl = \"s3://b/site\"\nendpoint = \"http://127.0.0.1:9000\"\nregion = \"auto\"\nmax_deletes = 5\nconcurrency = 4\nsiblings = true").unwrap();
+        assert_eq!(p.deploy.url, "s3://b/site");
+        let err =
+            project("[deploy]\nurl = \"ftp://x/y\"\nendpoint = \"minio:9000\"\nconcurrency = 0")
+                .unwrap_err();
+        let all = err.join("\n");
+        for needle in
+            ["deploy.url: `ftp://x/y`", "deploy.endpoint `minio:9000`", "deploy.concurrency 0"]
+        {
+            assert!(all.contains(needle), "missing {needle:?} in:\n{all}");
+        }
+        assert!(project("[deploy]\naccess_key = \"x\"").is_err(), "credentials have no key here");
+    }
+}
