@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::{Envelope, Fallback, FieldSpec, FieldType, Project};
 use crate::routes::ErrorCode;
-use crate::routes::{MAX_PAGE, Routes, patterns};
+use crate::routes::{ALLOW, MAX_PAGE, PREFLIGHT_MAX_AGE, Routes, patterns};
 
 /// The document, pretty-printed with a trailing newline, as written to `api/openapi.json`.
 pub fn render(project: &Project, routes: &Routes) -> Vec<u8> {
@@ -33,18 +33,22 @@ pub fn document(project: &Project, routes: &Routes) -> Value {
          `^{}$` and `per_page` as one of {}; an empty value counts as absent. \
          Every page also exists as a file at `/api/{{lang}}/{resource}/{{per_page}}/{{page}}.json` \
          (and `/api/{resource}/{{per_page}}/{{page}}.json`), which static hosts that cannot \
-         read query strings serve instead. Methods other than GET and HEAD are answered with \
-         405 and the `MethodNotAllowed` problem.",
+         read query strings serve instead. Pages carry `ETag` and `Last-Modified` and answer \
+         `If-None-Match` and `If-Modified-Since` with 304. OPTIONS is answered with 204 (a \
+         CORS preflight gets its headers); other methods than GET, HEAD and OPTIONS with 405 \
+         and the `MethodNotAllowed` problem.",
         patterns::PAGE,
         sizes.join(", ")
     );
     let by_lang = json!({
         "get": operation(&format!("list{name}InLanguage"), resource, true, false, routes),
         "head": operation(&format!("head{name}InLanguage"), resource, true, true, routes),
+        "options": options(&format!("options{name}InLanguage"), resource, true),
     });
     let default = json!({
         "get": operation(&format!("list{name}"), resource, false, false, routes),
         "head": operation(&format!("head{name}"), resource, false, true, routes),
+        "options": options(&format!("options{name}"), resource, false),
     });
     json!({
         "openapi": "3.1.0",
@@ -86,6 +90,8 @@ fn operation(id: &str, resource: &str, by_lang: bool, head: bool, routes: &Route
     }
     params.push(json!({"$ref": "#/components/parameters/page"}));
     params.push(json!({"$ref": "#/components/parameters/per_page"}));
+    params.push(json!({"$ref": "#/components/parameters/If-None-Match"}));
+    params.push(json!({"$ref": "#/components/parameters/If-Modified-Since"}));
     let which = if by_lang {
         "in the language named by the path".to_string()
     } else {
@@ -103,6 +109,8 @@ fn operation(id: &str, resource: &str, by_lang: bool, head: bool, routes: &Route
         "Cache-Control": {"$ref": "#/components/headers/Cache-Control"},
         "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"},
         "Vary": {"$ref": "#/components/headers/Vary"},
+        "ETag": {"$ref": "#/components/headers/ETag"},
+        "Last-Modified": {"$ref": "#/components/headers/Last-Modified"},
     });
     let (ok, bad, missing) = if head {
         (
@@ -127,7 +135,53 @@ fn operation(id: &str, resource: &str, by_lang: bool, head: bool, routes: &Route
         "summary": summary,
         "description": format!("Page `page` of the listing, `per_page` items a page, {which}."),
         "parameters": params,
-        "responses": {"200": ok, "400": bad, "404": missing},
+        "responses": {
+            "200": ok,
+            "304": {"$ref": "#/components/responses/NotModified"},
+            "400": bad,
+            "404": missing,
+        },
+    })
+}
+
+/// OPTIONS: answered before any other rule (an unknown language too), always 204.
+fn options(id: &str, resource: &str, by_lang: bool) -> Value {
+    let mut params = Vec::new();
+    if by_lang {
+        // Method rules come first: any language segment gets the same answer.
+        params.push(json!({
+            "name": "lang",
+            "in": "path",
+            "required": true,
+            "description": "Any segment: OPTIONS is answered before the language is checked.",
+            "schema": {"type": "string"},
+        }));
+    }
+    for name in ["Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers"] {
+        params.push(json!({"$ref": format!("#/components/parameters/{name}")}));
+    }
+    let header = |name: &str| json!({"$ref": format!("#/components/headers/{name}")});
+    json!({
+        "operationId": id,
+        "tags": [resource],
+        "summary": "A CORS preflight, or the methods the endpoint answers",
+        "description": "With `Origin` and `Access-Control-Request-Method` (a CORS preflight): \
+            the Access-Control-Allow-* headers and Access-Control-Max-Age. Without them: `Allow`. \
+            Either way 204 with no body, whatever the language or query.",
+        "parameters": params,
+        "responses": {
+            "204": {
+                "description": "No body. A preflight gets the Access-Control-Allow-* headers and \
+                    Access-Control-Max-Age, any other OPTIONS `Allow`.",
+                "headers": {
+                    "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
+                    "Access-Control-Allow-Methods": header("Access-Control-Allow-Methods"),
+                    "Access-Control-Allow-Headers": header("Access-Control-Allow-Headers"),
+                    "Access-Control-Max-Age": header("Access-Control-Max-Age"),
+                    "Allow": header("Allow"),
+                },
+            },
+        },
     })
 }
 
@@ -165,6 +219,41 @@ fn parameters(routes: &Routes) -> Value {
             "description": "Items a page: one of the configured page sizes.",
             "schema": {"type": "integer", "enum": sizes, "default": routes.default_size},
         },
+        "If-None-Match": {
+            "name": "If-None-Match",
+            "in": "header",
+            "required": false,
+            "description": "Entity tags of copies the client holds (a list, or `*`; weak comparison): a match is answered 304.",
+            "schema": {"type": "string"},
+        },
+        "If-Modified-Since": {
+            "name": "If-Modified-Since",
+            "in": "header",
+            "required": false,
+            "description": "Without If-None-Match: a date at or after the page's Last-Modified is answered 304.",
+            "schema": {"type": "string"},
+        },
+        "Origin": {
+            "name": "Origin",
+            "in": "header",
+            "required": false,
+            "description": "The origin of a cross-origin request (with Access-Control-Request-Method: a preflight).",
+            "schema": {"type": "string"},
+        },
+        "Access-Control-Request-Method": {
+            "name": "Access-Control-Request-Method",
+            "in": "header",
+            "required": false,
+            "description": "The method the preflighted request will use.",
+            "schema": {"type": "string"},
+        },
+        "Access-Control-Request-Headers": {
+            "name": "Access-Control-Request-Headers",
+            "in": "header",
+            "required": false,
+            "description": "The headers the preflighted request will send; a preflight allows them.",
+            "schema": {"type": "string"},
+        },
     })
 }
 
@@ -181,6 +270,30 @@ fn headers(routes: &Routes) -> Value {
         "Vary": {
             "description": "Pages may be served precompressed.",
             "schema": {"type": "string"},
+        },
+        "ETag": {
+            "description": "The page's entity tag; a precompressed copy has its own.",
+            "schema": {"type": "string"},
+        },
+        "Last-Modified": {
+            "description": "When the page's bytes last changed (unchanged pages keep it across builds).",
+            "schema": {"type": "string"},
+        },
+        "Allow": {
+            "description": "The methods the API answers.",
+            "schema": {"type": "string", "enum": [ALLOW]},
+        },
+        "Access-Control-Allow-Methods": {
+            "description": "The methods a preflighted request may use.",
+            "schema": {"type": "string", "enum": [ALLOW]},
+        },
+        "Access-Control-Allow-Headers": {
+            "description": "The headers the preflight asked for, or `*`.",
+            "schema": {"type": "string"},
+        },
+        "Access-Control-Max-Age": {
+            "description": "Seconds a browser may keep the preflight's answer.",
+            "schema": {"type": "string", "enum": [PREFLIGHT_MAX_AGE.to_string()]},
         },
     })
 }
@@ -207,12 +320,27 @@ fn responses() -> Value {
         problem("An unknown language, or a page past the last page.", "NotFoundProblem"),
     );
     let mut not_allowed = problem(
-        "A method other than GET or HEAD; the `Allow` header lists those two.",
+        "A method other than GET, HEAD or OPTIONS; the `Allow` header lists those three.",
         "MethodNotAllowedProblem",
     );
     not_allowed["headers"]["Allow"] =
-        json!({"required": true, "schema": {"type": "string", "enum": ["GET, HEAD"]}});
+        json!({"required": true, "schema": {"type": "string", "enum": [ALLOW]}});
     out.insert("MethodNotAllowed".into(), not_allowed);
+    let header = |name: &str| json!({"$ref": format!("#/components/headers/{name}")});
+    out.insert(
+        "NotModified".into(),
+        json!({
+            "description": "The client's copy is current (If-None-Match or If-Modified-Since): \
+                no body, the page's validators and caching headers.",
+            "headers": {
+                "ETag": header("ETag"),
+                "Last-Modified": header("Last-Modified"),
+                "Cache-Control": header("Cache-Control"),
+                "Vary": header("Vary"),
+                "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
+            },
+        }),
+    );
     Value::Object(out)
 }
 

@@ -4,6 +4,7 @@
 //! the new one, never half of each. A watcher rebuilds on changes to data, templates and
 //! config; a failed rebuild keeps the last good tree and prints its problems.
 
+use std::collections::HashMap;
 use std::fs;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use axum::response::Response;
 
 use crate::config::Project;
 use crate::error::Failure;
+use crate::output::manifest::Entry;
 use crate::routes::ErrorCode;
 use crate::routes::{Outcome, Routes, clean_segment};
 use crate::site;
@@ -26,8 +28,35 @@ use crate::site;
 pub struct App {
     pub output: PathBuf,
     pub routes: RwLock<Arc<Routes>>,
+    /// Every file folio wrote, as its manifest records it: the content hash is the entity
+    /// tag, which stays the same across rebuilds while the bytes do.
+    pub hashes: RwLock<Arc<HashMap<String, Entry>>>,
     /// Held for reading while a request reads files, for writing while a build switches.
     pub switch: RwLock<()>,
+}
+
+/// The entries of the manifest in `output` (none when it cannot be read).
+fn hashes(output: &Path) -> Arc<HashMap<String, Entry>> {
+    let manifest = fs::read(output.join(crate::output::manifest::MANIFEST))
+        .ok()
+        .and_then(|bytes| crate::output::manifest::Manifest::from_bytes(&bytes).ok());
+    Arc::new(manifest.map(|m| m.files.into_iter().collect()).unwrap_or_default())
+}
+
+/// The entity tag of a file: its recorded content hash while the file is as the manifest
+/// recorded it (size and modification time), else its modification time and size (a
+/// build from another process, or a hand edit, changed it since serve read the manifest).
+fn entity_tag(recorded: Option<&Entry>, meta: &fs::Metadata) -> String {
+    let mtime = crate::output::mtime_ns(meta);
+    match recorded.filter(|e| e.size == meta.len() && e.mtime == mtime) {
+        Some(e) => format!("\"{:020x}\"", e.hash >> 48),
+        None => format!("\"{:x}-{:x}\"", mtime, meta.len()),
+    }
+}
+
+/// A header of the request as text, if it is there and readable.
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Does the request accept `coding` ([`crate::routes::accepts_coding`], over every
@@ -59,12 +88,18 @@ fn respond(
             h.append(name, v);
         }
     }
-    h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    // A 204 or 304 has no body and says no length (a 304's would be the 200's).
+    if status != StatusCode::NO_CONTENT && status != StatusCode::NOT_MODIFIED {
+        h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    }
     res
 }
 
 impl App {
-    /// A file of the output folder, with its precompressed sibling when accepted.
+    /// A file of the output folder, with its precompressed sibling when accepted, and
+    /// its validators: the entity tag is [`entity_tag`], `Last-Modified` the file's
+    /// time; a matching
+    /// conditional request is answered `304` (`routes::not_modified`).
     fn file(
         &self,
         rel: &str,
@@ -73,31 +108,61 @@ impl App {
         api: bool,
         cache: &str,
     ) -> Option<Response> {
-        let path = plain_file(&self.output, rel)?;
-        let mut chosen = None;
+        let mut chosen = (plain_file(&self.output, rel)?, rel.to_string(), None);
         for (coding, ext) in [("br", "br"), ("gzip", "gz")] {
             if !accepts(headers, coding) {
                 continue;
             }
-            if let Some(sibling) = plain_file(&self.output, &format!("{rel}.{ext}")) {
-                chosen = Some((coding, sibling));
+            let sibling = format!("{rel}.{ext}");
+            if let Some(path) = plain_file(&self.output, &sibling) {
+                chosen = (path, sibling, Some(coding));
                 break;
             }
         }
-        let (body, encoding) = match chosen {
-            Some((coding, sibling)) => (fs::read(sibling).ok()?, Some(coding)),
-            None => (fs::read(&path).ok()?, None),
-        };
-        let mut out = vec![(header::CONTENT_TYPE, crate::routes::content_type(rel).to_string())];
+        let (path, served, encoding) = chosen;
+        let meta = fs::metadata(&path).ok()?;
+        let modified = meta.modified().ok()?;
+        let hashes = Arc::clone(&self.hashes.read().unwrap_or_else(|p| p.into_inner()));
+        let etag = entity_tag(hashes.get(&served), &meta);
+        let mut out = vec![
+            (header::ETAG, etag.clone()),
+            (header::LAST_MODIFIED, httpdate::fmt_http_date(modified)),
+        ];
         if api {
             out.push((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".into()));
             out.push((header::CACHE_CONTROL, cache.to_string()));
         }
         out.push((header::VARY, "Accept-Encoding".into()));
+        let inm = header_str(headers, header::IF_NONE_MATCH);
+        let ims = header_str(headers, header::IF_MODIFIED_SINCE);
+        if crate::routes::not_modified(inm, ims, &etag, modified) {
+            return Some(respond(StatusCode::NOT_MODIFIED, out, Vec::new(), true));
+        }
+        out.push((header::CONTENT_TYPE, crate::routes::content_type(rel).to_string()));
         if let Some(coding) = encoding {
             out.push((header::CONTENT_ENCODING, coding.into()));
         }
-        Some(respond(StatusCode::OK, out, body, head))
+        Some(respond(StatusCode::OK, out, fs::read(&path).ok()?, head))
+    }
+
+    /// `OPTIONS` under the API: a CORS preflight (`Origin` and
+    /// `Access-Control-Request-Method`) gets what the browser needs to send its request;
+    /// any other `OPTIONS` the methods the API answers. Both are 204 with no body.
+    fn options(&self, headers: &HeaderMap) -> Response {
+        use crate::routes::{ALLOW, PREFLIGHT_MAX_AGE};
+        let mut out = vec![(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".to_string())];
+        let requested = header_str(headers, header::ACCESS_CONTROL_REQUEST_METHOD);
+        if headers.contains_key(header::ORIGIN) && requested.is_some() {
+            let asked = header_str(headers, header::ACCESS_CONTROL_REQUEST_HEADERS)
+                .map(str::trim)
+                .filter(|h| !h.is_empty());
+            out.push((header::ACCESS_CONTROL_ALLOW_METHODS, ALLOW.into()));
+            out.push((header::ACCESS_CONTROL_ALLOW_HEADERS, asked.unwrap_or("*").into()));
+            out.push((header::ACCESS_CONTROL_MAX_AGE, PREFLIGHT_MAX_AGE.to_string()));
+        } else {
+            out.push((header::ALLOW, ALLOW.into()));
+        }
+        respond(StatusCode::NO_CONTENT, out, Vec::new(), true)
     }
 
     /// The error document of `code` with its status, as every host serves it.
@@ -110,7 +175,7 @@ impl App {
             (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".into()),
         ];
         if code == ErrorCode::MethodNotAllowed {
-            out.push((header::ALLOW, "GET, HEAD".into()));
+            out.push((header::ALLOW, crate::routes::ALLOW.into()));
         }
         let status = StatusCode::from_u16(code.status()).expect("a valid status");
         respond(status, out, body, head)
@@ -136,6 +201,7 @@ impl App {
                 .file(&rel, headers, head, true, cache)
                 .unwrap_or_else(|| self.error(ErrorCode::NotFound, head)),
             Outcome::Error(code) => self.error(code, head),
+            Outcome::Options => self.options(headers),
             Outcome::Outside => self.outside(&routes, method, path, headers, head),
         }
     }
@@ -200,6 +266,7 @@ pub fn run(
     let app = Arc::new(App {
         output: project.output_dir.clone(),
         routes: RwLock::new(Arc::new(Routes::new(&project, built.records))),
+        hashes: RwLock::new(hashes(&project.output_dir)),
         switch: RwLock::new(()),
     });
     for w in &built.warnings {
@@ -296,6 +363,7 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, addr: SocketAddr, app:
         let built = site::build_locked(&project, &(), Some(&app.switch))?;
         *app.routes.write().unwrap_or_else(|p| p.into_inner()) =
             Arc::new(Routes::new(&project, built.records));
+        *app.hashes.write().unwrap_or_else(|p| p.into_inner()) = hashes(&app.output);
         Ok(built)
     });
     match result {

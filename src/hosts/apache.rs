@@ -110,6 +110,8 @@ fn conf(ctx: &HostCtx) -> String {
             location => quote(&format!("{}/api/", r.mount)),
             error_doc => format!("{}/api/errors/%{{reqenv:FOLIO_ERR}}.json", r.mount),
             cache_control => quote(&r.cache_control),
+            allow => quote(crate::routes::ALLOW),
+            max_age => crate::routes::PREFLIGHT_MAX_AGE,
         },
     )
 }

@@ -58,6 +58,8 @@ fn caddyfile(ctx: &HostCtx) -> String {
             past_last => past_last(ctx),
             segments => patterns::segments(),
             cache_control => quote(&r.cache_control),
+            allow => quote(crate::routes::ALLOW),
+            max_age => crate::routes::PREFLIGHT_MAX_AGE,
         },
     );
     // A mount point is stripped by handle_path, so the rules inside stay the same;
@@ -89,6 +91,7 @@ fn caddyfile(ctx: &HostCtx) -> String {
             per_page_param => patterns::param("per_page"),
             site => site,
             codes => codes.join(", "),
+            allow => quote(crate::routes::ALLOW),
         },
     )
 }

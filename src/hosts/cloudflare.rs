@@ -9,8 +9,13 @@
 //! proves nothing. It also sets every header itself: `_headers` applies to static assets,
 //! not to responses a worker builds.
 //!
-//! Deviation: precompressed `.br`/`.gz` siblings are not served; Cloudflare's edge
-//! compresses responses itself (by Accept-Encoding).
+//! The worker answers OPTIONS (preflight or plain) itself, passes on the asset server's
+//! ETag (a hash of the file's bytes, so an unchanged page keeps it) and answers a matching
+//! If-None-Match with 304.
+//!
+//! Deviations: precompressed `.br`/`.gz` siblings are not served; Cloudflare's edge
+//! compresses responses itself (by Accept-Encoding). No Last-Modified, so If-Modified-Since
+//! is never answered with 304: Pages keeps no modification time for its assets.
 
 use super::{HostCtx, HostFile};
 use crate::routes::{Routes, layout, patterns};
@@ -43,6 +48,8 @@ fn table(r: &Routes) -> String {
         "default_size": r.default_size,
         "cache_control": r.cache_control,
         "files": layout::api_files(),
+        "allow": crate::routes::ALLOW,
+        "preflight_max_age": crate::routes::PREFLIGHT_MAX_AGE.to_string(),
     })
     .to_string()
 }

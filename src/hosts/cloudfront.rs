@@ -67,6 +67,8 @@ fn function(r: &Routes) -> String {
             page => patterns::PAGE,
             errors => js(&errors.into()),
             segment => patterns::segment(),
+            allow => js(&json!(crate::routes::ALLOW)),
+            max_age => js(&json!(crate::routes::PREFLIGHT_MAX_AGE.to_string())),
         },
     )
 }

@@ -84,6 +84,8 @@ fn script(ctx: &HostCtx) -> String {
             cache_control => lua(&r.cache_control),
             status => status.join(", "),
             segment => lua(&patterns::lua_segment()),
+            allow => lua(crate::routes::ALLOW),
+            max_age => crate::routes::PREFLIGHT_MAX_AGE,
         },
     )
 }

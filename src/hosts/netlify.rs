@@ -12,7 +12,13 @@
 //!   not in `invalid_page` (400) or `page_not_found` (404 with our document);
 //! - no method conditions: no 405 `method_not_allowed`;
 //! - headers follow the path, not the status: error documents get the pages' Content-Type;
-//! - no precompressed siblings: Netlify compresses responses itself.
+//! - no precompressed siblings: Netlify compresses responses itself;
+//! - no OPTIONS answer of its own: the host answers it as it would the path (netlify dev:
+//!   200 for a page, 404 for a missing one, 405 for a plain file), so `_headers` gives
+//!   every response under the API the preflight headers (Allow-Methods, Allow-Headers
+//!   `*, Authorization` since a static list cannot echo the request and `*` alone does not
+//!   cover Authorization, Max-Age) and a preflight passes wherever that status is 2xx;
+//! - validators are Netlify's: an ETag from the file's bytes, no Last-Modified.
 
 use serde::Serialize;
 
@@ -106,7 +112,12 @@ fn redirects(ctx: &HostCtx) -> String {
 fn headers(r: &Routes) -> String {
     super::fill(
         &[("_headers", HEADERS)],
-        minijinja::context! { mount => r.mount.clone(), cache_control => r.cache_control.clone() },
+        minijinja::context! {
+            mount => r.mount.clone(),
+            cache_control => r.cache_control.clone(),
+            allow => crate::routes::ALLOW,
+            max_age => crate::routes::PREFLIGHT_MAX_AGE,
+        },
     )
 }
 

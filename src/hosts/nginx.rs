@@ -79,6 +79,8 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
         &[("nginx.conf", TEMPLATE), ("headers", HEADERS)],
         minijinja::context! {
             main_config => MAIN_CONFIG.lines().collect::<Vec<_>>(),
+            allow => q(crate::routes::ALLOW),
+            max_age => crate::routes::PREFLIGHT_MAX_AGE,
             page_param => q(&format!("~{}", patterns::param("page"))),
             per_page_param => q(&format!("~{}", patterns::param("per_page"))),
             page_valid => q(&format!("~^{}$", patterns::PAGE)),

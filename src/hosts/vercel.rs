@@ -6,6 +6,11 @@
 //! rules as `has`/`missing` conditions on `page` and `per_page`, then unknown languages,
 //! unclean paths, the filesystem, `not_found`, and the 200 headers in the `hit` phase.
 //!
+//! OPTIONS comes first: a route with `status: 204` and no `dest` ends routing with its
+//! headers (a preflight's, with the requested headers echoed from a `has` group, or an
+//! Allow). Validators are Vercel's own: its CDN gives each static file an ETag and
+//! answers If-None-Match; there is no Last-Modified to test.
+//!
 //! Traps met, each handled below:
 //! - `routes` cannot be mixed with `rewrites`/`headers`/`redirects`/`cleanUrls`, so the
 //!   headers are routes too. Route headers are first-set-wins across the list, so error
@@ -29,8 +34,50 @@ use super::{HostCtx, HostFile};
 use crate::routes::{ErrorCode, Routes, layout, patterns};
 
 /// Methods answered 405. `methods` is an allow-list with no negation, so this is the list
-/// of standard methods other than GET and HEAD; a non-standard one is not caught.
-const OTHER_METHODS: [&str; 7] = ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"];
+/// of standard methods other than GET, HEAD and OPTIONS; a non-standard one is not caught.
+const OTHER_METHODS: [&str; 6] = ["POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT"];
+
+fn header(key: &str, value: Option<&str>) -> Value {
+    match value {
+        Some(v) => json!({ "type": "header", "key": key, "value": v }),
+        None => json!({ "type": "header", "key": key }),
+    }
+}
+
+/// OPTIONS under the API, before every other route: 204 with no body (a route with a
+/// status and no `dest`). A preflight (Origin and Access-Control-Request-Method) echoes
+/// the requested headers (a named group of a `has` value) or allows `*`; any other
+/// OPTIONS gets an Allow.
+fn options(api: &str) -> Vec<Value> {
+    let allow = crate::routes::ALLOW;
+    let max_age = crate::routes::PREFLIGHT_MAX_AGE.to_string();
+    let route = |has: Vec<Value>, headers: Value| {
+        let mut r = json!({
+            "src": format!("{api}.*$"), "caseSensitive": true, "methods": ["OPTIONS"],
+            "status": 204, "headers": headers,
+        });
+        if !has.is_empty() {
+            r["has"] = json!(has);
+        }
+        r
+    };
+    let preflight = |allow_headers: &str| {
+        json!({
+            "Access-Control-Allow-Origin": "*",
+            "Access-Control-Allow-Methods": allow,
+            "Access-Control-Allow-Headers": allow_headers,
+            "Access-Control-Max-Age": max_age,
+        })
+    };
+    let asked = [header("Origin", None), header("Access-Control-Request-Method", None)];
+    let mut echo = asked.to_vec();
+    echo.push(header("Access-Control-Request-Headers", Some("(?<requested>[\\s\\S]+)")));
+    vec![
+        route(echo, preflight("$requested")),
+        route(asked.to_vec(), preflight("*")),
+        route(vec![], json!({ "Access-Control-Allow-Origin": "*", "Allow": allow })),
+    ]
+}
 
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     let config = json!({ "routes": routes(ctx.routes) });
@@ -53,7 +100,7 @@ fn error(src: &str, code: ErrorCode) -> Value {
         "Access-Control-Allow-Origin": "*",
     });
     if code == ErrorCode::MethodNotAllowed {
-        headers["Allow"] = json!("GET, HEAD");
+        headers["Allow"] = json!(crate::routes::ALLOW);
     }
     json!({
         "src": src,
@@ -125,6 +172,7 @@ fn routes(r: &Routes) -> Vec<Value> {
     let langs = patterns::one_of(&r.languages);
     let mut out = Vec::new();
 
+    out.extend(options(&api));
     let mut not_allowed = error(&format!("{api}.*$"), ErrorCode::MethodNotAllowed);
     not_allowed["methods"] = json!(OTHER_METHODS);
     out.push(not_allowed);
@@ -195,7 +243,8 @@ mod tests {
         let c = config("/travel");
         let routes = c["routes"].as_array().unwrap();
         assert_eq!(routes[0]["src"], "^/travel/api/.*$");
-        assert_eq!(routes[0]["status"], 405);
+        assert_eq!(routes[0]["status"], 204);
+        assert!(routes.iter().any(|r| r["src"] == "^/travel/api/.*$" && r["status"] == 405));
         assert!(routes.iter().any(|r| r["src"] == "^/travel/(api/.*)$" && r["dest"] == "/$1"));
         // Files and error documents are addressed from the deployment root.
         assert!(routes.iter().all(|r| !r["dest"].to_string().contains("travel")));

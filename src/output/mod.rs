@@ -97,7 +97,9 @@ pub struct Tree {
     warnings: Vec<String>,
 }
 
-fn mtime_ns(meta: &fs::Metadata) -> u64 {
+/// A file's modification time in nanoseconds since the Unix epoch, as the manifest
+/// records it (0 when unknown).
+pub fn mtime_ns(meta: &fs::Metadata) -> u64 {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())

@@ -154,7 +154,9 @@ fn detail(code: ErrorCode, routes: &Routes) -> String {
         ErrorCode::NotFound => {
             format!("no such resource; the listing is at /api/{{lang}}/{}", routes.resource)
         }
-        ErrorCode::MethodNotAllowed => "only GET and HEAD are allowed".into(),
+        ErrorCode::MethodNotAllowed => {
+            "only GET and HEAD are allowed (and OPTIONS, for CORS preflights)".into()
+        }
     }
 }
 

@@ -17,6 +17,12 @@ use crate::paginate;
 /// The largest page number a request may ask for (nine digits).
 pub const MAX_PAGE: u64 = 999_999_999;
 
+/// The methods the API answers: the `Allow` of a 405 and of a plain `OPTIONS`, and the
+/// `Access-Control-Allow-Methods` of a CORS preflight.
+pub const ALLOW: &str = "GET, HEAD, OPTIONS";
+/// How long a browser may cache a preflight's answer (`Access-Control-Max-Age`), in seconds.
+pub const PREFLIGHT_MAX_AGE: u32 = 86_400;
+
 /// One configured page size and how many pages the listing has at that size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size {
@@ -49,6 +55,9 @@ pub enum Outcome {
     File(String),
     /// An error document (`api/errors/{code}.json`) with its status.
     Error(ErrorCode),
+    /// `OPTIONS` under the API: `204`, a CORS preflight's headers when the request is one
+    /// (`Origin` and `Access-Control-Request-Method`), else `Allow`.
+    Options,
     /// Not under `{mount}/api/`: outside what the API governs.
     Outside,
 }
@@ -120,6 +129,38 @@ pub fn accepts_coding(header: &str, coding: &str) -> bool {
     })
 }
 
+/// Does `If-None-Match` match the current entity tag `etag` (RFC 9110 §13.1.2)? The value
+/// is `*` (any current representation) or a list of entity tags, compared weakly: `W/`
+/// prefixes aside, the opaque tags are equal.
+pub fn if_none_match(header: &str, etag: &str) -> bool {
+    let opaque = |tag: &str| tag.trim().trim_start_matches("W/").to_string();
+    let ours = opaque(etag);
+    header.trim() == "*"
+        || header.split(',').any(|tag| !tag.trim().is_empty() && opaque(tag) == ours)
+}
+
+/// Is a conditional GET or HEAD answered `304 Not Modified` (RFC 9110 §13.2.2)? With
+/// `If-None-Match`, when it matches `etag`; without it, when `If-Modified-Since` is a date
+/// at or after `last_modified` (an unparsable date is ignored).
+pub fn not_modified(
+    if_none_match_header: Option<&str>,
+    if_modified_since: Option<&str>,
+    etag: &str,
+    last_modified: std::time::SystemTime,
+) -> bool {
+    match (if_none_match_header, if_modified_since) {
+        (Some(inm), _) => if_none_match(inm, etag),
+        (None, Some(ims)) => httpdate::parse_http_date(ims).is_ok_and(|since| {
+            // HTTP dates have whole seconds: compare at that precision.
+            let secs = |t: std::time::SystemTime| {
+                t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+            };
+            secs(last_modified) <= secs(since)
+        }),
+        (None, None) => false,
+    }
+}
+
 /// A `qvalue` in thousandths: `0[.ddd]` or `1[.000]` (at most three decimals).
 fn qvalue(q: &str) -> Option<u16> {
     let (int, frac) = q.split_once('.').unwrap_or((q, ""));
@@ -181,8 +222,12 @@ impl Routes {
     pub fn resolve(&self, method: &str, path: &str, query: &str) -> Outcome {
         let prefix = self.api_prefix();
         let Some(rest) = path.strip_prefix(&prefix) else { return Outcome::Outside };
-        if method != "GET" && method != "HEAD" {
-            return Outcome::Error(ErrorCode::MethodNotAllowed);
+        // The method comes first: a preflight to any URL of the API is answered, also one
+        // that a GET would find in error (the browser then sends the GET and sees it).
+        match method {
+            "GET" | "HEAD" => {}
+            "OPTIONS" => return Outcome::Options,
+            _ => return Outcome::Error(ErrorCode::MethodNotAllowed),
         }
         let segs: Vec<&str> = rest.split('/').collect();
         let endpoint = match segs.as_slice() {
@@ -295,6 +340,30 @@ mod tests {
     }
 
     #[test]
+    fn conditional_requests_follow_rfc_9110() {
+        use std::time::{Duration, UNIX_EPOCH};
+        let etag = "\"abc\"";
+        for yes in ["\"abc\"", "W/\"abc\"", "*", "\"x\", \"abc\"", " \"y\" ,W/\"abc\""] {
+            assert!(if_none_match(yes, etag), "{yes}");
+        }
+        for no in ["\"abd\"", "abc", "\"ABC\"", ""] {
+            assert!(!if_none_match(no, etag), "{no}");
+        }
+        assert!(if_none_match("\"abc\"", "W/\"abc\""), "a weak tag of ours matches too");
+        let modified = UNIX_EPOCH + Duration::from_secs(1_700_000_000) + Duration::from_millis(400);
+        let at = httpdate::fmt_http_date(modified);
+        let before = httpdate::fmt_http_date(modified - Duration::from_secs(1));
+        let after = httpdate::fmt_http_date(modified + Duration::from_secs(60));
+        assert!(not_modified(None, Some(&at), etag, modified), "at the second");
+        assert!(not_modified(None, Some(&after), etag, modified));
+        assert!(!not_modified(None, Some(&before), etag, modified));
+        assert!(!not_modified(None, Some("yesterday"), etag, modified));
+        assert!(!not_modified(Some("\"x\""), Some(&at), etag, modified), "If-None-Match wins");
+        assert!(not_modified(Some("*"), Some(&before), etag, modified));
+        assert!(!not_modified(None, None, etag, modified));
+    }
+
+    #[test]
     fn page_values_follow_the_pattern() {
         for ok in ["1", "9", "10", "999999999"] {
             assert!(valid_page(ok), "{ok}");
@@ -331,6 +400,8 @@ mod tests {
         assert_eq!(r.resolve("GET", "/api/EN/attractions", "page=0"), err(ErrorCode::UnknownLang));
         assert_eq!(r.resolve("POST", "/api/EN/attractions", ""), err(ErrorCode::MethodNotAllowed));
         assert_eq!(r.resolve("DELETE", "/api/nothing", ""), err(ErrorCode::MethodNotAllowed));
+        assert_eq!(r.resolve("OPTIONS", "/api/EN/attractions", "page=0"), Outcome::Options);
+        assert_eq!(r.resolve("OPTIONS", "/other", ""), Outcome::Outside);
     }
 
     #[test]

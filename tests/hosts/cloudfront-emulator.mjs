@@ -26,10 +26,17 @@
 //    `application/problem+json`, others by extension, under the mount taken from the
 //    function's API constant. S3 has no directories and no listings; `..` is a literal
 //    key part, so nothing outside the output folder is ever read. A missing key is 403
-//    (origin access control without ListBucket).
+//    (origin access control without ListBucket). An object carries S3's validators:
+//    `ETag` = the quoted MD5 hex of its bytes (a single-part upload, as folio deploy
+//    makes), `Last-Modified` = its upload time (here the file's mtime; folio deploy uploads
+//    only changed files, so unchanged ones keep theirs).
 // 5. Custom error responses (distribution-wide, not per path): 403 and 404 from S3 serve
 //    `api/errors/not_found.json` with status 404.
-// 6. The response-headers policy of the function header (Access-Control-Allow-Origin `*`
+// 6. Conditional requests on a 200 from S3 (or CloudFront's cached copy of it), per
+//    RFC 9110 §13.2.2: If-None-Match (weak comparison, lists, `*`) or, without it,
+//    If-Modified-Since at or after Last-Modified → 304 with the headers of the 200 and no
+//    body.
+// 7. The response-headers policy of the function header (Access-Control-Allow-Origin `*`
 //    overriding the origin, Cache-Control from the argument and `Vary: Accept-Encoding`
 //    only where the response has none) is applied to every response of the behavior,
 //    function-generated ones included. HEAD responses carry no body.
@@ -40,6 +47,7 @@ import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import vm from "node:vm";
+import crypto from "node:crypto";
 import { spawnSync } from "node:child_process";
 
 const [fnFile, outArg, portArg, cacheArg] = process.argv.slice(2);
@@ -184,7 +192,31 @@ function originResponse(uri) {
       return { status: 403, headers: { "content-type": "application/xml" }, body: Buffer.from("<Error><Code>AccessDenied</Code></Error>") };
     }
   }
-  return { status, headers: { "content-type": obj.type }, body: fs.readFileSync(obj.file) };
+  const body = fs.readFileSync(obj.file);
+  const headers = { "content-type": obj.type };
+  if (status === 200) {
+    headers["etag"] = `"${crypto.createHash("md5").update(body).digest("hex")}"`;
+    headers["last-modified"] = fs.statSync(obj.file).mtime.toUTCString();
+  }
+  return { status, headers, body };
+}
+
+// Weak comparison: the opaque tags without any W/ prefix.
+function opaque(tag) {
+  return tag.trim().replace(/^W\//, "");
+}
+
+function notModified(req, r) {
+  const etag = r.headers["etag"];
+  if (r.status !== 200 || !etag) return false;
+  const inm = req.headers["if-none-match"];
+  if (inm !== undefined) {
+    return inm.split(",").some((t) => t.trim() === "*" || opaque(t) === opaque(etag));
+  }
+  const ims = req.headers["if-modified-since"];
+  if (ims === undefined) return false;
+  const since = Date.parse(ims);
+  return !Number.isNaN(since) && Date.parse(r.headers["last-modified"]) <= since;
 }
 
 function fromFunction(res) {
@@ -221,6 +253,7 @@ function handle(req) {
   else if (out && typeof out.uri === "string") {
     if (!out.uri.startsWith("/")) throw new Error(`function returned uri ${out.uri} not starting with /`);
     r = originResponse(out.uri);
+    if (notModified(req, r)) r = { status: 304, headers: r.headers, body: Buffer.alloc(0) };
   } else throw new Error("the function returned neither a request nor a response");
   applyPolicy(r);
   return r;
@@ -235,7 +268,8 @@ const server = http.createServer((req, res) => {
     console.error(e);
     r = { status: 503, headers: { "content-type": "text/plain" }, body: Buffer.from("function error\n") };
   }
-  const headers = { ...r.headers, "content-length": String(r.body.length) };
+  const headers = { ...r.headers };
+  if (r.status !== 304 && r.status !== 204) headers["content-length"] = String(r.body.length);
   res.writeHead(r.status, r.reason, headers);
   res.end(req.method === "HEAD" ? undefined : r.body);
 });

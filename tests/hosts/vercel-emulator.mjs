@@ -26,7 +26,9 @@
 //   replaces the current path; a query in `dest` replaces the query. `status` sets the
 //   status (a redirect status ends routing). `continue: true` goes on to the next route;
 //   `check: true` ends routing when the new path is a file. Any other matched route ends
-//   the phase; its path is then looked up in the filesystem.
+//   the phase; its path is then looked up in the filesystem, and when that finds no file
+//   a route with a `status` and no `dest` ends routing there with that status (vercel
+//   dev's exitWithStatus, which mirrors its proxy's exit_with_status).
 // - Phases: routes before the first `handle`, then `handle: "filesystem"` (a file at the
 //   current path ends routing, else the routes after it run), then a last filesystem
 //   lookup, then `handle: "error"` routes with 404 when still nothing matched, and
@@ -35,6 +37,10 @@
 // - Filesystem: the path's segments percent-decoded, regular files only, never outside the
 //   folder (no `..`), no directory listings; Content-Type by extension when no route set
 //   one. Nothing matched: 404 with Vercel's plain NOT_FOUND page. HEAD: no body.
+// - A file served with 200 carries an `ETag` (a hash of its bytes, as Vercel's CDN gives
+//   static files) and no Last-Modified; a matching If-None-Match (weak comparison, lists,
+//   `*`) answers 304 with the route headers and no body. 204 and 304 never carry a body
+//   (HTTP), so a status-only route such as the OPTIONS ones answers with headers alone.
 // Simplifications: no caching, no on-the-fly compression (Vercel compresses at the edge
 // itself; `.br`/`.gz` siblings are ordinary files to it), no functions, middleware,
 // locales, redirects to other hosts, or Vercel's own handling of unusual methods.
@@ -42,6 +48,7 @@
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
+import crypto from "node:crypto";
 
 const [outArg, portArg] = process.argv.slice(2);
 if (!outArg || !portArg) {
@@ -203,6 +210,9 @@ function resolve(req, rawPath, rawQuery) {
         if (checkFs(st.path)) break;
       } else if (!route.continue) {
         if (st.path.startsWith("/")) checkFs(st.path);
+        // A status without a dest, on no file, ends routing with that status and the
+        // route's headers (vercel dev's exitWithStatus, "now-proxy exit_with_status").
+        if (!st.finished && route.status && !route.dest) st.finished = true;
         break;
       }
     }
@@ -234,6 +244,15 @@ const server = http.createServer((req, res) => {
       status = st.status || 200;
       body = fs.readFileSync(st.file);
       if (!("content-type" in headers)) headers["content-type"] = TYPES[path.extname(st.file)] || "application/octet-stream";
+      if (status === 200) {
+        const etag = `"${crypto.createHash("sha1").update(body).digest("hex")}"`;
+        headers["etag"] = etag;
+        const inm = req.headers["if-none-match"];
+        const opaque = (t) => t.trim().replace(/^W\//, "");
+        if (inm !== undefined && inm.split(",").some((t) => t.trim() === "*" || opaque(t) === opaque(etag))) {
+          status = 304;
+        }
+      }
     } else {
       status = st.status && st.status !== 200 ? st.status : 404;
       body = Buffer.from("The page could not be found\n\nNOT_FOUND\n");
@@ -244,6 +263,12 @@ const server = http.createServer((req, res) => {
     status = 500;
     headers = { "content-type": "text/plain" };
     body = Buffer.from("emulator error\n");
+  }
+  if (status === 204 || status === 304) {
+    delete headers["content-type"];
+    res.writeHead(status, headers);
+    res.end();
+    return;
   }
   res.writeHead(status, { ...headers, "content-length": String(body.length) });
   res.end(req.method === "HEAD" ? undefined : body);

@@ -388,6 +388,19 @@ fn explorer_in_chromium_through_folio_serve() {
     b.wait_for("a French name", &shows(&french[19]));
     b.screenshot(&artifacts().join("explorer-table.png"));
 
+    // Back to the first page: the explorer revalidates it, serve answers 304 (a transfer
+    // of headers only) and the browser's cached copy is shown.
+    b.eval("location.hash = '#lang=en&per_page=10&page=1&view=cards'");
+    b.wait_for("page 1 again", "document.getElementById('position').textContent === 'Page 1 of 7'");
+    b.wait_for("its first name", &shows(first_of_page1));
+    let timing = b.eval(&format!(
+        "(() => {{ const e = performance.getEntriesByName('{url}api/en/attractions?page=1&per_page=10'); \
+         const last = e[e.length - 1]; return [e.length, last.transferSize, last.encodedBodySize]; }})()"
+    ));
+    let (count, transfer, body) = (timing[0].as_u64(), timing[1].as_u64(), timing[2].as_u64());
+    assert_eq!(count, Some(2), "page 1 fetched twice: {timing}");
+    assert!(transfer.unwrap() > 0 && transfer < body, "the second fetch was a 304: {timing}");
+
     let errors = b.errors(|_| false);
     assert!(errors.is_empty(), "the page logged errors:\n{}", errors.join("\n"));
 }

@@ -95,6 +95,48 @@ fn folio_serve_rebuilds_on_change_and_keeps_the_last_good_tree_on_failure() {
 }
 
 #[test]
+fn folio_serve_validators_change_with_the_bytes_only() {
+    let p = fixture("");
+    let (_server, _url, port) = serve(p.dir.path());
+    let validators = |target: &str| {
+        let res = request(port, "GET", target, &[]);
+        assert_eq!(res.status, 200, "{target}");
+        let etag = res.header("etag").expect("an ETag").to_string();
+        (etag, res.header("last-modified").expect("a Last-Modified").to_string(), res.body)
+    };
+    let (first, last) = ("/api/en/attractions", "/api/en/attractions?page=7");
+    let (first_tag, _, first_body) = validators(first);
+    let (last_tag, last_date, _) = validators(last);
+    assert_ne!(first_tag, last_tag);
+    p.write(
+        "data/attractions.csv",
+        p.read("data/attractions.csv").replace("Eiffel Tower,", "Eiffel Tower (Paris),"),
+    );
+    wait_until("the rebuild", || validators(first).2 != first_body);
+
+    // The changed page has a new tag and answers its old one in full.
+    let (new_tag, _, _) = validators(first);
+    assert_ne!(new_tag, first_tag);
+    assert_eq!(request(port, "GET", first, &[("If-None-Match", &first_tag)]).status, 200);
+    // The untouched page keeps both validators, so clients revalidate it for free.
+    assert_eq!(validators(last).0, last_tag);
+    assert_eq!(validators(last).1, last_date);
+    let res = request(port, "GET", last, &[("If-None-Match", &last_tag)]);
+    assert_eq!((res.status, res.body.len()), (304, 0));
+    let res = request(port, "GET", last, &[("If-Modified-Since", &last_date)]);
+    assert_eq!(res.status, 304);
+
+    // A file changed behind serve's back (another build, a hand edit) gets a tag of its
+    // own, never the stale recorded one.
+    let page = p.path("output/api/en/attractions/10/7.json");
+    let mut bytes = std::fs::read(&page).unwrap();
+    bytes.push(b'\n');
+    std::fs::write(&page, bytes).unwrap();
+    assert_ne!(validators(last).0, last_tag);
+    assert_eq!(request(port, "GET", last, &[("If-None-Match", &last_tag)]).status, 200);
+}
+
+#[test]
 fn folio_serve_fails_when_the_first_build_fails() {
     let p = crate::harness::Project::new("");
     p.write("data/a.json", "[1]");

@@ -14,23 +14,40 @@ use serde::Deserialize;
 use crate::harness::Project;
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Row {
     pub method: String,
     /// The request target, sent as is.
     pub target: String,
     pub accept_encoding: Option<String>,
+    /// `If-None-Match`; `$etag` stands for the entity tag a plain GET of the same target
+    /// (and Accept-Encoding) answers with.
+    pub if_none_match: Option<String>,
+    /// `If-Modified-Since`; `$last_modified` stands for that GET's `Last-Modified`.
+    pub if_modified_since: Option<String>,
+    /// `Origin`, `Access-Control-Request-Method`, `Access-Control-Request-Headers`.
+    pub origin: Option<String>,
+    pub request_method: Option<String>,
+    pub request_headers: Option<String>,
     pub status: u16,
     pub file: Option<String>,
     pub code: Option<String>,
     pub enc: Option<String>,
     #[serde(default)]
     pub any404: bool,
+    /// A 204 that answers a CORS preflight (else a 204 answers a plain OPTIONS).
+    #[serde(default)]
+    pub preflight: bool,
+    /// The entity tag must differ from the identity representation's (a sibling's own).
+    #[serde(default)]
+    pub etag_differs_from_identity: bool,
     /// Per-target deviations: the expectation that replaces this row's on that target.
     #[serde(default)]
     pub dev: BTreeMap<String, Deviation>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Deviation {
     pub status: u16,
     pub file: Option<String>,
@@ -39,6 +56,9 @@ pub struct Deviation {
     pub content_type: Option<String>,
     #[serde(default)]
     pub any404: bool,
+    /// Headers this target gets wrong on this row only (the reason says how).
+    #[serde(default)]
+    pub unchecked: Vec<String>,
     pub why: String,
 }
 
@@ -187,6 +207,50 @@ fn decode(coding: &str, ae: Option<&str>, body: &[u8]) -> Result<Vec<u8>, String
     read.map(|_| out).map_err(|e| format!("{coding} body does not decode: {e}"))
 }
 
+/// The validators a plain GET of `target` (with `accept_encoding`) answers with.
+fn validators(target: &Target, row: &Row) -> (Option<String>, Option<String>) {
+    let mut headers = Vec::new();
+    if let Some(ae) = &row.accept_encoding {
+        headers.push(("Accept-Encoding", ae.as_str()));
+    }
+    let res = request(target.port, "GET", &format!("{}{}", target.mount, row.target), &headers);
+    (res.header("etag").map(str::to_owned), res.header("last-modified").map(str::to_owned))
+}
+
+/// What one row expects of one target: the row's own expectation, or its deviation there.
+struct Want {
+    status: u16,
+    file: Option<String>,
+    code: Option<String>,
+    any404: bool,
+    content_type: String,
+    unchecked: Vec<String>,
+}
+
+impl Want {
+    fn of(row: &Row, target: &str) -> Want {
+        let json = "application/json; charset=utf-8".to_string();
+        match row.dev.get(target) {
+            Some(d) => Want {
+                status: d.status,
+                file: d.file.clone(),
+                code: d.code.clone(),
+                any404: d.any404,
+                content_type: d.content_type.clone().unwrap_or(json),
+                unchecked: d.unchecked.clone(),
+            },
+            None => Want {
+                status: row.status,
+                file: row.file.clone(),
+                code: row.code.clone(),
+                any404: row.any404,
+                content_type: json,
+                unchecked: Vec::new(),
+            },
+        }
+    }
+}
+
 /// Checks one row; returns what is wrong (empty when the row passes) and the coding an
 /// edge applied, if any.
 pub fn check(
@@ -194,23 +258,40 @@ pub fn check(
     row: &Row,
     compression: Compression,
 ) -> (Vec<String>, Option<String>) {
-    let mut want_status = row.status;
-    let (mut want_file, mut want_code, mut any404) =
-        (row.file.clone(), row.code.clone(), row.any404);
-    let mut want_type = "application/json; charset=utf-8".to_string();
-    if let Some(d) = row.dev.get(target.name) {
-        want_status = d.status;
-        (want_file, want_code, any404) = (d.file.clone(), d.code.clone(), d.any404);
-        want_type = d.content_type.clone().unwrap_or(want_type);
-    }
+    let want = Want::of(row, target.name);
+    let (etag, last_modified) = if row.if_none_match.is_some() || row.if_modified_since.is_some() {
+        validators(target, row)
+    } else {
+        (None, None)
+    };
+    // Apache makes the tag of a file changed this very second weak; `W/$etag` means the
+    // weak form of whatever the tag is.
+    let fill = |v: &str| {
+        let tag = etag.as_deref().unwrap_or("\"no-etag\"");
+        v.replace("W/$etag", &format!("W/{}", tag.trim_start_matches("W/")))
+            .replace("$etag", tag)
+            .replace("$last_modified", last_modified.as_deref().unwrap_or("-"))
+    };
+    let (inm, ims) =
+        (row.if_none_match.as_deref().map(fill), row.if_modified_since.as_deref().map(fill));
     let mut headers = Vec::new();
-    if let Some(ae) = &row.accept_encoding {
-        headers.push(("Accept-Encoding", ae.as_str()));
+    for (name, value) in [
+        ("Accept-Encoding", row.accept_encoding.as_deref()),
+        ("If-None-Match", inm.as_deref()),
+        ("If-Modified-Since", ims.as_deref()),
+        ("Origin", row.origin.as_deref()),
+        ("Access-Control-Request-Method", row.request_method.as_deref()),
+        ("Access-Control-Request-Headers", row.request_headers.as_deref()),
+    ] {
+        if let Some(v) = value {
+            headers.push((name, v));
+        }
     }
     let mut res =
         request(target.port, &row.method, &format!("{}{}", target.mount, row.target), &headers);
     let head = row.method == "HEAD";
-    let checked = |h: &str| !target.unchecked_headers.contains(&h);
+    let checked =
+        |h: &str| !target.unchecked_headers.contains(&h) && !want.unchecked.iter().any(|u| u == h);
     let mut errs = Vec::new();
     let edge = compression == Compression::Edge;
     let edge_coding = res.header("content-encoding").filter(|_| edge).map(str::to_owned);
@@ -221,65 +302,117 @@ pub fn check(
         }
     }
     let status_ok =
-        res.status == want_status || (any404 && (res.status == 400 || res.status == 404));
+        res.status == want.status || (want.any404 && (res.status == 400 || res.status == 404));
     if !status_ok {
-        errs.push(format!("status {} (want {want_status})", res.status));
+        errs.push(format!("status {} (want {})", res.status, want.status));
     }
     let expect_header = |name: &str, ok: bool, errs: &mut Vec<String>| {
         if checked(name) && !ok {
             errs.push(format!("{name}: {:?}", res.header(name)));
         }
     };
-    if any404 {
+    let cors = |errs: &mut Vec<String>| {
+        let ok = res.header("access-control-allow-origin") == Some("*");
+        expect_header("access-control-allow-origin", ok, errs)
+    };
+    let varies =
+        res.header("vary").is_some_and(|v| v.to_ascii_lowercase().contains("accept-encoding"));
+    let allows_all = |v: Option<&str>| {
+        v.is_some_and(|v| ["GET", "HEAD", "OPTIONS"].iter().all(|m| v.contains(m)))
+    };
+    if want.any404 {
         if String::from_utf8_lossy(&res.body).contains("root:") {
             errs.push("served a file outside output/".into());
         }
-    } else if let Some(file) = &want_file {
+    } else if want.status == 304 {
+        // Not modified: no body, the same validators and the 200's caching headers.
+        if !res.body.is_empty() {
+            errs.push(format!("a 304 with a body of {} bytes", res.body.len()));
+        }
+        expect_header("etag", res.header("etag") == etag.as_deref(), &mut errs);
+        expect_header(
+            "cache-control",
+            res.header("cache-control") == Some(target.cache_control),
+            &mut errs,
+        );
+        expect_header("vary", varies, &mut errs);
+        cors(&mut errs);
+    } else if want.status == 204 {
+        if !res.body.is_empty() {
+            errs.push(format!("a 204 with a body of {} bytes", res.body.len()));
+        }
+        cors(&mut errs);
+        if row.preflight {
+            expect_header(
+                "access-control-allow-methods",
+                allows_all(res.header("access-control-allow-methods")),
+                &mut errs,
+            );
+            let asked = row.request_headers.as_deref().unwrap_or("*");
+            let allowed = res.header("access-control-allow-headers");
+            let ok = allowed == Some("*") || allowed.is_some_and(|a| a.eq_ignore_ascii_case(asked));
+            expect_header("access-control-allow-headers", ok, &mut errs);
+            expect_header(
+                "access-control-max-age",
+                res.header("access-control-max-age") == Some("86400"),
+                &mut errs,
+            );
+        } else {
+            expect_header("allow", allows_all(res.header("allow")), &mut errs);
+        }
+    } else if let Some(file) = &want.file {
         let enc = row.enc.as_deref().filter(|_| target.precompressed);
         let ext = match enc {
             Some("br") => ".br",
             Some("gzip") => ".gz",
             _ => "",
         };
-        let want = if head {
+        let bytes = if head {
             Vec::new()
         } else {
             std::fs::read(target.output.join(format!("{file}{ext}"))).unwrap()
         };
-        if res.body != want {
+        if res.body != bytes {
             errs.push(format!(
                 "body: {} bytes, want {} of {file}{ext}: {:?}",
                 res.body.len(),
-                want.len(),
+                bytes.len(),
                 String::from_utf8_lossy(&res.body[..res.body.len().min(120)])
             ));
         }
-        expect_header("content-type", res.header("content-type") == Some(&want_type), &mut errs);
         expect_header(
-            "access-control-allow-origin",
-            res.header("access-control-allow-origin") == Some("*"),
+            "content-type",
+            res.header("content-type") == Some(&want.content_type),
             &mut errs,
         );
-        expect_header(
-            "vary",
-            res.header("vary").is_some_and(|v| v.to_ascii_lowercase().contains("accept-encoding")),
-            &mut errs,
-        );
+        cors(&mut errs);
+        expect_header("vary", varies, &mut errs);
         expect_header(
             "cache-control",
             res.header("cache-control") == Some(target.cache_control),
             &mut errs,
         );
+        expect_header("etag", res.header("etag").is_some(), &mut errs);
+        expect_header("last-modified", res.header("last-modified").is_some(), &mut errs);
         if !edge {
             expect_header("content-encoding", res.header("content-encoding") == enc, &mut errs);
         }
-    } else if let Some(code) = &want_code {
-        let want = if head {
+        if row.etag_differs_from_identity && enc.is_some() {
+            let plain = Row { accept_encoding: None, ..row.clone() };
+            let (identity, _) = validators(target, &plain);
+            expect_header(
+                "etag",
+                res.header("etag").is_some() && res.header("etag") != identity.as_deref(),
+                &mut errs,
+            );
+        }
+    } else if let Some(code) = &want.code {
+        let bytes = if head {
             Vec::new()
         } else {
             std::fs::read(target.output.join(format!("api/errors/{code}.json"))).unwrap()
         };
-        if res.body != want {
+        if res.body != bytes {
             errs.push(format!(
                 "body is not api/errors/{code}.json: {:?}",
                 String::from_utf8_lossy(&res.body[..res.body.len().min(160)])
@@ -290,20 +423,27 @@ pub fn check(
             res.header("content-type").is_some_and(|v| v.starts_with("application/problem+json")),
             &mut errs,
         );
-        expect_header(
-            "access-control-allow-origin",
-            res.header("access-control-allow-origin") == Some("*"),
-            &mut errs,
-        );
-        if want_status == 405 {
-            expect_header(
-                "allow",
-                res.header("allow").is_some_and(|v| v.contains("GET") && v.contains("HEAD")),
-                &mut errs,
-            );
+        cors(&mut errs);
+        if want.status == 405 {
+            expect_header("allow", allows_all(res.header("allow")), &mut errs);
         }
     }
     (errs, edge_coding)
+}
+
+/// The headers a row sends, for failure messages.
+fn described(row: &Row) -> String {
+    let parts = [
+        ("ae", &row.accept_encoding),
+        ("inm", &row.if_none_match),
+        ("ims", &row.if_modified_since),
+        ("origin", &row.origin),
+        ("acrm", &row.request_method),
+        ("acrh", &row.request_headers),
+    ];
+    let set: Vec<String> =
+        parts.iter().filter_map(|(k, v)| v.as_ref().map(|v| format!("{k} {v:?}"))).collect();
+    set.join(", ")
 }
 
 /// Runs every row against `target`, prints the summary line, fails on any mismatch.
@@ -326,13 +466,8 @@ pub fn run_with(target: &Target, compression: Compression) {
         let (errs, coding) = check(target, row, compression);
         decoded += usize::from(coding.is_some());
         if !errs.is_empty() {
-            failures.push(format!(
-                "{} {} (ae {:?}): {}",
-                row.method,
-                row.target,
-                row.accept_encoding,
-                errs.join("; ")
-            ));
+            let sent = described(row);
+            failures.push(format!("{} {} ({sent}): {}", row.method, row.target, errs.join("; ")));
         }
     }
     let passed = rows.len() - failures.len();
@@ -427,6 +562,9 @@ fn the_table_is_the_routing_table() {
             (Outcome::File(f), None, Some(want)) if want == "not_found" => {
                 assert!(!plain_file(&p.path("output"), f), "{row:?}")
             }
+            // Conditional requests are answered from a page or file of the table.
+            (Outcome::Page(_) | Outcome::File(_), None, None) if row.status == 304 => {}
+            (Outcome::Options, None, None) => assert_eq!(row.status, 204, "{row:?}"),
             other => panic!("{row:?} resolves to {other:?}"),
         }
     }
