@@ -6,23 +6,117 @@ use clap::{Args, Parser, Subcommand};
 
 /// Pre-renders a paginated JSON API of attractions into static files.
 #[derive(Debug, Parser)]
-#[command(name = "folio", version, about)]
+#[command(name = "folio", version = env!("FOLIO_VERSION"), about, after_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
+const EXAMPLES: &str = "\
+Examples:
+  folio init my-api --languages en,fr    start a project with sample data
+  folio build                            write output/ (and hosting/) from folio.toml
+  folio serve                            preview on http://127.0.0.1:8080/
+  folio check --format json              validate only, for a CI step
+  folio deploy --purge-list purge.json   publish output/ to [deploy] url
+
+Docs: docs/README.md in the repository (docs/cli.md, docs/config.md, docs/api.md).";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Start a project: a commented folio.toml, sample data, templates/ and a .gitignore.
+    #[command(after_help = "\
+Examples:
+  folio init                                   here (refused if folio.toml or data/ exist)
+  folio init my-api --languages en,fr,de       a new folder, three languages
+  folio init --resource museums --force        fill in what is missing; never overwrites data")]
+    Init(InitArgs),
     /// Build every page, error document and index into the output folder.
+    #[command(after_help = "\
+Examples:
+  folio build
+  folio build --base-url https://example.org/travel --out public
+  folio build --config site/folio.toml --quiet")]
     Build(BuildArgs),
     /// Load and validate the data only; print every problem or a summary.
+    #[command(after_help = "\
+Examples:
+  folio check
+  folio check --format json > check.json   one JSON object; the exit code says the same")]
     Check(CheckArgs),
     /// Build, then serve the output with the API's exact semantics; rebuild on changes.
+    #[command(after_help = "\
+Examples:
+  folio serve                      http://127.0.0.1:8080/
+  folio serve --port 0             a free port; the URL is the first line printed")]
     Serve(ServeArgs),
     /// Publish the finished build to object storage (S3 and S3-compatible, GCS, Azure, a
     /// folder), incrementally; say what a CDN must purge.
+    #[command(after_help = "\
+Examples:
+  folio build && folio deploy
+  folio deploy --to s3://my-bucket/site --dry-run
+  folio deploy --to s3://site --endpoint https://ACCOUNT.r2.cloudflarestorage.com
+  folio deploy --purge-list purge.json")]
     Deploy(DeployArgs),
+    /// Print a shell completion script to stdout.
+    #[command(after_help = "\
+Examples:
+  folio completions bash > ~/.local/share/bash-completion/completions/folio
+  folio completions zsh > ~/.zfunc/_folio
+  folio completions fish > ~/.config/fish/completions/folio.fish")]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) to stdout, or write one page per command into a folder.
+    #[command(after_help = "\
+Examples:
+  folio man --out-dir ~/.local/share/man/man1 && man folio-deploy
+  folio man | man -l -")]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write folio.1 and folio-COMMAND.1 for every command into this folder (created if
+    /// missing) instead of printing folio.1.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project folder (created if missing; default: the working directory).
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The languages of the listing, comma-separated.
+    #[arg(long, value_name = "LANGS", value_delimiter = ',', default_value = "en,fr")]
+    pub languages: Vec<String>,
+    /// The language served without a language segment (default: the first one).
+    #[arg(long, value_name = "LANG")]
+    pub default_language: Option<String>,
+    /// The resource name in the URLs (`/api/{lang}/RESOURCE`).
+    #[arg(long, value_name = "NAME", default_value = "attractions")]
+    pub resource: String,
+    /// Write into a folder that already has a folio.toml or data/: the old folio.toml is
+    /// kept as folio.toml.bak, other existing files are kept as they are, and no sample
+    /// data goes into an existing data/.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// How `folio check` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Lines for people: problems on stderr, the summary on stdout.
+    Text,
+    /// One JSON object on stdout with the summary and every problem (stable keys).
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -52,6 +146,9 @@ pub struct CheckArgs {
     /// The data folder, overriding `data_dir`.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
+    /// How to report.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]

@@ -58,12 +58,40 @@ impl fmt::Display for Problem {
 
 /// A problem with the config itself, printed as `folio.toml: message` (or `:line:`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError(pub String);
+pub struct ConfigError {
+    /// The config file as the user should read it.
+    pub path: PathBuf,
+    /// 1-based line, when the problem is in the file's syntax or keys.
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn new(path: &Path, line: Option<u64>, message: impl Into<String>) -> ConfigError {
+        ConfigError { path: path.to_path_buf(), line, message: message.into() }
+    }
+}
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        write!(f, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        write!(f, ": {}", self.message)
     }
+}
+
+/// The candidate closest to `word`, when one is close enough to be what was meant: a
+/// Jaro-Winkler similarity above 0.8 (clap's measure for its suggestions), or one edit
+/// away (a transposition counts as one), which short words like `fe` for `fr` need.
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), strsim::osa_distance(word, c), c))
+        .filter(|&(score, edits, _)| score > 0.8 || edits <= 1)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, _, c)| c)
 }
 
 /// Sorts problems into walk order, then line order; problems on one line keep the order

@@ -76,7 +76,7 @@ impl Failure {
     pub fn details(&self) -> Vec<String> {
         match self {
             Failure::Invalid(problems) => problems.iter().map(Problem::to_string).collect(),
-            Failure::Config(errors) => errors.iter().map(|e| e.0.clone()).collect(),
+            Failure::Config(errors) => errors.iter().map(ToString::to_string).collect(),
             Failure::Template(messages) => messages.clone(),
             Failure::Clash(paths) => paths
                 .iter()

@@ -14,6 +14,7 @@ pub mod diag;
 pub mod error;
 pub mod explorer;
 pub mod hosts;
+pub mod init;
 pub mod load;
 pub mod model;
 pub mod openapi;

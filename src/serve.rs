@@ -318,22 +318,42 @@ fn is_temp_file(path: &Path) -> bool {
         || name.contains("___jb_old___")
 }
 
-/// Watches data, templates and config; rebuilds once changes have settled (a debouncer
-/// gathers each burst of events into one).
+/// Is this event a change to a file's content or name (not a read: folio's own rebuild
+/// opens every input, and inotify reports those opens too)?
+fn is_change(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    use notify::event::ModifyKind;
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) | EventKind::Any => true,
+        EventKind::Modify(m) => !matches!(m, ModifyKind::Metadata(_)),
+        EventKind::Access(_) | EventKind::Other => false,
+    }
+}
+
+/// How long the watcher waits for a burst of changes to end before it rebuilds.
+const SETTLE: Duration = Duration::from_millis(250);
+
+/// Watches data, templates and config; rebuilds once a burst of changes has settled
+/// (no further change for [`SETTLE`]).
 fn watch(
     project: Project,
     reload: impl Fn() -> Result<Project, Failure> + Send + 'static,
     addr: SocketAddr,
     app: Arc<App>,
 ) -> Result<(), Failure> {
-    use notify_debouncer_mini::notify::RecursiveMode;
+    use notify::{RecursiveMode, Watcher};
     let inputs = [project.data_dir.clone(), project.templates_dir.clone()];
     let config = project.root.join(project.config_path.file_name().unwrap_or_default());
-    let relevant = move |p: &Path| {
-        (p == config || inputs.iter().any(|i| p.starts_with(i))) && !is_temp_file(p)
+    let relevant = move |event: &notify::Result<notify::Event>| {
+        event.as_ref().is_ok_and(|e| {
+            is_change(&e.kind)
+                && e.paths.iter().any(|p| {
+                    (*p == config || inputs.iter().any(|i| p.starts_with(i))) && !is_temp_file(p)
+                })
+        })
     };
     let (tx, rx) = mpsc::channel();
-    let mut debouncer = notify_debouncer_mini::new_debouncer(Duration::from_millis(250), tx)
+    let mut watcher = notify::recommended_watcher(tx)
         .map_err(|e| anyhow::anyhow!("starting the file watcher: {e}"))?;
     let mut watched = vec![(project.data_dir.clone(), RecursiveMode::Recursive)];
     if project.templates_dir.is_dir() {
@@ -341,15 +361,18 @@ fn watch(
     }
     watched.push((project.root.clone(), RecursiveMode::NonRecursive));
     for (path, mode) in watched {
-        debouncer
-            .watcher()
+        watcher
             .watch(&path, mode)
             .map_err(|e| anyhow::anyhow!("watching `{}`: {e}", path.display()))?;
     }
     std::thread::spawn(move || {
-        let _debouncer = debouncer;
-        for events in rx {
-            if events.is_ok_and(|events| events.iter().any(|e| relevant(&e.path))) {
+        let _watcher = watcher;
+        while let Ok(event) = rx.recv() {
+            let mut changed = relevant(&event);
+            while let Ok(event) = rx.recv_timeout(SETTLE) {
+                changed |= relevant(&event);
+            }
+            if changed {
                 rebuild(&reload, addr, &app);
             }
         }
@@ -389,6 +412,16 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, addr: SocketAddr, app:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_and_metadata_are_no_changes() {
+        use notify::EventKind;
+        use notify::event::{AccessKind, CreateKind, DataChange, MetadataKind, ModifyKind};
+        assert!(!is_change(&EventKind::Access(AccessKind::Any)));
+        assert!(!is_change(&EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))));
+        assert!(is_change(&EventKind::Modify(ModifyKind::Data(DataChange::Content))));
+        assert!(is_change(&EventKind::Create(CreateKind::File)));
+    }
 
     #[test]
     fn editor_temporaries_do_not_rebuild() {

@@ -1,34 +1,68 @@
-//! `folio check`: the pipeline stopped after loading; every problem, or a summary.
+//! `folio check`: the pipeline stopped after loading; every problem, or a summary. With
+//! `--format json`, one JSON object on stdout says the same (for a CI step to annotate a
+//! pull request); stderr and the exit code are those of the text format.
+
+use serde_json::{Value, json};
 
 use super::say;
-use crate::cli::CheckArgs;
+use crate::cli::{CheckArgs, Format};
 use crate::config::{Fallback, Overrides, Project};
 use crate::error::Failure;
 use crate::site;
 
+/// The version of the JSON report's layout; a change of its keys changes it.
+const REPORT_VERSION: u64 = 1;
+
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
-    let overrides = Overrides { data_dir: args.data, ..Overrides::default() };
-    let project = Project::discover(args.config.as_deref(), &overrides)?;
-    let listing = site::load(&project);
-    // Template problems are shown whatever the data, then the data's.
-    match (site::check_templates(&project, listing.as_ref().ok()), listing) {
-        (Ok(()), Ok(listing)) => summary(&project, &listing),
-        (Err(templates), Ok(_)) => Err(templates),
-        (Ok(()), Err(data)) => Err(data),
-        (Err(templates), Err(data)) => {
-            for line in templates.details() {
-                crate::diag::eprint(&line);
+    let outcome = check(&args);
+    if args.format == Format::Json {
+        let text = serde_json::to_string_pretty(&report(&outcome)).expect("serializes");
+        say(format_args!("{text}"))?;
+    }
+    match outcome {
+        Ok((project, listing)) => match args.format {
+            Format::Text => summary(&project, &listing),
+            Format::Json => {
+                warn(&listing);
+                Ok(())
             }
-            Err(data)
+        },
+        Err(mut failures) => {
+            // Every failure but the last prints its lines here; main prints the last.
+            let last = failures.pop().expect("at least one failure");
+            for f in &failures {
+                for line in f.details() {
+                    crate::diag::eprint(&line);
+                }
+            }
+            Err(last)
         }
+    }
+}
+
+/// The project and its loaded listing, or every failure: the config's alone (nothing
+/// else can be checked without it), else the templates' and the data's.
+fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
+    let overrides = Overrides { data_dir: args.data.clone(), ..Overrides::default() };
+    let project = Project::discover(args.config.as_deref(), &overrides).map_err(|f| vec![f])?;
+    let listing = site::load(&project);
+    match (site::check_templates(&project, listing.as_ref().ok()), listing) {
+        (Ok(()), Ok(listing)) => Ok((project, listing)),
+        (Err(templates), Ok(_)) => Err(vec![templates]),
+        (Ok(()), Err(data)) => Err(vec![data]),
+        (Err(templates), Err(data)) => Err(vec![templates, data]),
+    }
+}
+
+fn warn(listing: &site::Listing) {
+    for w in &listing.data.warnings {
+        crate::diag::eprint(&format!("warning: {w}"));
     }
 }
 
 fn summary(project: &Project, listing: &site::Listing) -> Result<(), Failure> {
     let data = &listing.data;
-    for w in &data.warnings {
-        crate::diag::eprint(&format!("warning: {w}"));
-    }
+    warn(listing);
     say(format_args!(
         "{} records in {} files; languages: {} (default {})",
         data.records.len(),
@@ -39,12 +73,7 @@ fn summary(project: &Project, listing: &site::Listing) -> Result<(), Failure> {
     if data.missing.is_empty() {
         say(format_args!("missing translations: none"))?;
     } else {
-        let fallback = match project.fallback {
-            Fallback::Default => "the default language's value",
-            Fallback::Null => "null",
-            Fallback::Error => "an error",
-        };
-        say(format_args!("missing translations (filled with {fallback}):"))?;
+        say(format_args!("missing translations (filled with {}):", fallback(project.fallback)))?;
         for (lang_index, lang) in project.languages.iter().enumerate() {
             let fields: Vec<String> = data
                 .missing
@@ -58,4 +87,112 @@ fn summary(project: &Project, listing: &site::Listing) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+fn fallback(f: Fallback) -> &'static str {
+    match f {
+        Fallback::Default => "the default language's value",
+        Fallback::Null => "null",
+        Fallback::Error => "an error",
+    }
+}
+
+/// One problem of the report: where (file, line, field; each may be null) and what.
+fn problem(
+    kind: &str,
+    file: Option<String>,
+    line: Option<u64>,
+    field: Option<&str>,
+    message: &str,
+) -> Value {
+    json!({"kind": kind, "file": file, "line": line, "field": field, "message": message})
+}
+
+/// A template message, `path:line: message` or `built-in NAME: message`, taken apart.
+fn template_problem(message: &str) -> Value {
+    let mut parts = message.splitn(3, ": ");
+    let place = parts.next().unwrap_or_default();
+    let (file, line) = match place.rsplit_once(':') {
+        Some((file, line)) if line.parse::<u64>().is_ok() => (file, line.parse().ok()),
+        _ => (place, None),
+    };
+    let rest = message.get(place.len() + 2..).unwrap_or(message);
+    problem("template", Some(file.to_string()), line, None, rest)
+}
+
+fn problems(failure: &Failure) -> Vec<Value> {
+    let path = |p: &std::path::Path| Some(p.display().to_string());
+    match failure {
+        Failure::Invalid(list) => list
+            .iter()
+            .map(|p| problem("data", path(&p.path), p.line, p.field.as_deref(), &p.message))
+            .collect(),
+        Failure::Config(list) => list
+            .iter()
+            .map(|e| problem("config", path(&e.path), e.line, None, &e.message))
+            .collect(),
+        Failure::Template(list) => list.iter().map(|m| template_problem(m)).collect(),
+        other => vec![problem("usage", None, None, None, &other.to_string())],
+    }
+}
+
+/// The JSON report: stable keys, null where a value is unknown (no config, no data).
+fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>) -> Value {
+    match outcome {
+        Ok((project, listing)) => {
+            let data = &listing.data;
+            let mut missing = serde_json::Map::new();
+            for ((lang, field), n) in &data.missing {
+                let entry =
+                    missing.entry(project.languages[*lang].clone()).or_insert_with(|| json!({}));
+                entry[field] = json!(n);
+            }
+            let warnings: Vec<Value> = (data.warnings.iter())
+                .map(|w| {
+                    problem(
+                        "data",
+                        Some(w.path.display().to_string()),
+                        w.line,
+                        w.field.as_deref(),
+                        &w.message,
+                    )
+                })
+                .collect();
+            json!({
+                "version": REPORT_VERSION,
+                "ok": true,
+                "exit_code": 0,
+                "error": null,
+                "records": data.records.len(),
+                "files": data.files.len(),
+                "languages": project.languages,
+                "default_language": project.languages[project.default_language],
+                "fallback": match project.fallback {
+                    Fallback::Default => "default",
+                    Fallback::Null => "null",
+                    Fallback::Error => "error",
+                },
+                "missing_translations": missing,
+                "problems": [],
+                "warnings": warnings,
+            })
+        }
+        Err(failures) => {
+            let last = failures.last().expect("at least one failure");
+            json!({
+                "version": REPORT_VERSION,
+                "ok": false,
+                "exit_code": last.exit_code(),
+                "error": last.to_string(),
+                "records": null,
+                "files": null,
+                "languages": null,
+                "default_language": null,
+                "fallback": null,
+                "missing_translations": null,
+                "problems": failures.iter().flat_map(problems).collect::<Vec<_>>(),
+                "warnings": [],
+            })
+        }
+    }
 }

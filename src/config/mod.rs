@@ -227,11 +227,9 @@ impl Config {
     /// Parses `text`; `path` only names the file in messages.
     pub fn from_str(text: &str, path: &Path) -> Result<Config, ConfigError> {
         toml::from_str(text).map_err(|e| {
-            let at = e
-                .span()
-                .map(|span| format!(":{}", 1 + text[..span.start].matches('\n').count()))
-                .unwrap_or_default();
-            ConfigError(format!("{}{at}: {}", path.display(), e.message().trim_end()))
+            let line = e.span().map(|span| 1 + text[..span.start].matches('\n').count());
+            let message = explain(e.message().trim_end(), text, line);
+            ConfigError::new(path, line.map(|l| l as u64), message)
         })
     }
 
@@ -244,14 +242,50 @@ impl Config {
         let shown = crate::diag::display_path(path);
         let config = match String::from_utf8(bytes) {
             Ok(text) => Config::from_str(&text, &shown),
-            Err(e) => Err(ConfigError(format!(
-                "{}: is not UTF-8 (byte {} is invalid)",
-                shown.display(),
-                e.utf8_error().valid_up_to()
-            ))),
+            Err(e) => Err(ConfigError::new(
+                &shown,
+                None,
+                format!("is not UTF-8 (byte {} is invalid)", e.utf8_error().valid_up_to()),
+            )),
         };
         Ok((config, digest))
     }
+}
+
+/// serde's `unknown field `x`, expected one of `a`, `b`` (or `unknown variant`) as folio
+/// says it: the key or value, the table it is in, and the valid one nearest to it (else
+/// the valid ones). Other messages pass through.
+fn explain(message: &str, text: &str, line: Option<usize>) -> String {
+    let (what, rest) = if let Some(rest) = message.strip_prefix("unknown field `") {
+        ("key", rest)
+    } else if let Some(rest) = message.strip_prefix("unknown variant `") {
+        ("value", rest)
+    } else {
+        return message.to_string();
+    };
+    let Some((word, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    // The valid names are the backquoted words after the unknown one.
+    let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let table = match line.and_then(|l| table_before(text, l)) {
+        Some(name) => format!("in [{name}]"),
+        None => "at the top level".to_string(),
+    };
+    let hint = match crate::diag::nearest(word, valid.iter().copied()) {
+        Some(best) => format!("; did you mean '{best}'?"),
+        None if valid.is_empty() => String::new(),
+        None => format!("; expected one of: {}", valid.join(", ")),
+    };
+    format!("unknown {what} '{word}' {table}{hint}")
+}
+
+/// The `[table]` whose keys line `line` (1-based) belongs to: the last header above it.
+fn table_before(text: &str, line: usize) -> Option<&str> {
+    let above = text.lines().take(line.saturating_sub(1));
+    let header = above.filter(|l| l.trim_start().starts_with('[')).last()?;
+    let name = header.trim().trim_start_matches('[').split(']').next()?;
+    Some(name.trim())
 }
 
 /// Command-line values that override the config (paths relative to the working directory).
@@ -317,7 +351,7 @@ impl Project {
         let path = cwd.join(config.unwrap_or(Path::new("folio.toml")));
         if !path.is_file() {
             return Err(Failure::Usage(format!(
-                "no config at `{}`: run folio in a folder with a folio.toml, or pass --config",
+                "no config at `{}`: run folio in a folder with a folio.toml (`folio init` writes one), or pass --config",
                 crate::diag::display_path(&path).display()
             )));
         }
@@ -344,9 +378,10 @@ pub(crate) mod tests {
     /// `text` parsed and validated with its root at `/nonexistent/project`; the messages.
     pub(crate) fn project(text: &str) -> Result<Project, Vec<String>> {
         let root = Path::new("/nonexistent/project");
-        let cfg = Config::from_str(text, Path::new("folio.toml")).map_err(|e| vec![e.0])?;
+        let cfg =
+            Config::from_str(text, Path::new("folio.toml")).map_err(|e| vec![e.to_string()])?;
         cfg.validate(Path::new("folio.toml"), root, root, &Overrides::default())
-            .map_err(|v| v.into_iter().map(|e| e.0).collect())
+            .map_err(|v| v.into_iter().map(|e| e.to_string()).collect())
     }
 
     #[test]
@@ -369,9 +404,40 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn unknown_key_names_the_key_file_and_line() {
-        let err = project("base_url = \"\"\n[listing]\nlanguage = [\"en\"]\n").unwrap_err();
-        assert_eq!(err.len(), 1);
-        assert!(err[0].starts_with("folio.toml:3: unknown field `language`"), "{}", err[0]);
+    fn unknown_key_names_the_key_its_table_line_and_the_key_meant() {
+        let err = project("base_url = \"\"\n[listing]\nlangauges = [\"en\"]\n").unwrap_err();
+        assert_eq!(
+            err,
+            ["folio.toml:3: unknown key 'langauges' in [listing]; did you mean 'languages'?"]
+        );
+        let err = project("[fields.name]\nlocalised = true\n").unwrap_err();
+        assert_eq!(
+            err,
+            ["folio.toml:2: unknown key 'localised' in [fields.name]; did you mean 'localized'?"]
+        );
+        let err = project("bas_url = \"\"\n").unwrap_err();
+        assert_eq!(
+            err,
+            ["folio.toml:1: unknown key 'bas_url' at the top level; did you mean 'base_url'?"]
+        );
+        // Nothing near: the valid keys are listed.
+        let err = project("[i18n]\nzzz = 1\n").unwrap_err();
+        assert_eq!(err, ["folio.toml:2: unknown key 'zzz' in [i18n]; expected one of: fallback"]);
+    }
+
+    #[test]
+    fn unknown_values_suggest_the_value_meant() {
+        let err = project("[hosting]\ntargets = [\"ngnix\"]\n").unwrap_err();
+        assert_eq!(
+            err,
+            ["folio.toml:2: unknown value 'ngnix' in [hosting]; did you mean 'nginx'?"]
+        );
+        let err = project("[i18n]\nfallback = \"nul\"\n").unwrap_err();
+        assert!(err[0].ends_with("did you mean 'null'?"), "{err:?}");
+        let err = project("[listing]\nenvelope = \"laravell\"\n").unwrap_err();
+        assert!(err[0].ends_with("; did you mean `laravel`?"), "{err:?}");
+        let err = project("[listing]\nlanguages = [\"en\", \"fr\"]\ndefault_language = \"fe\"")
+            .unwrap_err();
+        assert!(err[0].ends_with("; did you mean `fr`?"), "{err:?}");
     }
 }

@@ -59,9 +59,10 @@ fn languages_and_sizes(l: &ListingConfig, err: Err) -> usize {
     let default_language =
         l.languages.iter().position(|x| *x == l.default_language).unwrap_or_else(|| {
             err(format!(
-                "listing.default_language `{}` is not one of listing.languages ({})",
+                "listing.default_language `{}` is not one of listing.languages ({}){}",
                 l.default_language,
-                l.languages.join(", ")
+                l.languages.join(", "),
+                did_you_mean(&l.default_language, l.languages.iter().map(String::as_str))
             ));
             0
         });
@@ -125,8 +126,10 @@ fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope)
                 Envelope::Template(name.to_string())
             }
             _ => {
+                let names = ["standard", "laravel", "laravel-resource"];
                 err(format!(
-                    "listing.envelope `{other}` must be standard, laravel, laravel-resource or template:NAME"
+                    "listing.envelope `{other}` must be standard, laravel, laravel-resource or template:NAME{}",
+                    did_you_mean(other, names)
                 ));
                 Envelope::Standard
             }
@@ -153,7 +156,10 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
         match Codec::parse(p) {
             Some(codec) if !precompress.contains(&codec) => precompress.push(codec),
             Some(_) => err(format!("output.precompress: `{p}` is listed twice")),
-            None => err(format!("output.precompress: `{p}` must be gzip or br")),
+            None => err(format!(
+                "output.precompress: `{p}` must be gzip or br{}",
+                did_you_mean(p, ["gzip", "br"])
+            )),
         }
     }
     let targets = &c.hosting.targets;
@@ -182,6 +188,13 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
     precompress
 }
 
+/// `; did you mean `x`?` when a candidate is close to `word`, else nothing.
+fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    crate::diag::nearest(word, candidates)
+        .map(|c| format!("; did you mean `{c}`?"))
+        .unwrap_or_default()
+}
+
 impl Config {
     /// Checks every key and resolves paths: config paths against `root` (the folder of
     /// folio.toml), override paths against `cwd`. Returns every problem at once.
@@ -193,8 +206,7 @@ impl Config {
         overrides: &Overrides,
     ) -> Result<Project, Vec<ConfigError>> {
         let mut errors = Vec::new();
-        let mut err =
-            |msg: String| errors.push(ConfigError(format!("{}: {msg}", config_path.display())));
+        let mut err = |msg: String| errors.push(ConfigError::new(config_path, None, msg));
         let base_raw = overrides.base_url.clone().unwrap_or_else(|| self.base_url.clone());
         let base = BaseUrl::parse(&base_raw).unwrap_or_else(|e| {
             err(e);

@@ -201,6 +201,21 @@ impl<'a> Resolver<'a> {
             let value = lookup(&obj, name);
             if spec.required && is_missing(value) {
                 found.problems.push(problem(name, "is required"));
+            } else if spec.required
+                && spec.localized
+                && let Some(Value::Object(map)) = value
+            {
+                // A required localized field needs its default language's value: the
+                // other languages fall back to it.
+                let default =
+                    map.iter().find(|(l, _)| self.lang_index(l) == Some(p.default_language));
+                if is_missing(default.map(|(_, v)| v)) {
+                    let lang = &p.languages[p.default_language];
+                    found.problems.push(problem(
+                        name,
+                        format!("is required in {lang}, the default language"),
+                    ));
+                }
             }
             let (Some(kind), Some(v)) = (spec.kind, value) else { continue };
             let mut check = |v: &Value, what: String| {
@@ -441,6 +456,15 @@ mod tests {
         assert_eq!(fields, ["id", "name"]);
         let (_, f) = resolve("", r#"{"id": 1.5}"#);
         assert_eq!(f.problems[0].message, "must be an integer or a non-empty string, found 1.5");
+        // Localized and required: the default language's value, whatever the others have.
+        let toml = "[listing]\nlanguages = [\"en\", \"fr\"]\n[fields.name]\nlocalized = true\nrequired = true\n";
+        let (rec, f) = resolve(toml, r#"{"id": 1, "name": {"fr": "Le Louvre", "en": null}}"#);
+        assert!(rec.is_none());
+        assert_eq!(f.problems[0].message, "is required in en, the default language");
+        let (rec, _) = resolve(toml, r#"{"id": 1, "name": {"EN": "Louvre"}}"#);
+        assert!(rec.is_some(), "language keys compare case-insensitively");
+        let (rec, _) = resolve(toml, r#"{"id": 1, "name": "Louvre"}"#);
+        assert!(rec.is_some(), "a plain value is every language's");
     }
 
     #[test]

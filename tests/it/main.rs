@@ -10,4 +10,5 @@ mod hosts;
 mod inputs;
 mod safety;
 mod serve;
+mod start;
 mod table;

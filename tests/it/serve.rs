@@ -95,6 +95,36 @@ fn folio_serve_rebuilds_on_change_and_keeps_the_last_good_tree_on_failure() {
 }
 
 #[test]
+fn folio_serve_does_not_rebuild_when_nothing_changed() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    // A rebuild reads every input; a watcher that took those reads for changes would
+    // rebuild forever.
+    let p = fixture("");
+    let mut child = Command::new(BIN)
+        .args(["serve", "--port", "0"])
+        .current_dir(p.dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    out.read_line(&mut url).unwrap();
+    let port: u16 = url.trim().trim_end_matches('/').rsplit(':').next().unwrap().parse().unwrap();
+    // Requests read files too.
+    for _ in 0..5 {
+        assert_eq!(request(port, "GET", "/api/en/attractions", &[]).status, 200);
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert!(!rest.contains("rebuilt"), "an idle serve rebuilt:\n{rest}");
+}
+
+#[test]
 fn folio_serve_validators_change_with_the_bytes_only() {
     let p = fixture("");
     let (_server, _url, port) = serve(p.dir.path());
