@@ -102,22 +102,117 @@ pub struct Record {
     pub id: Id,
     /// One entry per `sort` key, in config order.
     pub keys: Vec<PerLang<SortValue>>,
-    pub body: Vec<PerLang<Box<[u8]>>>,
+    pub body: Item,
 }
 
 impl Record {
     /// Appends the record's item in language `lang` as one JSON object.
     pub fn write_item(&self, lang: usize, out: &mut Vec<u8>) {
         out.push(b'{');
-        for seg in &self.body {
-            out.extend_from_slice(seg.get(lang));
-        }
+        self.body.write(lang, out);
         out.push(b'}');
     }
 
     /// The item's size in bytes in language `lang`.
     pub fn item_len(&self, lang: usize) -> usize {
-        2 + self.body.iter().map(|s| s.get(lang).len()).sum::<usize>()
+        let mut len = 2;
+        self.body.each_fragment(lang, |f| len += f.len());
+        len
+    }
+}
+
+/// Marks an entry of [`Item::ends`] that starts a run of one fragment per language; its
+/// low bits are the number of languages.
+const EACH: u32 = 1 << 31;
+
+/// A record's item as JSON fragments in one allocation, in field order: a fragment the
+/// same in every language once, a localized one once per language. Writing a page copies
+/// a few runs of one contiguous buffer per record, not many small allocations.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Item {
+    bytes: Box<[u8]>,
+    /// Per run: a shared run is its end in `bytes`; a localized run is `EACH | n`, then
+    /// the end of each of its `n` languages' fragments.
+    ends: Box<[u32]>,
+}
+
+impl Item {
+    /// Calls `f` with the fragments of language `lang`, in order.
+    fn each_fragment(&self, lang: usize, mut f: impl FnMut(&[u8])) {
+        let (mut start, mut i) = (0usize, 0usize);
+        while let Some(&end) = self.ends.get(i) {
+            if end & EACH == 0 {
+                f(&self.bytes[start..end as usize]);
+                start = end as usize;
+                i += 1;
+            } else {
+                let n = (end & !EACH) as usize;
+                let ends = &self.ends[i + 1..i + 1 + n];
+                let from = if lang == 0 { start } else { ends[lang - 1] as usize };
+                f(&self.bytes[from..ends[lang] as usize]);
+                start = ends[n - 1] as usize;
+                i += 1 + n;
+            }
+        }
+    }
+
+    /// Appends the fragments of language `lang`.
+    pub fn write(&self, lang: usize, out: &mut Vec<u8>) {
+        self.each_fragment(lang, |f| out.extend_from_slice(f));
+    }
+}
+
+/// Builds an [`Item`] fragment by fragment.
+#[derive(Debug, Default)]
+pub struct ItemBuilder {
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+    /// The last run is shared: a shared fragment extends it.
+    in_shared: bool,
+}
+
+impl ItemBuilder {
+    /// The end of the bytes so far; an item is far below 2 GiB (the `EACH` bit), as the
+    /// loader holds a whole batch of records in memory at once.
+    fn end(&self) -> u32 {
+        let end = u32::try_from(self.bytes.len()).unwrap_or(u32::MAX);
+        assert!(end & EACH == 0, "an item of 2 GiB or more");
+        end
+    }
+
+    /// A fragment every language shares; it joins the shared run before it.
+    pub fn shared(&mut self, fragment: &[u8]) {
+        self.bytes.extend_from_slice(fragment);
+        let end = self.end();
+        match self.ends.last_mut() {
+            Some(last) if self.in_shared => *last = end,
+            _ => self.ends.push(end),
+        }
+        self.in_shared = true;
+    }
+
+    /// One fragment per language, in language order; all equal, it is shared.
+    pub fn each(&mut self, fragments: &[Vec<u8>]) {
+        match fragments {
+            [] => {}
+            [first, rest @ ..] if rest.iter().all(|f| f == first) => self.shared(first),
+            _ => {
+                let n = u32::try_from(fragments.len()).expect("fewer than 2^31 languages");
+                self.in_shared = false;
+                self.ends.push(EACH | n);
+                for f in fragments {
+                    self.bytes.extend_from_slice(f);
+                    let end = self.end();
+                    self.ends.push(end);
+                }
+            }
+        }
+    }
+
+    /// The item, in allocations of exactly its size (a shrinking reallocation may keep a
+    /// grown buffer's capacity, and there is one item per record).
+    pub fn finish(self) -> Item {
+        Item { bytes: Box::from(&self.bytes[..]), ends: Box::from(&self.ends[..]) }
     }
 }
 
@@ -144,20 +239,27 @@ mod tests {
 
     #[test]
     fn item_is_fragments_joined_in_braces() {
+        let mut b = ItemBuilder::default();
+        b.shared(b"\"id\":1");
+        b.each(&[b",\"n\":\"a\"".to_vec(), b",\"n\":\"b\"".to_vec()]);
+        b.shared(b",\"x\":2");
+        b.shared(b",\"y\":3");
+        b.each(&[b",\"z\":0".to_vec(), b",\"z\":0".to_vec()]);
+        b.each(&[b",\"m\":\"one\"".to_vec(), b",\"m\":\"two\"".to_vec()]);
         let r = Record {
             origin: Origin { file: 0, line: 1 },
             id: Id::Int(1),
             keys: vec![],
-            body: vec![
-                PerLang::Shared(b"\"id\":1".to_vec().into()),
-                PerLang::Each(
-                    vec![b",\"n\":\"a\"".to_vec().into(), b",\"n\":\"b\"".to_vec().into()].into(),
-                ),
-            ],
+            body: b.finish(),
         };
         let mut out = Vec::new();
         r.write_item(1, &mut out);
-        assert_eq!(out, b"{\"id\":1,\"n\":\"b\"}");
+        assert_eq!(out, b"{\"id\":1,\"n\":\"b\",\"x\":2,\"y\":3,\"z\":0,\"m\":\"two\"}");
         assert_eq!(r.item_len(1), out.len());
+        out.clear();
+        r.write_item(0, &mut out);
+        assert_eq!(out, b"{\"id\":1,\"n\":\"a\",\"x\":2,\"y\":3,\"z\":0,\"m\":\"one\"}");
+        // Shared fragments in a row, and equal ones, are one run: 2 shared runs, 2 localized.
+        assert_eq!(r.body.ends.len(), 2 + 2 * 3);
     }
 }

@@ -41,7 +41,12 @@ mod tests {
     use crate::model::{Id, Origin, SortValue};
 
     fn rec(id: i64, keys: Vec<PerLang<SortValue>>) -> Record {
-        Record { origin: Origin { file: 0, line: 1 }, id: Id::Int(id), keys, body: vec![] }
+        Record {
+            origin: Origin { file: 0, line: 1 },
+            id: Id::Int(id),
+            keys,
+            body: Default::default(),
+        }
     }
 
     #[test]

@@ -319,7 +319,7 @@ impl<'a> Resolver<'a> {
             return None;
         }
 
-        let mut body: Vec<PerLang<Box<[u8]>>> = Vec::new();
+        let mut body = crate::model::ItemBuilder::default();
         let mut first = true;
         for (key, value) in &resolved {
             if !p.fields.is_empty() && !p.fields.iter().any(|f| f == key) {
@@ -335,23 +335,13 @@ impl<'a> Resolver<'a> {
                 serde_json::to_writer(&mut out, v).expect("writing to a Vec cannot fail");
                 out
             };
-            let seg = match value {
-                PerLang::Shared(v) => PerLang::Shared(frag(v)),
-                PerLang::Each(vs) => collapse(vs.iter().map(frag).collect()),
-            };
-            first = false;
-            match (body.last_mut(), seg) {
-                (Some(PerLang::Shared(prev)), PerLang::Shared(next)) => {
-                    let mut joined = std::mem::take(prev).into_vec();
-                    joined.extend_from_slice(&next);
-                    *prev = joined.into_boxed_slice();
-                }
-                (_, PerLang::Shared(v)) => body.push(PerLang::Shared(v.into_boxed_slice())),
-                (_, PerLang::Each(vs)) => body.push(PerLang::Each(
-                    vs.into_vec().into_iter().map(Vec::into_boxed_slice).collect(),
-                )),
+            match value {
+                PerLang::Shared(v) => body.shared(&frag(v)),
+                PerLang::Each(vs) => body.each(&vs.iter().map(frag).collect::<Vec<_>>()),
             }
+            first = false;
         }
+        let body = body.finish();
 
         Some(Record { origin, id: id.expect("a missing id is a problem"), keys, body })
     }
