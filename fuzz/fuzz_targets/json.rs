@@ -18,7 +18,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let mut found: Vec<Option<Value>> = Vec::new();
     let issues = json::stream_array(file, batch, &mut |raws| {
         found.extend(raws.into_iter().map(|raw| match raw {
-            Raw::Text { text, .. } => serde_json::from_str(text).ok(),
+            Raw::Text { text, .. } => serde_json::from_slice(text).ok(),
             Raw::Object { .. } => unreachable!("the JSON splitter yields text"),
         }))
     })

@@ -26,25 +26,33 @@ fn newlines(bytes: &[u8]) -> u64 {
     bytes.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
+/// The length of the string at the start of `b` (its opening `"` included), found with
+/// `memchr` over the quotes and backslashes: most of a record's bytes are in strings.
+fn string_len(b: &[u8]) -> Option<usize> {
+    let mut i = 1;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        if b[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2; // a backslash and the character it escapes
+    }
+}
+
 /// The length of the JSON value at the start of `b` (an object, array, string or
 /// scalar), found by matching brackets outside strings; `None` when `b` ends first.
 /// Only the extent is found here; serde_json validates the value itself.
 fn value_len(b: &[u8]) -> Option<usize> {
     match b.first()? {
         b'{' | b'[' => {
-            let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-            for (i, &c) in b.iter().enumerate() {
-                if in_string {
-                    match (escaped, c) {
-                        (true, _) => escaped = false,
-                        (false, b'\\') => escaped = true,
-                        (false, b'"') => in_string = false,
-                        _ => {}
+            let mut depth = 0usize;
+            let mut i = 0;
+            while i < b.len() {
+                match b[i] {
+                    b'"' => {
+                        i += string_len(&b[i..])?;
+                        continue;
                     }
-                    continue;
-                }
-                match c {
-                    b'"' => in_string = true,
                     b'{' | b'[' => depth += 1,
                     b'}' | b']' => {
                         depth -= 1;
@@ -54,21 +62,11 @@ fn value_len(b: &[u8]) -> Option<usize> {
                     }
                     _ => {}
                 }
+                i += 1;
             }
             None
         }
-        b'"' => {
-            let mut escaped = false;
-            for (i, &c) in b.iter().enumerate().skip(1) {
-                match (escaped, c) {
-                    (true, _) => escaped = false,
-                    (false, b'\\') => escaped = true,
-                    (false, b'"') => return Some(i + 1),
-                    _ => {}
-                }
-            }
-            None
-        }
+        b'"' => string_len(b),
         _ => b.iter().position(|c| matches!(c, b',' | b']' | b' ' | b'\t' | b'\r' | b'\n')),
     }
 }
@@ -164,17 +162,11 @@ pub fn stream_array(
                 }
             }
         }
-        let mut raws = Vec::with_capacity(batch.len());
-        let mut issues = Vec::new();
-        for (line, start, end) in batch {
-            match std::str::from_utf8(&buf[start..end]) {
-                Ok(text) => raws.push(Raw::Text { line, text }),
-                Err(_) => issues.push(Problem::unplaced(Some(line), "not valid UTF-8")),
-            }
-        }
-        if !issues.is_empty() {
-            return Ok(issues);
-        }
+        // UTF-8 is checked with the parsing, in parallel (`Raw::Text`).
+        let raws: Vec<Raw<'_>> = batch
+            .into_iter()
+            .map(|(line, start, end)| Raw::Text { line, text: &buf[start..end] })
+            .collect();
         if !raws.is_empty() {
             sink(raws);
         }
@@ -190,43 +182,49 @@ pub fn stream_array(
 }
 
 /// Streams a `.jsonl` file: one object a line, blank lines skipped, batches of about
-/// `chunk` bytes to `sink`. A line that is not UTF-8 is an issue; the rest goes on.
+/// `chunk` bytes to `sink`. Lines are handed out as bytes; a line that is not UTF-8 is a
+/// problem of that line only (found with the parsing).
 pub fn stream_lines(
     reader: impl Read,
     chunk: usize,
     sink: &mut dyn FnMut(Vec<Raw<'_>>),
 ) -> io::Result<Vec<Problem>> {
-    let mut reader = io::BufReader::new(reader);
-    let mut issues = Vec::new();
-    let mut lines: Vec<(u64, String)> = Vec::new();
-    let (mut size, mut number) = (0usize, 0u64);
-    let mut raw = Vec::new();
+    let mut reader = io::BufReader::with_capacity(1 << 16, reader);
+    let mut buf: Vec<u8> = Vec::with_capacity(chunk + (1 << 16));
+    // (line number, start, end) of the lines in `buf`, line ends stripped.
+    let mut lines: Vec<(u64, usize, usize)> = Vec::new();
+    let mut number = 0u64;
     loop {
-        raw.clear();
-        let n = reader.read_until(b'\n', &mut raw)?;
+        let start = buf.len();
+        let n = reader.read_until(b'\n', &mut buf)?;
         if n > 0 {
             number += 1;
-            let bytes = if number == 1 {
-                raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw)
+            let mut from = start;
+            if number == 1 && buf[start..].starts_with(b"\xEF\xBB\xBF") {
+                from += 3;
+            }
+            let mut to = buf.len();
+            while to > from && matches!(buf[to - 1], b'\n' | b'\r') {
+                to -= 1;
+            }
+            if buf[from..to].iter().all(|&b| is_json_space(b)) {
+                buf.truncate(start);
             } else {
-                &raw[..]
-            };
-            match std::str::from_utf8(bytes) {
-                Ok(text) if text.bytes().all(is_json_space) => {}
-                Ok(text) => {
-                    size += text.len();
-                    lines.push((number, text.trim_end_matches(['\n', '\r']).to_string()));
-                }
-                Err(_) => issues.push(Problem::unplaced(Some(number), "not valid UTF-8")),
+                lines.push((number, from, to));
             }
         }
-        if (n == 0 || size >= chunk) && !lines.is_empty() {
-            sink(lines.iter().map(|(line, text)| Raw::Text { line: *line, text }).collect());
+        if (n == 0 || buf.len() >= chunk) && !lines.is_empty() {
+            sink(
+                lines
+                    .iter()
+                    .map(|&(line, from, to)| Raw::Text { line, text: &buf[from..to] })
+                    .collect(),
+            );
             lines.clear();
-            size = 0;
+            buf.clear();
         }
         if n == 0 {
-            return Ok(issues);
+            return Ok(Vec::new());
         }
     }
 }
@@ -239,7 +237,7 @@ mod tests {
         let mut got = Vec::new();
         let issues = stream_array(text.as_bytes(), chunk, &mut |raws| {
             got.extend(raws.into_iter().map(|r| match r {
-                Raw::Text { line, text } => (line, text.to_string()),
+                Raw::Text { line, text } => (line, String::from_utf8(text.to_vec()).unwrap()),
                 Raw::Object { .. } => unreachable!(),
             }))
         })
@@ -375,7 +373,7 @@ mod tests {
             let mut got = Vec::new();
             let issues = stream_lines(text.as_bytes(), chunk, &mut |raws| {
                 got.extend(raws.into_iter().map(|r| match r {
-                    Raw::Text { line, text } => (line, serde_json::from_str::<Value>(text).unwrap()),
+                    Raw::Text { line, text } => (line, serde_json::from_slice::<Value>(text).unwrap()),
                     Raw::Object { .. } => unreachable!(),
                 }))
             })
@@ -399,7 +397,7 @@ mod tests {
         let text = "\u{feff}{\"id\":1}\r\n\r\n  \n{\"id\":2}\n{\"id\":3}";
         stream_lines(text.as_bytes(), 1, &mut |raws| {
             got.extend(raws.into_iter().map(|r| match r {
-                Raw::Text { line, text } => (line, text.to_string()),
+                Raw::Text { line, text } => (line, String::from_utf8(text.to_vec()).unwrap()),
                 Raw::Object { .. } => unreachable!(),
             }))
         })

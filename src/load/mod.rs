@@ -19,8 +19,15 @@ use record::{Findings, Resolver};
 
 /// One record as a parser found it: raw JSON text to parse, or an object already built.
 pub enum Raw<'a> {
-    Text { line: u64, text: &'a str },
-    Object { line: u64, object: Map<String, Value> },
+    /// The text of one JSON value, not yet checked to be UTF-8.
+    Text {
+        line: u64,
+        text: &'a [u8],
+    },
+    Object {
+        line: u64,
+        object: Map<String, Value>,
+    },
 }
 
 impl Raw<'_> {
@@ -152,7 +159,10 @@ impl FileOut<'_> {
                 let mut found = Findings::default();
                 let object = match raw {
                     Raw::Object { object, .. } => Some(object),
-                    Raw::Text { text, .. } => match serde_json::from_str::<Value>(text) {
+                    Raw::Text { text, .. } => match std::str::from_utf8(text)
+                        .map_err(|_| None)
+                        .and_then(|text| serde_json::from_str::<Value>(text).map_err(Some))
+                    {
                         Ok(Value::Object(o)) => Some(o),
                         Ok(other) => {
                             let why =
@@ -160,7 +170,11 @@ impl FileOut<'_> {
                             found.problems.push(Problem::unplaced(None, why));
                             None
                         }
-                        Err(e) => {
+                        Err(None) => {
+                            found.problems.push(Problem::unplaced(None, "not valid UTF-8"));
+                            None
+                        }
+                        Err(Some(e)) => {
                             // Lines inside a multi-line element count from its first line.
                             let at = if e.line() > 1 {
                                 format!("line {} of this record, ", e.line())
