@@ -182,7 +182,12 @@ impl ItemBuilder {
 
     /// A fragment every language shares; it joins the shared run before it.
     pub fn shared(&mut self, fragment: &[u8]) {
-        self.bytes.extend_from_slice(fragment);
+        self.shared_with(|out| out.extend_from_slice(fragment));
+    }
+
+    /// A shared fragment, appended by `write`.
+    pub fn shared_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        write(&mut self.bytes);
         let end = self.end();
         match self.ends.last_mut() {
             Some(last) if self.in_shared => *last = end,
@@ -193,19 +198,33 @@ impl ItemBuilder {
 
     /// One fragment per language, in language order; all equal, it is shared.
     pub fn each(&mut self, fragments: &[Vec<u8>]) {
-        match fragments {
-            [] => {}
-            [first, rest @ ..] if rest.iter().all(|f| f == first) => self.shared(first),
-            _ => {
-                let n = u32::try_from(fragments.len()).expect("fewer than 2^31 languages");
-                self.in_shared = false;
-                self.ends.push(EACH | n);
-                for f in fragments {
-                    self.bytes.extend_from_slice(f);
-                    let end = self.end();
-                    self.ends.push(end);
-                }
-            }
+        self.each_with(fragments.len(), |i, out| out.extend_from_slice(&fragments[i]));
+    }
+
+    /// One fragment per language, `write(i, out)` appending language `i`'s; all equal,
+    /// they are kept once, as a shared fragment.
+    pub fn each_with(&mut self, n: usize, mut write: impl FnMut(usize, &mut Vec<u8>)) {
+        if n == 0 {
+            return;
+        }
+        let (start, mark) = (self.bytes.len(), self.ends.len());
+        self.ends.push(EACH | u32::try_from(n).expect("fewer than 2^31 languages"));
+        for i in 0..n {
+            write(i, &mut self.bytes);
+            let end = self.end();
+            self.ends.push(end);
+        }
+        let first = start..self.ends[mark + 1] as usize;
+        let same = (1..n).all(|k| {
+            let (from, to) = (self.ends[mark + k] as usize, self.ends[mark + k + 1] as usize);
+            self.bytes[from..to] == self.bytes[first.clone()]
+        });
+        if same {
+            self.bytes.truncate(first.end);
+            self.ends.truncate(mark);
+            self.shared_with(|_| {});
+        } else {
+            self.in_shared = false;
         }
     }
 

@@ -159,7 +159,7 @@ impl FileOut<'_> {
                 let mut found = Findings::default();
                 let object = match raw {
                     Raw::Object { object, .. } => Some(object),
-                    Raw::Text { text, .. } => match std::str::from_utf8(text)
+                    Raw::Text { text, .. } => match simdutf8::basic::from_utf8(text)
                         .map_err(|_| None)
                         .and_then(|text| serde_json::from_str::<Value>(text).map_err(Some))
                     {

@@ -3,7 +3,6 @@
 //! configured fallback, computes sort keys, applies the `fields` projection and
 //! pre-serializes the item. Pure: no IO, problems are returned, not printed.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value};
@@ -31,7 +30,6 @@ pub struct Findings {
 /// The config, indexed for per-record work.
 pub struct Resolver<'a> {
     project: &'a Project,
-    langs: HashMap<String, usize>,
     /// `listing.sort` keys and `listing.fields` entries that `[fields]` does not declare
     /// (`id` aside): (config key, field, whether some record has it). A name no record has
     /// and the schema does not know is a typo, reported once the whole data set is read.
@@ -128,7 +126,6 @@ fn collapse<T: PartialEq>(each: Vec<T>) -> PerLang<T> {
 
 impl<'a> Resolver<'a> {
     pub fn new(project: &'a Project) -> Self {
-        let langs = project.languages.iter().enumerate().map(|(i, l)| (l.clone(), i)).collect();
         let sort = project.sort.iter().map(|k| ("listing.sort", &k.field));
         let fields = project.fields.iter().map(|f| ("listing.fields", f));
         let mut undeclared: Vec<(&'static str, String, AtomicBool)> = Vec::new();
@@ -138,7 +135,7 @@ impl<'a> Resolver<'a> {
                 undeclared.push((key, field.clone(), AtomicBool::new(false)));
             }
         }
-        Resolver { project, langs, undeclared }
+        Resolver { project, undeclared }
     }
 
     /// `(config key, field)` of every sort key or `fields` entry that no record resolved so
@@ -154,8 +151,13 @@ impl<'a> Resolver<'a> {
         self.project
     }
 
+    /// The configured language `key` names, in any ASCII case (no allocation: it runs for
+    /// every key of every localized value).
     pub fn lang_index(&self, key: &str) -> Option<usize> {
-        self.langs.get(&key.to_ascii_lowercase()).copied()
+        let lower = |l: &&String| {
+            l.len() == key.len() && l.bytes().zip(key.bytes()).all(|(a, b)| a == b.to_ascii_lowercase())
+        };
+        self.project.languages.iter().position(|l| lower(&l))
     }
 
     fn localized(&self, field: &str) -> bool {
@@ -325,19 +327,17 @@ impl<'a> Resolver<'a> {
             if !p.fields.is_empty() && !p.fields.iter().any(|f| f == key) {
                 continue;
             }
-            let frag = |v: &Value| -> Vec<u8> {
-                let mut out = Vec::with_capacity(16);
+            let frag = |v: &Value, out: &mut Vec<u8>| {
                 if !first {
                     out.push(b',');
                 }
-                serde_json::to_writer(&mut out, key).expect("writing to a Vec cannot fail");
+                serde_json::to_writer(&mut *out, key).expect("writing to a Vec cannot fail");
                 out.push(b':');
-                serde_json::to_writer(&mut out, v).expect("writing to a Vec cannot fail");
-                out
+                serde_json::to_writer(&mut *out, v).expect("writing to a Vec cannot fail");
             };
             match value {
-                PerLang::Shared(v) => body.shared(&frag(v)),
-                PerLang::Each(vs) => body.each(&vs.iter().map(frag).collect::<Vec<_>>()),
+                PerLang::Shared(v) => body.shared_with(|out| frag(v, out)),
+                PerLang::Each(vs) => body.each_with(vs.len(), |i, out| frag(&vs[i], out)),
             }
             first = false;
         }
