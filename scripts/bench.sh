@@ -1,68 +1,121 @@
 #!/usr/bin/env bash
-# End-to-end benchmark: scripts/bench.sh N [WORKDIR]
+# End-to-end benchmark: scripts/bench.sh N [BASE...]
 #
-# Builds N generated records (examples/gen.rs, seed 42) and prints one table: a full build,
-# the floor (the same files written from memory, single-threaded, examples/floor.rs), a
-# no-op rebuild, a rebuild after one record's text changed, and a build with gzip + br
-# precompression. Each timed run is preceded by `sync`; full builds and the floor are the
-# median of 3. Ratios compare against figures measured in this same run.
+# Generates N records (examples/gen.rs, seed 42; the project of scripts/bench.toml: four
+# languages, sizes 10/20/50/100) and, in BASE/folio-bench-N for each BASE (default: /dev/shm,
+# a tmpfs, and target/ on the project's disk), prints one table measured in one run:
+#   floor          the same files written from memory, one thread a core (examples/floor.rs),
+#                  and on one thread
+#   full build     folio build into an empty output/
+#   python peer    scripts/naive.py: the same job written the obvious way (BENCH_PYTHON=0 skips it)
+#   no-op rebuild  folio build again, nothing changed
+#   one record     folio build after one record's text changed
+#   precompressed  folio build with precompress = ["gzip", "br"] into an empty output/
+# Every timed run is preceded by `sync`; floor and full build are the median of
+# BENCH_RUNS (default 3). Ratios compare figures of the same run and the same filesystem.
 set -euo pipefail
-N=${1:?usage: scripts/bench.sh N [WORKDIR]}
-WORK=${2:-${TMPDIR:-/tmp}/folio-bench-$N}
+N=${1:?usage: scripts/bench.sh N [BASE...]}
+shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BASES=("$@")
+[ ${#BASES[@]} -gt 0 ] || BASES=(/dev/shm "$ROOT/target")
+RUNS=${BENCH_RUNS:-3}
+PYTHON=${BENCH_PYTHON:-1}
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen --example floor
 BIN=$ROOT/target/release
-mkdir -p "$WORK/data"
-[ -f "$WORK/data/attractions.json" ] || "$BIN/examples/gen" "$N" "$WORK/data/attractions.json" 42
-cp "$WORK/data/attractions.json" "$WORK/pristine.json"
-config() {
-  sed "s/^precompress = \[\]/precompress = [$1]/" "$ROOT/scripts/bench.toml" > "$WORK/folio.toml"
-}
-# timed CMD... -> "wall cpu rss_kb" of one run
+
+# timed CMD... -> "wall cpu rss_kb" of one run (stdout of CMD in $WORK/last.txt)
 timed() {
   sync
   /usr/bin/time -f '%e %U %S %M' -o "$WORK/time.txt" "$@" > "$WORK/last.txt"
   awk '{printf "%.2f %.2f %d\n", $1, $2 + $3, $4}' "$WORK/time.txt"
 }
 median() { sort -n | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}'; }
-cd "$WORK"
-config ''
-input=$(stat -c %s data/attractions.json)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+config() {
+  sed "s/^precompress = \[\]/precompress = [$1]/" "$ROOT/scripts/bench.toml" > "$WORK/folio.toml"
+}
 
-full_runs=()
-for _ in 1 2 3; do rm -rf output; full_runs+=("$(timed "$BIN/folio" build)"); done
-full=$(printf '%s\n' "${full_runs[@]}" | median)
-files=$(find output -type f | wc -l)
-bytes=$(du -sb output | cut -f1)
+DATA=""
+suite() {
+  WORK=$1/folio-bench-$N
+  mkdir -p "$WORK/data"
+  if [ -z "$DATA" ]; then
+    [ -f "$WORK/data/attractions.json" ] || "$BIN/examples/gen" "$N" "$WORK/data/attractions.json" 42
+    DATA=$WORK/data/attractions.json
+  elif [ ! -f "$WORK/data/attractions.json" ]; then
+    cp "$DATA" "$WORK/data/attractions.json"
+  fi
+  cd "$WORK"
+  cp data/attractions.json pristine.json
+  config ''
+  local input fs full_runs floor_runs floor1_runs full floor floor1 files bytes py noop one comp
+  input=$(stat -c %s data/attractions.json)
+  fs=$(df --output=fstype . | tail -1)
 
-floor_runs=()
-for _ in 1 2 3; do rm -rf floor; sync; floor_runs+=("$("$BIN/examples/floor" output floor | cut -d' ' -f1)"); done
-rm -rf floor
-floor=$(printf '%s\n' "${floor_runs[@]}" | median)
+  full_runs=()
+  for _ in $(seq "$RUNS"); do rm -rf output; full_runs+=("$(timed "$BIN/folio" build)"); done
+  full=$(printf '%s\n' "${full_runs[@]}" | median)
+  files=$(find output -type f | wc -l)
+  bytes=$(du -sb output | cut -f1)
 
-noop=$(timed "$BIN/folio" build); noop_written=$(grep -o '[0-9]* files written' last.txt | cut -d' ' -f1)
-# One record's text changed: the first record of the (shuffled) input file.
-python3 - <<'PY'
-import re
+  floor_runs=(); floor1_runs=()
+  for _ in $(seq "$RUNS"); do
+    rm -rf floor; sync
+    floor_runs+=("$("$BIN/examples/floor" output floor | cut -d' ' -f1)")
+    rm -rf floor; sync
+    floor1_runs+=("$("$BIN/examples/floor" output floor 1 | cut -d' ' -f1)")
+  done
+  rm -rf floor
+  floor=$(printf '%s\n' "${floor_runs[@]}" | median)
+  floor1=$(printf '%s\n' "${floor1_runs[@]}" | median)
+
+  py="- - 0"
+  if [ "$PYTHON" != 0 ]; then
+    rm -rf py-out
+    py=$(timed python3 "$ROOT/scripts/naive.py" data/attractions.json py-out)
+    rm -rf py-out
+  fi
+
+  noop=$(timed "$BIN/folio" build)
+  local noop_written one_written comp_files
+  noop_written=$(grep -o '[0-9]* files written' last.txt | cut -d' ' -f1)
+  # One record's text changed: the first record of the (shuffled) input file.
+  python3 - <<'PY'
 p = "data/attractions.json"
 s = open(p, encoding="utf-8").read()
 s = s.replace('"en":"', '"en":"changed ', 1)
 open(p, "w", encoding="utf-8").write(s)
 PY
-one=$(timed "$BIN/folio" build); one_written=$(grep -o '[0-9]* files written' last.txt | cut -d' ' -f1)
-cp pristine.json data/attractions.json
+  one=$(timed "$BIN/folio" build)
+  one_written=$(grep -o '[0-9]* files written' last.txt | cut -d' ' -f1)
+  cp pristine.json data/attractions.json
 
-config '"gzip", "br"'
-rm -rf output
-comp=$(timed "$BIN/folio" build); comp_files=$(find output -type f | wc -l)
-config ''
+  config '"gzip", "br"'
+  rm -rf output
+  comp=$(timed "$BIN/folio" build)
+  comp_files=$(find output -type f | wc -l)
+  config ''
+  rm -rf output
 
-read -r fw fc fm <<< "$full"; read -r nw nc nm <<< "$noop"; read -r ow oc om <<< "$one"; read -r cw cc cm <<< "$comp"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-printf '\nfolio bench: N=%s, input %s bytes, output %s files, %s bytes\n' "$N" "$input" "$files" "$bytes"
-printf '%-22s %8s %8s %10s %10s  %s\n' run wall_s cpu_s rss_MB files ratio
-printf '%-22s %8s %8s %10s %10s  %s\n' "floor (write only)" "$floor" "-" "-" "$files" "1.00 x floor"
-printf '%-22s %8s %8s %10d %10s  %s x floor, rss %s x input\n' "full build" "$fw" "$fc" $((fm / 1024)) "$files" "$(ratio "$fw" "$floor")" "$(ratio $((fm * 1024)) "$input")"
-printf '%-22s %8s %8s %10d %10s  %s x full\n' "no-op rebuild" "$nw" "$nc" $((nm / 1024)) "$noop_written" "$(ratio "$nw" "$fw")"
-printf '%-22s %8s %8s %10d %10s  %s x full\n' "one record changed" "$ow" "$oc" $((om / 1024)) "$one_written" "$(ratio "$ow" "$fw")"
-printf '%-22s %8s %8s %10d %10s  %s x full\n' "precompressed (gz+br)" "$cw" "$cc" $((cm / 1024)) "$comp_files" "$(ratio "$cw" "$fw")"
+  local fw fc fm pw pc pm nw nc nm ow oc om cw cc cm
+  read -r fw fc fm <<< "$full"; read -r pw pc pm <<< "$py"; read -r nw nc nm <<< "$noop"
+  read -r ow oc om <<< "$one"; read -r cw cc cm <<< "$comp"
+  printf '\nfolio bench: N=%s on %s (%s), input %s bytes, output %s files, %s bytes\n' \
+    "$N" "$1" "$fs" "$input" "$files" "$bytes"
+  printf '%-24s %8s %8s %8s %8s  %s\n' run wall_s cpu_s rss_MB files ratio
+  printf '%-24s %8s %8s %8s %8s  %s\n' "floor (write only)" "$floor" "-" "-" "$files" "1.00 x floor"
+  printf '%-24s %8s %8s %8s %8s  %s x floor\n' "floor, one thread" "$floor1" "-" "-" "$files" "$(ratio "$floor1" "$floor")"
+  printf '%-24s %8s %8s %8d %8s  %s x floor; rss %s x input\n' "full build" "$fw" "$fc" $((fm / 1024)) "$files" \
+    "$(ratio "$fw" "$floor")" "$(ratio $((fm * 1024)) "$input")"
+  if [ "$PYTHON" != 0 ]; then
+    printf '%-24s %8s %8s %8d %8s  %s x floor; folio is %s x faster\n' "python peer" "$pw" "$pc" $((pm / 1024)) "-" \
+      "$(ratio "$pw" "$floor")" "$(ratio "$pw" "$fw")"
+  fi
+  printf '%-24s %8s %8s %8d %8s  %s x full\n' "no-op rebuild" "$nw" "$nc" $((nm / 1024)) "$noop_written" "$(ratio "$nw" "$fw")"
+  printf '%-24s %8s %8s %8d %8s  %s x full\n' "one record changed" "$ow" "$oc" $((om / 1024)) "$one_written" "$(ratio "$ow" "$fw")"
+  printf '%-24s %8s %8s %8d %8s  %s x full\n' "precompressed (gz+br)" "$cw" "$cc" $((cm / 1024)) "$comp_files" "$(ratio "$cw" "$fw")"
+  cd "$ROOT"
+}
+
+for base in "${BASES[@]}"; do suite "$base"; done
