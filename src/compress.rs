@@ -3,8 +3,9 @@
 //! codecs -- output` (single thread, 3,000 pages of the benchmark build):
 //!
 //! - gzip: libdeflate level 6 (113 MB/s, ratio 0.218) against flate2 at 6 with
-//!   miniz_oxide (44 MB/s, 0.222) or zlib-rs (78 MB/s, 0.221): the fastest and smallest. libdeflate compresses a whole buffer at
-//!   once, which is all a page needs; one compressor a thread is reused.
+//!   miniz_oxide (44 MB/s, 0.222) or zlib-rs (78 MB/s, 0.221): the fastest and smallest.
+//!   libdeflate compresses a whole buffer at once, which is all a page needs; one
+//!   compressor a thread is reused.
 //! - brotli: quality 3 with the window fitted to the page (97 MB/s, 0.239) against 4
 //!   (48 MB/s, 0.235): twice the speed for 1.7 % more bytes; 5 and up fall to 4 MB/s.
 //!   A fixed 4 MiB window made each small page pay for setting it up.

@@ -155,7 +155,8 @@ impl<'a> Resolver<'a> {
     /// every key of every localized value).
     pub fn lang_index(&self, key: &str) -> Option<usize> {
         let lower = |l: &&String| {
-            l.len() == key.len() && l.bytes().zip(key.bytes()).all(|(a, b)| a == b.to_ascii_lowercase())
+            l.len() == key.len()
+                && l.bytes().zip(key.bytes()).all(|(a, b)| a == b.to_ascii_lowercase())
         };
         self.project.languages.iter().position(|l| lower(&l))
     }
