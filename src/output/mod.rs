@@ -277,31 +277,51 @@ impl Tree {
 
     /// Files the new build would overwrite although folio never wrote them: files at
     /// planned paths that the manifest does not list, and non-folders where folders go.
+    /// Each planned folder is listed once (in parallel), not each planned path looked up.
     pub fn clashes<'a>(&self, planned: impl IntoIterator<Item = &'a str>) -> Vec<PathBuf> {
-        let mut clashes = Vec::new();
-        let mut dirs = BTreeSet::new();
+        use rayon::prelude::*;
+        let mut folders: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
         for rel in planned {
-            let path = self.root.join(rel);
-            match fs::symlink_metadata(&path) {
-                Ok(meta) if meta.is_dir() || !self.old.files.contains_key(rel) => {
-                    clashes.push(path)
-                }
-                _ => {}
-            }
-            let mut parent = Path::new(rel).parent();
-            while let Some(p) = parent.filter(|p| !p.as_os_str().is_empty()) {
-                if !dirs.insert(p.to_path_buf()) {
-                    break;
-                }
-                parent = p.parent();
+            let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+            folders.entry(folder).or_default().push((name, rel));
+        }
+        let mut ancestors = BTreeSet::new();
+        for &folder in folders.keys() {
+            let mut at = folder;
+            while !at.is_empty() && ancestors.insert(at) {
+                at = at.rsplit_once('/').map_or("", |(parent, _)| parent);
             }
         }
-        for dir in dirs {
-            let path = self.root.join(&dir);
-            if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
-                clashes.push(path);
-            }
-        }
+        let mut clashes: Vec<PathBuf> = folders
+            .par_iter()
+            .flat_map_iter(|(folder, names)| {
+                let dir = self.root.join(folder);
+                // name -> is it a folder (the entry itself, a symlink is not followed)
+                let present: std::collections::HashMap<std::ffi::OsString, bool> =
+                    match fs::read_dir(&dir) {
+                        Ok(entries) => entries
+                            .filter_map(Result::ok)
+                            .map(|e| (e.file_name(), e.file_type().is_ok_and(|t| t.is_dir())))
+                            .collect(),
+                        Err(_) => Default::default(),
+                    };
+                names
+                    .iter()
+                    .filter(|(name, rel)| {
+                        present
+                            .get(std::ffi::OsStr::new(name))
+                            .is_some_and(|&is_dir| is_dir || !self.old.files.contains_key(*rel))
+                    })
+                    .map(|(name, _)| dir.join(name))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        clashes.extend(
+            ancestors
+                .into_iter()
+                .map(|folder| self.root.join(folder))
+                .filter(|path| fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir())),
+        );
         clashes
     }
 
