@@ -232,6 +232,10 @@ struct Pages<'a> {
     links: &'a [Links],
 }
 
+/// How many items ahead of the one being copied a page's assembly asks for the next
+/// item's bytes (see [`crate::model::Item::prefetch`]).
+const PREFETCH: usize = 4;
+
 impl Pages<'_> {
     /// Renders one page: its items are copied from each record's pre-serialized bytes.
     fn render_page(
@@ -246,7 +250,14 @@ impl Pages<'_> {
         let info = PageInfo::new(records.len(), size, page);
         let range = paginate::page_range(records.len(), size as usize, page);
         self.writer.write(&info, &self.links[variant], variant, out, |out| {
-            for (i, &idx) in order[range].iter().enumerate() {
+            let order = &order[range];
+            for (i, &idx) in order.iter().enumerate() {
+                if let Some(&ahead) = order.get(i + 2 * PREFETCH) {
+                    records[ahead as usize].prefetch();
+                }
+                if let Some(&ahead) = order.get(i + PREFETCH) {
+                    records[ahead as usize].body.prefetch();
+                }
                 if i > 0 {
                     out.push(b',');
                 }
