@@ -552,10 +552,11 @@ impl Tree {
             entries.insert(rel, Entry { hash, size, mtime });
         }
         let manifest = Manifest::new(journal.stamp, entries);
-        if !nothing_ever && self.old_digest != Some(manifest.digest()) {
+        let bytes = manifest.to_bytes();
+        if !nothing_ever && self.old_digest != Some(hash(&bytes)) {
             fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
             let tmp = self.root.join(format!("{MANIFEST}.tmp"));
-            write_new(&tmp, |out| manifest.write_to(out)).with_context(|| ctx("writing", &tmp))?;
+            write_new(&tmp, |out| out.write_all(&bytes)).with_context(|| ctx("writing", &tmp))?;
             fs::rename(&tmp, self.root.join(MANIFEST))
                 .with_context(|| ctx("writing", &self.root.join(MANIFEST)))?;
         }

@@ -42,11 +42,14 @@ pub struct Confined {
     root: PathBuf,
     /// Folders below the root known to be real folders (not symlinks).
     real: HashSet<PathBuf>,
+    /// The folder part of the last path found to be inside: paths come in sorted runs of
+    /// one folder, and the next of the run needs no lookup.
+    last: Option<String>,
 }
 
 impl Confined {
     pub fn new(root: &Path) -> Confined {
-        Confined { root: root.to_path_buf(), real: HashSet::new() }
+        Confined { root: root.to_path_buf(), real: HashSet::new(), last: None }
     }
 
     /// `root/rel`, when `rel` is clean and every folder between the root and the last
@@ -57,8 +60,11 @@ impl Confined {
             return Err(Refusal::NotClean);
         }
         let path = self.root.join(rel);
-        let mut dir = self.root.clone();
         let folders = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        if self.last.as_deref() == Some(folders) {
+            return Ok(path);
+        }
+        let mut dir = self.root.clone();
         for part in folders.split('/').filter(|p| !p.is_empty()) {
             dir.push(part);
             if self.real.contains(&dir) {
@@ -73,6 +79,7 @@ impl Confined {
                 _ => return Err(Refusal::ThroughLink(display_rel(&self.root, &dir))),
             }
         }
+        self.last = Some(folders.to_string());
         Ok(path)
     }
 }
