@@ -3,7 +3,7 @@
 //! Reads up to N (default 3000) `.json` files under DIR (a built `output/`, spread over
 //! every language and size), then compresses all of them, single-threaded, with each
 //! candidate: flate2 (whatever backend its features select) at gzip levels 1, 4, 6, 9,
-//! libdeflate at 1, 4, 6, 9, 12, and brotli at qualities 1 to 6 with the window fitted to
+//! libdeflate at 1, 4, 5, 6, 7, 9, 12, and brotli at qualities 1 to 6 with the window fitted to
 //! the page. Prints MB/s of input and the ratio (compressed / input) of each.
 
 use std::io::Write;
@@ -52,7 +52,7 @@ fn main() {
             enc.finish().unwrap().len()
         });
     }
-    for level in [1, 4, 6, 9, 12] {
+    for level in [1, 4, 5, 6, 7, 9, 12] {
         let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(level).unwrap());
         let mut out = Vec::new();
         run(&format!("libdeflate gzip {level}"), &pages, |p| {

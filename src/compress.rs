@@ -4,11 +4,14 @@
 //!
 //! - gzip: libdeflate level 6 (113 MB/s, ratio 0.218) against flate2 at 6 with
 //!   miniz_oxide (44 MB/s, 0.222) or zlib-rs (78 MB/s, 0.221): the fastest and smallest.
-//!   libdeflate compresses a whole buffer at once, which is all a page needs; one
+//!   Level 5 (152 MB/s, 0.2236) would lose ratio against the flate2 output folio used to
+//!   write. libdeflate compresses a whole buffer at once, which is all a page needs; one
 //!   compressor a thread is reused.
-//! - brotli: quality 3 with the window fitted to the page (97 MB/s, 0.239) against 4
-//!   (48 MB/s, 0.235): twice the speed for 1.7 % more bytes; 5 and up fall to 4 MB/s.
-//!   A fixed 4 MiB window made each small page pay for setting it up.
+//! - brotli: quality 2 with the window fitted to the page (114 MB/s, 0.2390) against 3
+//!   (101 MB/s, 0.2387) and 4 (58 MB/s, 0.2349): on the whole benchmark build quality 2
+//!   wrote 0.2 % more `.br` bytes than 3 and made the precompressed build 0.95x as long;
+//!   5 and up fall to 4 MB/s. A fixed 4 MiB window made each small page pay for setting
+//!   it up.
 
 thread_local! {
     /// One libdeflate compressor a thread: it owns a few hundred KiB of tables.
@@ -52,7 +55,7 @@ impl Codec {
                 let mut out = Vec::with_capacity(bytes.len() / 3);
                 let lgwin = (usize::BITS - bytes.len().leading_zeros()).clamp(10, 24) as i32;
                 let params = brotli::enc::BrotliEncoderParams {
-                    quality: 3,
+                    quality: 2,
                     lgwin,
                     size_hint: bytes.len(),
                     ..Default::default()
