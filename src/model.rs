@@ -137,9 +137,10 @@ impl Record {
 /// low bits are the number of languages.
 const EACH: u32 = 1 << 31;
 
-/// A record's item as JSON fragments in one allocation, in field order: a fragment the
-/// same in every language once, a localized one once per language. Writing a page copies
-/// a few runs of one contiguous buffer per record, not many small allocations.
+/// A record's item as JSON fragments in two allocations (the bytes and where each
+/// fragment ends), in field order: a fragment the same in every language once, a
+/// localized one once per language. Writing a page copies a few runs of one contiguous
+/// buffer per record, not many small allocations.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Item {
     bytes: Box<[u8]>,
