@@ -89,7 +89,9 @@ fn page(size: usize) -> Vec<u8> {
     out
 }
 
-/// libdeflate, folio's gzip backend, at candidate levels (folio uses 6).
+/// libdeflate, folio's gzip backend, at candidate levels (folio uses 6). The bench page
+/// is synthetic and far more repetitive than real pages (brotli 4 beats 2 on it, the
+/// reverse of real data): choose levels with `examples/codecs.rs` on a real build.
 #[divan::bench(args = [1, 6, 9])]
 fn gzip_page_of_20(b: divan::Bencher, level: i32) {
     let page = page(20);
