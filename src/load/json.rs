@@ -85,99 +85,153 @@ enum State {
     End,
 }
 
-/// Streams a `.json` file (one array of objects) in chunks of about `chunk` bytes: each
-/// batch of complete elements goes to `sink` with the line of its opening brace, so the
-/// file is never held whole in memory. Structural problems end the file with an issue.
-pub fn stream_array(
-    mut reader: impl Read,
-    chunk: usize,
-    sink: &mut dyn FnMut(Vec<Raw<'_>>),
-) -> io::Result<Vec<Problem>> {
-    let mut buf: Vec<u8> = Vec::with_capacity(chunk);
-    let mut line = 1u64;
-    let mut state = State::Start;
-    let mut eof = false;
-    let mut bom_checked = false;
-    let fail =
-        |line: u64, message: &str| Ok(vec![Problem::unplaced(Some(line), message.to_string())]);
-    loop {
-        if !eof {
-            let n = reader.by_ref().take(chunk as u64).read_to_end(&mut buf)?;
-            eof = n == 0;
+/// Where the splitter of a `.json` file stands between chunks.
+struct Splitter {
+    line: u64,
+    state: State,
+    eof: bool,
+    bom_checked: bool,
+}
+
+/// One chunk split: the complete elements found (line, start, end in the buffer) and
+/// where the unsplit rest of the buffer begins; or the file's problem, which ends it.
+enum Split {
+    Elements(Vec<(u64, usize, usize)>, usize),
+    Fail(Vec<Problem>),
+}
+
+impl Splitter {
+    fn fail(&self, message: &str) -> Split {
+        Split::Fail(vec![Problem::unplaced(Some(self.line), message.to_string())])
+    }
+
+    /// Reads about `chunk` more bytes onto the end of `buf` and splits off the complete
+    /// elements in it.
+    fn step(
+        &mut self,
+        reader: &mut impl Read,
+        buf: &mut Vec<u8>,
+        chunk: usize,
+    ) -> io::Result<Split> {
+        if !self.eof {
+            let n = reader.by_ref().take(chunk as u64).read_to_end(buf)?;
+            self.eof = n == 0;
         }
         let mut pos = 0;
-        if !bom_checked && (buf.len() >= 3 || eof) {
+        if !self.bom_checked && (buf.len() >= 3 || self.eof) {
             if buf.starts_with(b"\xEF\xBB\xBF") {
                 pos = 3;
             }
-            bom_checked = true;
+            self.bom_checked = true;
         }
-        if !bom_checked {
-            continue; // too few bytes yet to tell whether the file starts with a BOM
+        let mut elements = Vec::new();
+        if !self.bom_checked {
+            return Ok(Split::Elements(elements, 0)); // too few bytes yet to tell
         }
-        let mut batch: Vec<(u64, usize, usize)> = Vec::new();
         loop {
             while pos < buf.len() && is_json_space(buf[pos]) {
-                line += u64::from(buf[pos] == b'\n');
+                self.line += u64::from(buf[pos] == b'\n');
                 pos += 1;
             }
             if pos == buf.len() {
                 break;
             }
-            match state {
+            match self.state {
                 State::Start if buf[pos] == b'[' => {
                     pos += 1;
-                    state = State::First;
+                    self.state = State::First;
                 }
-                State::Start => return fail(line, "expected an array of objects"),
+                State::Start => return Ok(self.fail("expected an array of objects")),
                 State::First if buf[pos] == b']' => {
                     pos += 1;
-                    state = State::End;
+                    self.state = State::End;
                 }
                 State::First | State::Element => match value_len(&buf[pos..]) {
                     Some(len) => {
-                        batch.push((line, pos, pos + len));
-                        line += newlines(&buf[pos..pos + len]);
+                        elements.push((self.line, pos, pos + len));
+                        self.line += newlines(&buf[pos..pos + len]);
                         pos += len;
-                        state = State::After;
+                        self.state = State::After;
                     }
-                    None if eof => {
-                        return fail(line, "invalid JSON: the file ends inside this value");
+                    None if self.eof => {
+                        return Ok(self.fail("invalid JSON: the file ends inside this value"));
                     }
                     None => break,
                 },
                 State::After if buf[pos] == b',' => {
                     pos += 1;
-                    state = State::Element;
+                    self.state = State::Element;
                 }
                 State::After if buf[pos] == b']' => {
                     pos += 1;
-                    state = State::End;
+                    self.state = State::End;
                 }
                 State::After => {
-                    return fail(line, "invalid JSON: expected `,` or `]` after an element");
+                    return Ok(self.fail("invalid JSON: expected `,` or `]` after an element"));
                 }
                 State::End => {
-                    return fail(line, "invalid JSON: trailing characters after the array");
+                    return Ok(self.fail("invalid JSON: trailing characters after the array"));
                 }
             }
         }
+        Ok(Split::Elements(elements, pos))
+    }
+
+    /// The file's problem once it has been read to the end.
+    fn finish(&self) -> Vec<Problem> {
+        let message = match self.state {
+            State::End => return Vec::new(),
+            State::Start => "expected an array of objects",
+            _ => "invalid JSON: the file ends before the closing `]`",
+        };
+        vec![Problem::unplaced(Some(self.line), message.to_string())]
+    }
+}
+
+/// Streams a `.json` file (one array of objects) in chunks of about `chunk` bytes: each
+/// batch of complete elements goes to `sink` with the line of its opening brace, so the
+/// file is never held whole in memory. Structural problems end the file with an issue
+/// (the elements of the chunk they are found in are not handed out).
+///
+/// Reading and splitting the next chunk runs while `sink` works on this one (`rayon::join`,
+/// two buffers): the split is a serial scan, the sink parses in parallel.
+pub fn stream_array(
+    mut reader: impl Read + Send,
+    chunk: usize,
+    sink: &mut (dyn FnMut(Vec<Raw<'_>>) + Send),
+) -> io::Result<Vec<Problem>> {
+    let mut splitter = Splitter { line: 1, state: State::Start, eof: false, bom_checked: false };
+    let mut buf: Vec<u8> = Vec::with_capacity(chunk);
+    let mut next: Vec<u8> = Vec::with_capacity(chunk);
+    let mut split = splitter.step(&mut reader, &mut buf, chunk)?;
+    loop {
+        let (elements, pos) = match split {
+            Split::Elements(elements, pos) => (elements, pos),
+            Split::Fail(problems) => return Ok(problems),
+        };
         // UTF-8 is checked with the parsing, in parallel (`Raw::Text`).
-        let raws: Vec<Raw<'_>> = batch
+        let raws: Vec<Raw<'_>> = elements
             .into_iter()
             .map(|(line, start, end)| Raw::Text { line, text: &buf[start..end] })
             .collect();
-        if !raws.is_empty() {
-            sink(raws);
+        if splitter.eof {
+            if !raws.is_empty() {
+                sink(raws);
+            }
+            return Ok(splitter.finish());
         }
-        buf.drain(..pos);
-        if eof {
-            return match state {
-                State::End => Ok(Vec::new()),
-                State::Start => fail(line, "expected an array of objects"),
-                _ => fail(line, "invalid JSON: the file ends before the closing `]`"),
-            };
-        }
+        next.clear();
+        next.extend_from_slice(&buf[pos..]);
+        let (_, following) = rayon::join(
+            || {
+                if !raws.is_empty() {
+                    sink(raws);
+                }
+            },
+            || splitter.step(&mut reader, &mut next, chunk),
+        );
+        split = following?;
+        std::mem::swap(&mut buf, &mut next);
     }
 }
 

@@ -233,7 +233,7 @@ fn read_file(
     index: usize,
     shown: PathBuf,
     format: Format,
-    mut reader: impl std::io::Read,
+    mut reader: impl std::io::Read + Send,
     batch: usize,
     resolver: &Resolver,
 ) -> FileResult {
