@@ -323,11 +323,15 @@ pub fn build_locked(
     switch: Option<&RwLock<()>>,
 ) -> Result<Built, Failure> {
     let start = Instant::now();
-    let fingerprint = crate::output::fingerprint::of(project)?;
+    // Hashing the inputs and reading the manifests are independent: both at once.
     // Opening a tree finishes a switch a killed build left; its warnings (entries not
     // acted on) travel with it to the commit, which reports them.
-    let tree = Tree::open(&project.output_dir)?;
-    let hosting = Tree::open(&project.hosting_dir)?;
+    let (fingerprint, trees) = rayon::join(
+        || crate::output::fingerprint::of(project),
+        || Ok::<_, Failure>((Tree::open(&project.output_dir)?, Tree::open(&project.hosting_dir)?)),
+    );
+    let fingerprint = fingerprint?;
+    let (tree, hosting) = trees?;
     // Nothing changed since the last build and every file is still as it was written:
     // skip the work (docs/config.md, "output"), reporting what that build produced. A manifest with
     // entries folio ignored is rewritten by a real build, without them.
