@@ -239,7 +239,7 @@ impl Tree {
             }
             folders.par_iter().all(|(folder, files)| {
                 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-                let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::PATH;
+                let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
                 let Ok(dir) = rustix::fs::open(self.root.join(folder), flags, Mode::empty()) else {
                     return false;
                 };
