@@ -223,7 +223,7 @@ impl Tree {
     }
 
     /// Is every file the manifest lists still on disk as folio left it (size and mtime)?
-    /// This is the whole cost of a no-op build: on Unix each folder is opened once and its
+    /// Most of a no-op build's time goes here: on Unix each folder is opened once and its
     /// files are looked up in it, not walked to from the root one by one.
     pub fn intact(&self) -> bool {
         use rayon::prelude::*;
