@@ -89,7 +89,7 @@ fn page(size: usize) -> Vec<u8> {
     out
 }
 
-/// libdeflate, folio's gzip backend, at candidate levels (folio uses 6). The bench page
+/// libdeflate, folio's gzip backend, at candidate levels (folio uses `compress::GZIP_LEVEL`). The bench page
 /// is synthetic and far more repetitive than real pages (brotli 4 beats 2 on it, the
 /// reverse of real data): choose levels with `examples/codecs.rs` on a real build.
 #[divan::bench(args = [1, 6, 9])]
@@ -101,17 +101,12 @@ fn gzip_page_of_20(b: divan::Bencher, level: i32) {
         .bench_local(|| gz.gzip_compress(&page, &mut out).unwrap());
 }
 
-/// brotli at candidate qualities (folio uses 3), the window fitted to the page.
+/// brotli at candidate qualities (folio uses `compress::BROTLI_QUALITY`), the window
+/// fitted to the page.
 #[divan::bench(args = [2, 3, 4])]
 fn brotli_page_of_20(b: divan::Bencher, quality: i32) {
     let page = page(20);
-    let lgwin = (usize::BITS - page.len().leading_zeros()).clamp(10, 24) as i32;
-    let params = brotli::enc::BrotliEncoderParams {
-        quality,
-        lgwin,
-        size_hint: page.len(),
-        ..Default::default()
-    };
+    let params = folio::compress::brotli_params(quality, page.len());
     b.counter(divan::counter::BytesCount::new(page.len())).bench(|| {
         let mut out = Vec::new();
         brotli::BrotliCompress(&mut &page[..], &mut out, &params).unwrap();

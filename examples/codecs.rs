@@ -62,13 +62,7 @@ fn main() {
     }
     for quality in 1..=6 {
         run(&format!("brotli q{quality} fitted"), &pages, |p| {
-            let lgwin = (usize::BITS - p.len().leading_zeros()).clamp(10, 24) as i32;
-            let params = brotli::enc::BrotliEncoderParams {
-                quality,
-                lgwin,
-                size_hint: p.len(),
-                ..Default::default()
-            };
+            let params = folio::compress::brotli_params(quality, p.len());
             let mut out = Vec::with_capacity(p.len() / 3);
             brotli::BrotliCompress(&mut &p[..], &mut out, &params).unwrap();
             out.len()

@@ -13,11 +13,25 @@
 //!   5 and up fall to 4 MB/s. A fixed 4 MiB window made each small page pay for setting
 //!   it up.
 
+/// The libdeflate level of `.gz` siblings.
+pub const GZIP_LEVEL: i32 = 6;
+/// The brotli quality of `.br` siblings.
+pub const BROTLI_QUALITY: i32 = 2;
+
 thread_local! {
     /// One libdeflate compressor a thread: it owns a few hundred KiB of tables.
     static GZIP: std::cell::RefCell<libdeflater::Compressor> = std::cell::RefCell::new(
-        libdeflater::Compressor::new(libdeflater::CompressionLvl::new(6).expect("6 is a level")),
+        libdeflater::Compressor::new(
+            libdeflater::CompressionLvl::new(GZIP_LEVEL).expect("a libdeflate level"),
+        ),
     );
+}
+
+/// brotli's parameters for one buffer of `len` bytes at `quality`: the window fitted to
+/// the buffer (a fixed 4 MiB window made each small page pay for setting it up).
+pub fn brotli_params(quality: i32, len: usize) -> brotli::enc::BrotliEncoderParams {
+    let lgwin = (usize::BITS - len.leading_zeros()).clamp(10, 24) as i32;
+    brotli::enc::BrotliEncoderParams { quality, lgwin, size_hint: len, ..Default::default() }
 }
 
 /// A precompression format and the extension of its sibling file.
@@ -53,13 +67,7 @@ impl Codec {
             }),
             Codec::Brotli => {
                 let mut out = Vec::with_capacity(bytes.len() / 3);
-                let lgwin = (usize::BITS - bytes.len().leading_zeros()).clamp(10, 24) as i32;
-                let params = brotli::enc::BrotliEncoderParams {
-                    quality: 2,
-                    lgwin,
-                    size_hint: bytes.len(),
-                    ..Default::default()
-                };
+                let params = brotli_params(BROTLI_QUALITY, bytes.len());
                 brotli::BrotliCompress(&mut &bytes[..], &mut out, &params)
                     .expect("writing to a Vec cannot fail");
                 out
