@@ -210,6 +210,7 @@ impl ItemBuilder {
     }
 
     /// A fragment every language shares; it joins the shared run before it.
+    #[cfg(test)]
     pub fn shared(&mut self, fragment: &[u8]) {
         self.shared_with(|out| out.extend_from_slice(fragment));
     }
@@ -226,6 +227,7 @@ impl ItemBuilder {
     }
 
     /// One fragment per language, in language order; all equal, it is shared.
+    #[cfg(test)]
     pub fn each(&mut self, fragments: &[Vec<u8>]) {
         self.each_with(fragments.len(), |i, out| out.extend_from_slice(&fragments[i]));
     }

@@ -232,8 +232,9 @@ struct Pages<'a> {
     links: &'a [Links],
 }
 
-/// How many items ahead of the one being copied a page's assembly asks for the next
-/// item's bytes (see [`crate::model::Item::prefetch`]).
+/// How many items ahead of the one being copied a page's assembly asks for an item's
+/// bytes; the record that holds them is asked for twice as far ahead (see
+/// [`crate::model::Item::prefetch`]).
 const PREFETCH: usize = 4;
 
 impl Pages<'_> {
