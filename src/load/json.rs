@@ -191,7 +191,7 @@ impl Splitter {
 /// Streams a `.json` file (one array of objects) in chunks of about `chunk` bytes: each
 /// batch of complete elements goes to `sink` with the line of its opening brace, so the
 /// file is never held whole in memory. Structural problems end the file with an issue
-/// (the elements of the chunk they are found in are not handed out).
+/// (elements split off in the same read as the problem are not handed out).
 ///
 /// Reading and splitting the next chunk runs while `sink` works on this one (`rayon::join`,
 /// two buffers): the split is a serial scan, the sink parses in parallel.
