@@ -5,6 +5,10 @@
 //! threads (default: as many as folio uses, one a core). Prints the seconds the writing
 //! took: the time just to put those bytes on disk with this machine.
 //!
+//! Then, as the floor of a no-op build, it stats every file of TREE once, the way a no-op
+//! checks the files it wrote (each folder opened once, each file looked up in it without
+//! following a symlink), on the same threads. Output: `write_s files bytes stat_s`.
+//!
 //! A tree larger than memory allows is written in chunks of `FLOOR_CHUNK_MB` (default
 //! 2048) megabytes: each chunk is read (not timed), written (timed), and, unless it is the
 //! last, its files are removed again (not timed), so that a tmpfs never holds the tree
@@ -79,5 +83,35 @@ fn main() {
         }
     }
     let bytes: u64 = files.iter().map(|(_, len)| len).sum();
-    println!("{:.3} {} {bytes}", writing.as_secs_f64(), files.len());
+    let stat = stat_all(tree, &files);
+    println!("{:.3} {} {bytes} {:.3}", writing.as_secs_f64(), files.len(), stat.as_secs_f64());
+}
+
+/// Stats every file once, grouped by folder; the time it took.
+fn stat_all(tree: &Path, files: &[(PathBuf, u64)]) -> Duration {
+    let mut folders: Vec<(&Path, Vec<&std::ffi::OsStr>)> = Vec::new();
+    for (rel, _) in files {
+        let (folder, name) = (rel.parent().unwrap_or(Path::new("")), rel.file_name().unwrap());
+        match folders.last_mut() {
+            Some((f, names)) if *f == folder => names.push(name),
+            _ => folders.push((folder, vec![name])),
+        }
+    }
+    let began = Instant::now();
+    folders.par_iter().for_each(|(folder, names)| {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{AtFlags, Mode, OFlags};
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let dir = rustix::fs::open(tree.join(folder), flags, Mode::empty()).expect("a folder");
+            names.par_iter().for_each(|name| {
+                rustix::fs::statat(&dir, *name, AtFlags::SYMLINK_NOFOLLOW).expect("a file");
+            });
+        }
+        #[cfg(not(unix))]
+        names.par_iter().for_each(|name| {
+            std::fs::symlink_metadata(tree.join(folder).join(name)).expect("a file");
+        });
+    });
+    began.elapsed()
 }

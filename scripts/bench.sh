@@ -5,7 +5,7 @@
 # languages, sizes 10/20/50/100) and, in BASE/folio-bench-N for each BASE (default: /dev/shm,
 # a tmpfs, and target/ on the project's disk), prints one table measured in one run:
 #   floor          the same files written from memory, one thread a core (examples/floor.rs),
-#                  and on one thread
+#                  and on one thread; its stat floor: every file statted once, as a no-op does
 #   full build     folio build into an empty output/
 #   python peer    scripts/naive.py: the same job written the obvious way (BENCH_PYTHON=0 skips it)
 #   no-op rebuild  folio build again, nothing changed
@@ -52,7 +52,7 @@ suite() {
   cd "$WORK"
   cp data/attractions.json pristine.json
   config ''
-  local input fs full_runs floor_runs floor1_runs full floor floor1 files bytes py noop one comp
+  local input fs full_runs floor_runs floor1_runs stat_runs full floor floor1 stat files bytes py noop one comp
   input=$(stat -c %s data/attractions.json)
   fs=$(df --output=fstype . | tail -1)
 
@@ -62,16 +62,19 @@ suite() {
   files=$(find output -type f | wc -l)
   bytes=$(du -sb output | cut -f1)
 
-  floor_runs=(); floor1_runs=()
+  floor_runs=(); floor1_runs=(); stat_runs=()
+  local line
   for _ in $(seq "$RUNS"); do
     rm -rf floor; sync
-    floor_runs+=("$("$BIN/examples/floor" output floor | cut -d' ' -f1)")
+    line=$("$BIN/examples/floor" output floor)
+    floor_runs+=("$(cut -d' ' -f1 <<< "$line")"); stat_runs+=("$(cut -d' ' -f4 <<< "$line")")
     rm -rf floor; sync
     floor1_runs+=("$("$BIN/examples/floor" output floor 1 | cut -d' ' -f1)")
   done
   rm -rf floor
   floor=$(printf '%s\n' "${floor_runs[@]}" | median)
   floor1=$(printf '%s\n' "${floor1_runs[@]}" | median)
+  stat=$(printf '%s\n' "${stat_runs[@]}" | median)
 
   py="- - 0"
   if [ "$PYTHON" != 0 ]; then
@@ -117,13 +120,15 @@ PY
   printf '%-24s %8s %8s %8s %8s  %s\n' run wall_s cpu_s rss_MB files ratio
   printf '%-24s %8s %8s %8s %8s  %s\n' "floor (write only)" "$floor" "-" "-" "$files" "1.00 x floor"
   printf '%-24s %8s %8s %8s %8s  %s x floor\n' "floor, one thread" "$floor1" "-" "-" "$files" "$(ratio "$floor1" "$floor")"
+  printf '%-24s %8s %8s %8s %8s  %s x full\n' "stat floor (no-op's)" "$stat" "-" "-" "$files" "$(ratio "$stat" "$fw")"
   printf '%-24s %8s %8s %8d %8s  %s x floor; rss %s x input\n' "full build" "$fw" "$fc" $((fm / 1024)) "$files" \
     "$(ratio "$fw" "$floor")" "$(ratio $((fm * 1024)) "$input")"
   if [ "$PYTHON" != 0 ]; then
     printf '%-24s %8s %8s %8d %8s  %s x floor; folio is %s x faster\n' "python peer" "$pw" "$pc" $((pm / 1024)) "-" \
       "$(ratio "$pw" "$floor")" "$(ratio "$pw" "$fw")"
   fi
-  printf '%-24s %8s %8s %8d %8s  %s x full\n' "no-op rebuild" "$nw" "$nc" $((nm / 1024)) "$noop_written" "$(ratio "$nw" "$fw")"
+  printf '%-24s %8s %8s %8d %8s  %s x full; %s x stat floor\n' "no-op rebuild" "$nw" "$nc" $((nm / 1024)) "$noop_written" \
+    "$(ratio "$nw" "$fw")" "$(ratio "$nw" "$stat")"
   printf '%-24s %8s %8s %8d %8s  %s x full\n' "one record changed" "$ow" "$oc" $((om / 1024)) "$one_written" "$(ratio "$ow" "$fw")"
   if [ "$PRECOMPRESS" != 0 ]; then
     printf '%-24s %8s %8s %8d %8s  %s x full\n' "precompressed (gz+br)" "$cw" "$cc" $((cm / 1024)) "$comp_files" "$(ratio "$cw" "$fw")"
