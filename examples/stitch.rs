@@ -59,12 +59,20 @@ fn brotli_header(len: usize) -> Vec<u8> {
     out
 }
 
-fn report(name: &str, secs: f64, bytes: usize, base: (f64, usize), input: usize) {
+/// Bytes written, per page size.
+type Bytes = [usize; SIZES.len()];
+
+fn report(name: &str, secs: f64, bytes: Bytes, base: (f64, Bytes), input: usize) {
+    let (total, base_total) = (bytes.iter().sum::<usize>(), base.1.iter().sum::<usize>());
+    let per_size: Vec<String> = (0..SIZES.len())
+        .map(|s| format!("{}: {:.3}x", SIZES[s], bytes[s] as f64 / base.1[s] as f64))
+        .collect();
     println!(
-        "{name:<22} {secs:>7.3} s  ratio {:.4}  {:.2}x the time, {:.3}x the bytes of whole pages",
-        bytes as f64 / input as f64,
+        "{name:<22} {secs:>7.3} s  ratio {:.4}  {:.2}x the time, {:.3}x the bytes of whole pages ({})",
+        total as f64 / input as f64,
         secs / base.0,
-        bytes as f64 / base.1 as f64
+        total as f64 / base_total as f64,
+        per_size.join(", ")
     );
 }
 
@@ -84,15 +92,17 @@ fn main() {
     let mut gz =
         libdeflater::Compressor::new(libdeflater::CompressionLvl::new(GZIP_LEVEL).unwrap());
     let mut buf = Vec::new();
-    let mut whole_gz = 0;
-    for page in pages.iter().flatten() {
+    let mut whole_gz = Bytes::default();
+    for (s, page) in pages.iter().enumerate().flat_map(|(s, p)| p.iter().map(move |p| (s, p))) {
         buf.resize(gz.gzip_compress_bound(page.len()), 0);
-        whole_gz += gz.gzip_compress(page, &mut buf).unwrap();
+        whole_gz[s] += gz.gzip_compress(page, &mut buf).unwrap();
     }
     let base_gz = (t.elapsed().as_secs_f64(), whole_gz);
     let t = Instant::now();
-    let whole_br: usize =
-        pages.iter().flatten().map(|p| folio::compress::Codec::Brotli.compress(p).len()).sum();
+    let mut whole_br = Bytes::default();
+    for (s, page) in pages.iter().enumerate().flat_map(|(s, p)| p.iter().map(move |p| (s, p))) {
+        whole_br[s] += folio::compress::Codec::Brotli.compress(page).len();
+    }
     let base_br = (t.elapsed().as_secs_f64(), whole_br);
     report("whole pages, gzip", base_gz.0, base_gz.1, base_gz, input);
     report("whole pages, brotli", base_br.0, base_br.1, base_br, input);
@@ -112,7 +122,7 @@ fn main() {
         .collect();
     let mut comma = Vec::new();
     deflate(&mut c, b",", FlushCompress::Sync, &mut comma);
-    let mut stitched = 0;
+    let mut stitched = Bytes::default();
     for (s, size) in SIZES.iter().enumerate() {
         let per = size / SIZES[0];
         for (i, page) in pages[s].iter().enumerate() {
@@ -133,7 +143,7 @@ fn main() {
                 flate2::read::GzDecoder::new(&out[..]).read_to_end(&mut back).unwrap();
                 assert!(back == *page, "a stitched gzip page decompresses to the page");
             }
-            stitched += out.len();
+            stitched[s] += out.len();
         }
     }
     report("stitched runs, gzip", t.elapsed().as_secs_f64(), stitched, base_gz, input);
@@ -148,7 +158,7 @@ fn main() {
         })
         .collect();
     let comma = brotli_bare(b",");
-    let mut stitched = 0;
+    let mut stitched = Bytes::default();
     for (s, size) in SIZES.iter().enumerate() {
         let per = size / SIZES[0];
         for (i, page) in pages[s].iter().enumerate() {
@@ -168,7 +178,7 @@ fn main() {
                 brotli::BrotliDecompress(&mut &out[..], &mut back).unwrap();
                 assert!(back == *page, "a stitched brotli page decompresses to the page");
             }
-            stitched += out.len();
+            stitched[s] += out.len();
         }
     }
     report("stitched runs, brotli", t.elapsed().as_secs_f64(), stitched, base_br, input);
