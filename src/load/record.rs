@@ -332,9 +332,9 @@ impl<'a> Resolver<'a> {
                 if !first {
                     out.push(b',');
                 }
-                serde_json::to_writer(&mut *out, key).expect("writing to a Vec cannot fail");
+                super::emit::string(key, out);
                 out.push(b':');
-                serde_json::to_writer(&mut *out, v).expect("writing to a Vec cannot fail");
+                super::emit::value(v, out);
             };
             match value {
                 PerLang::Shared(v) => body.shared_with(|out| frag(v, out)),
