@@ -9,8 +9,9 @@ use serde_json::Value;
 /// Does serde_json escape any byte of `s`: a quote, a backslash or a control character?
 fn needs_escape(s: &[u8]) -> bool {
     // No early exit inside a chunk, so that each chunk is compared as a vector.
-    s.chunks(32).any(|chunk| {
-        chunk.iter().fold(false, |found, &b| found | (b < 0x20) | (b == b'"') | (b == b'\\'))
+    s.chunks(64).any(|chunk| {
+        let hit = |b: u8| u8::from(b < 0x20) | u8::from(b == b'"') | u8::from(b == b'\\');
+        chunk.iter().fold(0, |found, &b| found | hit(b)) != 0
     })
 }
 
