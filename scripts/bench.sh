@@ -13,7 +13,8 @@
 #   precompressed  folio build with precompress = ["gzip", "br"] into an empty output/
 # BENCH_PRECOMPRESS=0 skips the precompressed build (at 1M records its output and the
 # input do not fit a 24 GiB tmpfs together with folio's memory). Every timed run is
-# preceded by `sync`; floor and full build are the median of BENCH_RUNS (default 3).
+# preceded by `sync`; floor and full build are the median of BENCH_RUNS (default 3) runs,
+# each round a build, then its floor on all cores, then on one thread.
 # Ratios compare figures of the same run and the same filesystem.
 set -euo pipefail
 N=${1:?usage: scripts/bench.sh N [BASE...]}
@@ -56,22 +57,23 @@ suite() {
   input=$(stat -c %s data/attractions.json)
   fs=$(df --output=fstype . | tail -1)
 
-  full_runs=()
-  for _ in $(seq "$RUNS"); do rm -rf output; full_runs+=("$(timed "$BIN/folio" build)"); done
-  full=$(printf '%s\n' "${full_runs[@]}" | median)
-  files=$(find output -type f | wc -l)
-  bytes=$(du -sb output | cut -f1)
-
-  floor_runs=(); floor1_runs=(); stat_runs=()
+  # Interleaved, so that the build and its floor meet the filesystem in the same state:
+  # each run starts right after a tree of the same size was removed.
+  full_runs=(); floor_runs=(); floor1_runs=(); stat_runs=()
   local line
   for _ in $(seq "$RUNS"); do
+    rm -rf output
+    full_runs+=("$(timed "$BIN/folio" build)")
     rm -rf floor; sync
     line=$("$BIN/examples/floor" output floor)
     floor_runs+=("$(cut -d' ' -f1 <<< "$line")"); stat_runs+=("$(cut -d' ' -f4 <<< "$line")")
     rm -rf floor; sync
     floor1_runs+=("$("$BIN/examples/floor" output floor 1 | cut -d' ' -f1)")
+    rm -rf floor
   done
-  rm -rf floor
+  full=$(printf '%s\n' "${full_runs[@]}" | median)
+  files=$(find output -type f | wc -l)
+  bytes=$(du -sb output | cut -f1)
   floor=$(printf '%s\n' "${floor_runs[@]}" | median)
   floor1=$(printf '%s\n' "${floor1_runs[@]}" | median)
   stat=$(printf '%s\n' "${stat_runs[@]}" | median)
