@@ -133,6 +133,10 @@ pub struct BuildArgs {
     /// The public URL the output is served at, overriding `base_url`.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// When another folio command (a build or a deploy) is using the output folder, refuse
+    /// at once (exit 1) instead of waiting for it.
+    #[arg(long)]
+    pub no_wait: bool,
     /// Print only problems.
     #[arg(long, short)]
     pub quiet: bool,
@@ -188,6 +192,10 @@ pub struct DeployArgs {
     /// Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON.
     #[arg(long, value_name = "FILE")]
     pub purge_list: Option<PathBuf>,
+    /// When a build is writing the output folder, refuse at once (exit 1) instead of
+    /// waiting for it.
+    #[arg(long)]
+    pub no_wait: bool,
     /// Print only problems.
     #[arg(long, short)]
     pub quiet: bool,

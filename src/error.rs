@@ -37,6 +37,17 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
+impl From<crate::output::lock::LockError> for Failure {
+    /// Busy or a stranger at the lock's name: refused (1); an I/O error: 2.
+    fn from(e: crate::output::lock::LockError) -> Failure {
+        use crate::output::lock::LockError;
+        match e {
+            LockError::Busy(_) | LockError::NotAFile(_) => Failure::Refused(e.to_string()),
+            LockError::Io { .. } => Failure::Other(e.into()),
+        }
+    }
+}
+
 fn it(n: usize) -> &'static str {
     if n == 1 { "it" } else { "them" }
 }

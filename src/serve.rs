@@ -1,16 +1,15 @@
-//! `folio serve`: the preview server. It answers every request by [`Routes::resolve`], the
-//! same table the host configs are rendered from, and reads files from `output/` under a
-//! lock that rebuilds hold while they switch files in, so a request sees the old tree or
-//! the new one, never half of each. A watcher rebuilds on changes to data, templates and
-//! config; a failed rebuild keeps the last good tree and prints its problems.
+//! The preview server of `folio serve`: [`App`] answers every request by
+//! [`Routes::resolve`], the same table the host configs are rendered from, reading files
+//! of one folder under a lock that rebuilds hold while they switch files in, so a request
+//! sees the old tree or the new one, never half of each. [`Preview`] builds the project
+//! into a private folder of its own for it: `output_dir` is never written by a preview.
+//! Watching for changes and printing are the command's (`cmd/serve.rs`).
 
 use std::collections::HashMap;
 use std::fs;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -33,6 +32,14 @@ pub struct App {
     pub hashes: RwLock<Arc<HashMap<String, Entry>>>,
     /// Held for reading while a request reads files, for writing while a build switches.
     pub switch: RwLock<()>,
+}
+
+impl App {
+    /// Serves the build in `output` by `routes`.
+    pub fn new(output: PathBuf, routes: Routes) -> App {
+        let hashes = RwLock::new(hashes(&output));
+        App { output, routes: RwLock::new(Arc::new(routes)), hashes, switch: RwLock::new(()) }
+    }
 }
 
 /// The entries of the manifest in `output` (none when it cannot be read).
@@ -192,6 +199,19 @@ impl App {
         let routes = Arc::clone(&self.routes.read().unwrap_or_else(|p| p.into_inner()));
         let _reading = self.switch.read().unwrap_or_else(|p| p.into_inner());
         let head = method == Method::HEAD;
+        if crate::output::half_switched(&self.output) {
+            // A switch failed midway: each file is old or new, which is no build to show.
+            return respond(
+                StatusCode::SERVICE_UNAVAILABLE,
+                vec![
+                    (header::CONTENT_TYPE, "text/plain; charset=utf-8".into()),
+                    (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".into()),
+                    (header::RETRY_AFTER, "1".into()),
+                ],
+                b"the preview's last rebuild failed while switching files in; it is shown again once a rebuild finishes\n".to_vec(),
+                head,
+            );
+        }
         let cache = routes.cache_control.as_str();
         match routes.resolve(method.as_str(), path, query) {
             Outcome::Page(rel) => self
@@ -246,192 +266,78 @@ async fn handler(State(app): State<Arc<App>>, req: Request) -> Response {
     app.handle(req.method(), req.uri().path(), &query, req.headers())
 }
 
-/// Options of `folio serve`.
-pub struct Options {
-    pub bind: std::net::IpAddr,
-    pub port: u16,
+/// Serves `app` on `listener` until `shutdown` completes.
+pub async fn run_server(
+    listener: std::net::TcpListener,
+    app: Arc<App>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    listener.set_nonblocking(true)?;
+    let listener = tokio::net::TcpListener::from_std(listener)?;
+    let router = axum::Router::new().fallback(handler).with_state(app);
+    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
 }
 
-/// Binds, builds, prints the URL, then serves until interrupted.
-pub fn run(
-    mut project: Project,
-    reload: impl Fn() -> Result<Project, Failure> + Send + 'static,
-    opts: Options,
-) -> Result<(), Failure> {
-    let listener = std::net::TcpListener::bind((opts.bind, opts.port))
-        .map_err(|e| Failure::Usage(format!("cannot bind {}:{}: {e}", opts.bind, opts.port)))?;
-    let addr = listener.local_addr().map_err(anyhow::Error::from)?;
-    localize(&mut project, addr);
-    let built = site::build(&project, &())?;
-    let app = Arc::new(App {
-        output: project.output_dir.clone(),
-        routes: RwLock::new(Arc::new(Routes::new(&project, built.records))),
-        hashes: RwLock::new(hashes(&project.output_dir)),
-        switch: RwLock::new(()),
-    });
-    for w in &built.warnings {
-        crate::diag::eprint(&format!("warning: {w}"));
+/// The preview: the project built into a private folder of its own (never its
+/// `output_dir`, which `folio deploy` publishes), with an absolute base_url's origin
+/// replaced by the local address (as `zola serve` does), and the [`App`] that serves it.
+/// The folder is removed when the preview is dropped.
+pub struct Preview {
+    dir: tempfile::TempDir,
+    addr: SocketAddr,
+    app: Arc<App>,
+}
+
+impl Preview {
+    /// Builds `project` for the preview at `addr`; the first build's report with it.
+    pub fn start(project: Project, addr: SocketAddr) -> Result<(Preview, site::Built), Failure> {
+        let dir = tempfile::Builder::new()
+            .prefix("folio-serve-")
+            .tempdir()
+            .map_err(|e| anyhow::Error::from(e).context("making the preview's private folder"))?;
+        let project = private(project, dir.path(), addr);
+        let built = site::build(&project, &())?;
+        let routes = Routes::new(&project, built.records);
+        let app = Arc::new(App::new(project.output_dir, routes));
+        Ok((Preview { dir, addr, app }, built))
     }
-    crate::cmd::say(format_args!("http://{addr}{}/", project.base.path))?;
-    crate::cmd::say(format_args!(
-        "folio: {} records: {} files written, {} unchanged",
-        built.records, built.report.written, built.report.unchanged
-    ))?;
-    watch(project, reload, addr, Arc::clone(&app))?;
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(anyhow::Error::from)?;
-    runtime
-        .block_on(async move {
-            listener.set_nonblocking(true)?;
-            let listener = tokio::net::TcpListener::from_std(listener)?;
-            let router = axum::Router::new().fallback(handler).with_state(app);
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = tokio::signal::ctrl_c().await;
-                })
-                .await
-        })
-        .map_err(|e| Failure::Other(anyhow::Error::from(e).context("serving")))
+    /// The folder the preview is built in and served from.
+    pub fn output(&self) -> &Path {
+        &self.app.output
+    }
+
+    pub fn app(&self) -> Arc<App> {
+        Arc::clone(&self.app)
+    }
+
+    /// Builds `project` (the config read again) into the preview's folder. Requests wait
+    /// while files are switched in; a failed build leaves the last good tree served, and a
+    /// switch that failed midway is answered 503 until a build finishes it.
+    pub fn rebuild(&self, project: Project) -> Result<site::Built, Failure> {
+        let project = private(project, self.dir.path(), self.addr);
+        let options = site::BuildOptions { switch: Some(&self.app.switch), ..Default::default() };
+        let built = site::build_with(&project, &(), &options)?;
+        *self.app.routes.write().unwrap_or_else(|p| p.into_inner()) =
+            Arc::new(Routes::new(&project, built.records));
+        *self.app.hashes.write().unwrap_or_else(|p| p.into_inner()) = hashes(&self.app.output);
+        Ok(built)
+    }
 }
 
-/// Replaces an absolute base_url's origin by the local one, as `zola serve` does.
-fn localize(project: &mut Project, addr: SocketAddr) {
+/// `project` as the preview builds it: into `dir`, with links at `addr`.
+fn private(mut project: Project, dir: &Path, addr: SocketAddr) -> Project {
+    project.output_dir = dir.join("output");
+    project.hosting_dir = dir.join("hosting");
     if !project.base.origin.is_empty() {
         project.base.origin = format!("http://{addr}");
     }
-}
-
-/// Files editors write beside the one being edited (swap and backup files, atomic-save
-/// temporaries), which are no reason to rebuild (zola ignores the same).
-fn is_temp_file(path: &Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-    name.starts_with('.')
-        || name.ends_with('~')
-        || (name.starts_with('#') && name.ends_with('#'))
-        || name == "4913"
-        || [".swp", ".swx", ".swo", ".tmp", ".bak"].iter().any(|ext| name.ends_with(ext))
-        || name.contains("___jb_tmp___")
-        || name.contains("___jb_old___")
-}
-
-/// Is this event a change to a file's content or name (not a read: folio's own rebuild
-/// opens every input, and inotify reports those opens too)?
-fn is_change(kind: &notify::EventKind) -> bool {
-    use notify::EventKind;
-    use notify::event::ModifyKind;
-    match kind {
-        EventKind::Create(_) | EventKind::Remove(_) | EventKind::Any => true,
-        EventKind::Modify(m) => !matches!(m, ModifyKind::Metadata(_)),
-        EventKind::Access(_) | EventKind::Other => false,
-    }
-}
-
-/// How long the watcher waits for a burst of changes to end before it rebuilds.
-const SETTLE: Duration = Duration::from_millis(250);
-
-/// Watches data, templates and config; rebuilds once a burst of changes has settled
-/// (no further change for [`SETTLE`]).
-fn watch(
-    project: Project,
-    reload: impl Fn() -> Result<Project, Failure> + Send + 'static,
-    addr: SocketAddr,
-    app: Arc<App>,
-) -> Result<(), Failure> {
-    use notify::{RecursiveMode, Watcher};
-    let inputs = [project.data_dir.clone(), project.templates_dir.clone()];
-    let config = project.root.join(project.config_path.file_name().unwrap_or_default());
-    let relevant = move |event: &notify::Result<notify::Event>| {
-        event.as_ref().is_ok_and(|e| {
-            is_change(&e.kind)
-                && e.paths.iter().any(|p| {
-                    (*p == config || inputs.iter().any(|i| p.starts_with(i))) && !is_temp_file(p)
-                })
-        })
-    };
-    let (tx, rx) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(tx)
-        .map_err(|e| anyhow::anyhow!("starting the file watcher: {e}"))?;
-    let mut watched = vec![(project.data_dir.clone(), RecursiveMode::Recursive)];
-    if project.templates_dir.is_dir() {
-        watched.push((project.templates_dir.clone(), RecursiveMode::Recursive));
-    }
-    watched.push((project.root.clone(), RecursiveMode::NonRecursive));
-    for (path, mode) in watched {
-        watcher
-            .watch(&path, mode)
-            .map_err(|e| anyhow::anyhow!("watching `{}`: {e}", path.display()))?;
-    }
-    std::thread::spawn(move || {
-        let _watcher = watcher;
-        while let Ok(event) = rx.recv() {
-            let mut changed = relevant(&event);
-            while let Ok(event) = rx.recv_timeout(SETTLE) {
-                changed |= relevant(&event);
-            }
-            if changed {
-                rebuild(&reload, addr, &app);
-            }
-        }
-    });
-    Ok(())
-}
-
-fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, addr: SocketAddr, app: &App) {
-    let result = reload().and_then(|mut project| {
-        localize(&mut project, addr);
-        let built = site::build_locked(&project, &(), Some(&app.switch))?;
-        *app.routes.write().unwrap_or_else(|p| p.into_inner()) =
-            Arc::new(Routes::new(&project, built.records));
-        *app.hashes.write().unwrap_or_else(|p| p.into_inner()) = hashes(&app.output);
-        Ok(built)
-    });
-    match result {
-        Ok(built) => {
-            for w in &built.warnings {
-                crate::diag::eprint(&format!("warning: {w}"));
-            }
-            // Nobody reading stdout any more is no reason to stop serving.
-            let _ = crate::cmd::say(format_args!(
-                "folio: rebuilt {} records: {} files written, {} unchanged, {} removed",
-                built.records, built.report.written, built.report.unchanged, built.report.removed
-            ));
-        }
-        Err(failure) => {
-            for line in failure.details() {
-                crate::diag::eprint(&line);
-            }
-            crate::diag::eprint(&format!("error: {failure}; still serving the last good build"));
-        }
-    }
+    project
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reads_and_metadata_are_no_changes() {
-        use notify::EventKind;
-        use notify::event::{AccessKind, CreateKind, DataChange, MetadataKind, ModifyKind};
-        assert!(!is_change(&EventKind::Access(AccessKind::Any)));
-        assert!(!is_change(&EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))));
-        assert!(is_change(&EventKind::Modify(ModifyKind::Data(DataChange::Content))));
-        assert!(is_change(&EventKind::Create(CreateKind::File)));
-    }
-
-    #[test]
-    fn editor_temporaries_do_not_rebuild() {
-        for temp in ["a.csv~", ".a.csv.swp", "#a.csv#", "4913", "a.json.tmp", "a.csv___jb_tmp___"] {
-            assert!(is_temp_file(Path::new(temp)), "{temp}");
-        }
-        for real in ["a.csv", "more/b.jsonl", "folio.toml", "page.json.j2"] {
-            assert!(!is_temp_file(Path::new(real)), "{real}");
-        }
-    }
 
     #[test]
     fn accept_encoding_tokens_and_q_zero() {

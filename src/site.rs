@@ -18,6 +18,7 @@ use crate::hosts::{self, Dir, HostCtx};
 use crate::load::{self, Dataset};
 use crate::model::Record;
 use crate::openapi;
+use crate::output::lock::{Access, Busy, Lock};
 use crate::output::{Report, Staged, Stamp, Tree};
 use crate::paginate;
 use crate::render::template::{PageError, PageTemplate};
@@ -311,14 +312,48 @@ pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(
     if messages.is_empty() { Ok(()) } else { Err(Failure::Template(messages)) }
 }
 
-/// Loads, renders and writes the whole site into `project.output_dir`.
-pub fn build(project: &Project, progress: &dyn Progress) -> Result<Built, Failure> {
-    build_locked(project, progress, None)
+/// How a build meets other folio commands: what it does when another one holds the
+/// output folder ([`crate::output::lock`]), and the lock a server in the same process
+/// reads files under.
+#[derive(Clone, Copy)]
+pub struct BuildOptions<'a> {
+    pub busy: Busy<'a>,
+    /// Held for writing while files are switched into place, so that a server reading
+    /// under the same lock never sees half of a switch.
+    pub switch: Option<&'a RwLock<()>>,
 }
 
-/// [`build`], holding `switch` for writing while files are switched into place, so that
-/// a server reading under the same lock never sees half of a switch.
-pub fn build_locked(
+fn say_nothing(_: &str) {}
+
+impl Default for BuildOptions<'_> {
+    /// Wait for another command, silently; no server.
+    fn default() -> Self {
+        BuildOptions { busy: Busy::Wait(&say_nothing), switch: None }
+    }
+}
+
+/// Loads, renders and writes the whole site into `project.output_dir`.
+pub fn build(project: &Project, progress: &dyn Progress) -> Result<Built, Failure> {
+    build_with(project, progress, &BuildOptions::default())
+}
+
+/// [`build`] as `options` say. The output folder's lock is held from before the manifest
+/// is read until the switch is done; a build that fails lets it go as it found it.
+pub fn build_with(
+    project: &Project,
+    progress: &dyn Progress,
+    options: &BuildOptions,
+) -> Result<Built, Failure> {
+    let lock = Lock::take(&project.output_dir, Access::Exclusive, options.busy)?;
+    let built = build_locked(project, progress, options.switch);
+    if built.is_err() {
+        lock.discard();
+    }
+    built
+}
+
+/// The build itself, with the output folder's lock held.
+fn build_locked(
     project: &Project,
     progress: &dyn Progress,
     switch: Option<&RwLock<()>>,

@@ -6,17 +6,23 @@ use super::Bar;
 use crate::cli::BuildArgs;
 use crate::config::{Overrides, Project};
 use crate::error::Failure;
-use crate::site;
+use crate::output::lock::Busy;
+use crate::site::{self, BuildOptions};
 
 pub fn run(args: BuildArgs) -> Result<(), Failure> {
     let overrides =
         Overrides { data_dir: args.data, output_dir: args.out, base_url: args.base_url };
     let project = Project::discover(args.config.as_deref(), &overrides)?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
+    let note = |line: &str| crate::diag::eprint(&format!("folio: {line}"));
+    let options = BuildOptions {
+        busy: if args.no_wait { Busy::Refuse } else { Busy::Wait(&note) },
+        ..BuildOptions::default()
+    };
     let built = if show_bar {
-        site::build(&project, &Bar::new("files"))?
+        site::build_with(&project, &Bar::new("files"), &options)?
     } else {
-        site::build(&project, &())?
+        site::build_with(&project, &(), &options)?
     };
     for w in &built.warnings {
         crate::diag::eprint(&format!("warning: {w}"));

@@ -1,13 +1,208 @@
-//! `folio serve`: find the project, then hand over to the preview server.
+//! `folio serve`: bind, build the preview (into a private folder: `output/` is never
+//! written), print the URL, rebuild when data, templates or config change, and serve until
+//! Ctrl-C or SIGTERM. The server itself is `crate::serve`.
 
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak, mpsc};
+use std::time::Duration;
+
+use super::say;
 use crate::cli::ServeArgs;
 use crate::config::{Overrides, Project};
 use crate::error::Failure;
-use crate::serve;
+use crate::serve::{self, Preview};
 
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let config = args.config.clone();
     let project = Project::discover(config.as_deref(), &Overrides::default())?;
     let reload = move || Project::discover(config.as_deref(), &Overrides::default());
-    serve::run(project, reload, serve::Options { bind: args.bind, port: args.port })
+    let listener = std::net::TcpListener::bind((args.bind, args.port))
+        .map_err(|e| Failure::Usage(format!("cannot bind {}:{}: {e}", args.bind, args.port)))?;
+    let addr: SocketAddr = listener.local_addr().map_err(anyhow::Error::from)?;
+    let watched = Watched::of(&project);
+    let mount = project.base.path.clone();
+    let (preview, built) = Preview::start(project, addr)?;
+    for w in &built.warnings {
+        crate::diag::eprint(&format!("warning: {w}"));
+    }
+    say(format_args!("http://{addr}{mount}/"))?;
+    say(format_args!(
+        "folio: {} records: {} files written, {} unchanged (the preview is built in {}; the output folder is not touched)",
+        built.records,
+        built.report.written,
+        built.report.unchanged,
+        preview.output().display()
+    ))?;
+    let preview = Arc::new(preview);
+    watch(watched, reload, Arc::downgrade(&preview))?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)?;
+    let served = runtime.block_on(serve::run_server(listener, preview.app(), stopped()));
+    // Dropping the preview removes its private folder.
+    drop(preview);
+    served.map_err(|e| Failure::Other(anyhow::Error::from(e).context("serving")))
+}
+
+/// Completes on Ctrl-C (SIGINT) or SIGTERM.
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut term) = signal(SignalKind::terminate()) else {
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// What a rebuild follows: the data and templates folders and the config file.
+struct Watched {
+    data: PathBuf,
+    templates: PathBuf,
+    root: PathBuf,
+    config: PathBuf,
+}
+
+impl Watched {
+    fn of(project: &Project) -> Watched {
+        Watched {
+            data: project.data_dir.clone(),
+            templates: project.templates_dir.clone(),
+            root: project.root.clone(),
+            config: project.root.join(project.config_path.file_name().unwrap_or_default()),
+        }
+    }
+
+    /// Is this event a change to one of the inputs?
+    fn relevant(&self, event: &notify::Result<notify::Event>) -> bool {
+        event.as_ref().is_ok_and(|e| {
+            is_change(&e.kind)
+                && e.paths.iter().any(|p| {
+                    (*p == self.config || p.starts_with(&self.data) || p.starts_with(&self.templates))
+                        && !is_temp_file(p)
+                })
+        })
+    }
+}
+
+/// Files editors write beside the one being edited (swap and backup files, atomic-save
+/// temporaries), which are no reason to rebuild (zola ignores the same).
+fn is_temp_file(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    name.starts_with('.')
+        || name.ends_with('~')
+        || (name.starts_with('#') && name.ends_with('#'))
+        || name == "4913"
+        || [".swp", ".swx", ".swo", ".tmp", ".bak"].iter().any(|ext| name.ends_with(ext))
+        || name.contains("___jb_tmp___")
+        || name.contains("___jb_old___")
+}
+
+/// Is this event a change to a file's content or name (not a read: folio's own rebuild
+/// opens every input, and inotify reports those opens too)?
+fn is_change(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    use notify::event::ModifyKind;
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) | EventKind::Any => true,
+        EventKind::Modify(m) => !matches!(m, ModifyKind::Metadata(_)),
+        EventKind::Access(_) | EventKind::Other => false,
+    }
+}
+
+/// How long the watcher waits for a burst of changes to end before it rebuilds.
+const SETTLE: Duration = Duration::from_millis(250);
+
+/// Watches data, templates and config; rebuilds once a burst of changes has settled (no
+/// further change for [`SETTLE`]), while the preview is there.
+fn watch(
+    watched: Watched,
+    reload: impl Fn() -> Result<Project, Failure> + Send + 'static,
+    preview: Weak<Preview>,
+) -> Result<(), Failure> {
+    use notify::{RecursiveMode, Watcher};
+    let (tx, rx) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(tx)
+        .map_err(|e| anyhow::anyhow!("starting the file watcher: {e}"))?;
+    let mut paths = vec![(watched.data.clone(), RecursiveMode::Recursive)];
+    if watched.templates.is_dir() {
+        paths.push((watched.templates.clone(), RecursiveMode::Recursive));
+    }
+    paths.push((watched.root.clone(), RecursiveMode::NonRecursive));
+    for (path, mode) in paths {
+        watcher
+            .watch(&path, mode)
+            .map_err(|e| anyhow::anyhow!("watching `{}`: {e}", path.display()))?;
+    }
+    std::thread::spawn(move || {
+        let _watcher = watcher;
+        while let Ok(event) = rx.recv() {
+            let mut changed = watched.relevant(&event);
+            while let Ok(event) = rx.recv_timeout(SETTLE) {
+                changed |= watched.relevant(&event);
+            }
+            let Some(preview) = preview.upgrade() else { return };
+            if changed {
+                rebuild(&reload, &preview);
+            }
+        }
+    });
+    Ok(())
+}
+
+fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, preview: &Preview) {
+    match reload().and_then(|project| preview.rebuild(project)) {
+        Ok(built) => {
+            for w in &built.warnings {
+                crate::diag::eprint(&format!("warning: {w}"));
+            }
+            // Nobody reading stdout any more is no reason to stop serving.
+            let _ = say(format_args!(
+                "folio: rebuilt {} records: {} files written, {} unchanged, {} removed",
+                built.records, built.report.written, built.report.unchanged, built.report.removed
+            ));
+        }
+        Err(failure) => {
+            for line in failure.details() {
+                crate::diag::eprint(&line);
+            }
+            crate::diag::eprint(&format!("error: {failure}; still serving the last good build"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_and_metadata_are_no_changes() {
+        use notify::EventKind;
+        use notify::event::{AccessKind, CreateKind, DataChange, MetadataKind, ModifyKind};
+        assert!(!is_change(&EventKind::Access(AccessKind::Any)));
+        assert!(!is_change(&EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))));
+        assert!(is_change(&EventKind::Modify(ModifyKind::Data(DataChange::Content))));
+        assert!(is_change(&EventKind::Create(CreateKind::File)));
+    }
+
+    #[test]
+    fn editor_temporaries_do_not_rebuild() {
+        for temp in ["a.csv~", ".a.csv.swp", "#a.csv#", "4913", "a.json.tmp", "a.csv___jb_tmp___"] {
+            assert!(is_temp_file(Path::new(temp)), "{temp}");
+        }
+        for real in ["a.csv", "more/b.jsonl", "folio.toml", "page.json.j2"] {
+            assert!(!is_temp_file(Path::new(real)), "{real}");
+        }
+    }
 }

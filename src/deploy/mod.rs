@@ -72,7 +72,7 @@ pub struct Deployed {
 pub fn finished(project: &Project) -> Result<Manifest, Failure> {
     let out = &project.output_dir;
     let shown = crate::diag::display_path(out).display().to_string();
-    if out.join(crate::output::STAGING).join("commit.json").exists() {
+    if crate::output::half_switched(out) {
         return Err(Failure::Refused(format!(
             "a build is half switched into `{shown}`: run `folio build` to finish it, then deploy"
         )));
@@ -292,7 +292,7 @@ async fn run(
         return Ok(out);
     }
 
-    let faults = crate::output::fault::Faults::from_env();
+    let faults = crate::output::fault::process();
     for phase in [Phase::Pages, Phase::Links] {
         let jobs: Vec<(usize, Reason)> =
             uploads.iter().copied().filter(|&(i, _)| local[i].phase == phase).collect();
@@ -304,7 +304,6 @@ async fn run(
             jobs.len() as u64,
         );
         let puts = futures::stream::iter(jobs.into_iter().map(|(i, reason)| {
-            let faults = &faults;
             async move {
                 let f = &local[i];
                 let path = project.output_dir.join(&f.rel);

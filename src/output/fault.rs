@@ -17,6 +17,14 @@ pub struct Faults {
     uploads: AtomicU64,
 }
 
+/// This process's faults, read from `FOLIO_FAULT` once: the Nth operation counts every
+/// tree and every phase of the process, so a fault fires once, and a build that finishes
+/// an interrupted switch is not failed again by the same spec.
+pub fn process() -> &'static Faults {
+    static FAULTS: std::sync::OnceLock<Faults> = std::sync::OnceLock::new();
+    FAULTS.get_or_init(Faults::from_env)
+}
+
 impl Faults {
     /// Reads `FOLIO_FAULT`; anything unparsable means no fault.
     pub fn from_env() -> Faults {

@@ -7,6 +7,7 @@
 
 pub mod fault;
 pub mod fingerprint;
+pub mod lock;
 pub mod manifest;
 pub mod paths;
 
@@ -92,9 +93,15 @@ pub struct Tree {
     old_digest: Option<u128>,
     root_existed: bool,
     bytes: AtomicU64,
-    faults: Faults,
+    faults: &'static Faults,
     /// Entries of the manifest or journal that folio did not act on, and why.
     warnings: Vec<String>,
+}
+
+/// Is a switch into `root` written down but not finished (a build killed or failed while
+/// moving files in)? Then each file is old or new, and the next build finishes it first.
+pub fn half_switched(root: &Path) -> bool {
+    root.join(STAGING).join(COMMIT).exists()
 }
 
 /// A file's modification time in nanoseconds since the Unix epoch, as the manifest
@@ -134,7 +141,7 @@ impl Tree {
             old_digest: None,
             root_existed: root.exists(),
             bytes: AtomicU64::new(0),
-            faults: Faults::from_env(),
+            faults: fault::process(),
             warnings: Vec::new(),
         };
         tree.load_manifest()?;

@@ -202,6 +202,9 @@ fn identical_inputs_give_byte_identical_output() {
     // The manifest records modification times; everything else must match byte for byte.
     ta.remove(".folio-manifest.json");
     tb.remove(".folio-manifest.json");
+    // The lock file (docs/cli.md, "Overlapping commands") is empty.
+    assert_eq!(ta.remove(".folio-lock"), Some(Vec::new()));
+    assert_eq!(tb.remove(".folio-lock"), Some(Vec::new()));
     // 70 pages, 6 error documents, index.json, openapi.json, explorer.html, .nojekyll.
     assert_eq!(ta.len(), 80);
     assert!(ta == tb, "two builds of the same input differ");

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -216,7 +217,6 @@ impl Server {
         log: Option<&Path>,
         deadline: Duration,
     ) -> Server {
-        use std::os::unix::process::CommandExt;
         use std::process::Stdio;
         cmd.process_group(0).stdin(Stdio::null());
         match log {
@@ -247,20 +247,32 @@ impl Server {
     }
 }
 
-/// `folio serve --port 0` in `dir`: the server, the URL it printed first, and its port.
-/// The rest of its stdout is read away, so it never blocks on a full pipe.
-pub fn serve(dir: &Path) -> (Server, String, u16) {
+/// A running `folio serve`.
+pub struct Served {
+    pub server: Server,
+    /// The URL it printed first.
+    pub url: String,
+    pub port: u16,
+    /// The private folder it built the preview in (its second line names it).
+    pub output: PathBuf,
+}
+
+/// `folio serve --port 0` in `dir`. The rest of its stdout is read away, so it never
+/// blocks on a full pipe.
+pub fn serve(dir: &Path) -> Served {
     use std::process::Stdio;
     let mut child = Command::new(BIN)
         .args(["serve", "--port", "0"])
         .current_dir(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
+        .process_group(0)
         .spawn()
         .expect("starting folio serve");
     let mut out = BufReader::new(child.stdout.take().expect("piped"));
-    let mut url = String::new();
+    let (mut url, mut built) = (String::new(), String::new());
     out.read_line(&mut url).expect("reading the URL line");
+    out.read_line(&mut built).expect("reading the build line");
     std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
     let url = url.trim().to_string();
     let port = url
@@ -268,7 +280,12 @@ pub fn serve(dir: &Path) -> (Server, String, u16) {
         .and_then(|rest| rest.split('/').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("not a loopback URL: {url:?}"));
-    (Server { child }, url, port)
+    let output = built
+        .split_once("the preview is built in ")
+        .and_then(|(_, rest)| rest.split_once("; "))
+        .map(|(path, _)| PathBuf::from(path))
+        .unwrap_or_else(|| panic!("no preview folder in {built:?}"));
+    Served { server: Server { child }, url, port, output }
 }
 
 /// A free port on loopback (bound, then released).

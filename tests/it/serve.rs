@@ -1,20 +1,71 @@
-//! `folio serve`: the request table, rebuilds on change, and a base_url path.
+//! `folio serve`: the request table (the handler in-process on a planted tree, and the
+//! binary on its own build), rebuilds on change, a base_url path, and isolation: the
+//! preview is built in a private folder, so `output/` is never written by it and a build
+//! or a deploy beside it sees only its own.
 
+use std::path::Path;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::harness::{BIN, serve};
+use crate::harness::{BIN, Project, serve};
 use crate::table::{self, Target, fixture, request};
 
+/// The project of `p` as folio validates it.
+fn project_of(p: &Project) -> folio::config::Project {
+    let cwd = p.dir.path();
+    let cfg =
+        folio::config::Config::from_str(&p.read("folio.toml"), Path::new("folio.toml")).unwrap();
+    cfg.validate(Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap()
+}
+
+/// The preview's handler serving `output` in this process (no build of its own): the tree
+/// can hold what a test plants, such as siblings and symlinks leading out of it.
+struct InProcess {
+    port: u16,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl InProcess {
+    fn start(p: &Project, output: &Path) -> InProcess {
+        let project = project_of(p);
+        let routes = folio::routes::Routes::new(&project, crate::harness::SAMPLE_RECORDS);
+        let app = Arc::new(folio::serve::App::new(output.to_path_buf(), routes));
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            let stopped = async {
+                let _ = rx.await;
+            };
+            runtime.block_on(folio::serve::run_server(listener, app, stopped)).unwrap();
+        });
+        InProcess { port, stop: Some(tx), thread: Some(thread) }
+    }
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        let _ = self.stop.take().map(|tx| tx.send(()));
+        let _ = self.thread.take().map(std::thread::JoinHandle::join);
+    }
+}
+
 #[test]
-fn folio_serve_answers_the_whole_table() {
+fn the_preview_handler_answers_the_whole_table() {
+    // The fixture plants precompressed siblings and symlinks leading out of output/.
     let p = fixture("");
-    let (_server, url, port) = serve(p.dir.path());
-    assert!(url.ends_with('/'), "{url}");
     let output = p.path("output");
+    let server = InProcess::start(&p, &output);
     table::run(&Target {
-        name: "serve",
-        port,
+        name: "serve (handler)",
+        port: server.port,
         mount: "",
         output: &output,
         precompressed: true,
@@ -24,14 +75,61 @@ fn folio_serve_answers_the_whole_table() {
 }
 
 #[test]
+fn folio_serve_answers_the_whole_table_from_its_own_build_and_never_writes_output() {
+    let p = fixture("");
+    let before = (p.tree("output"), p.stats("output"), p.stats("hosting"));
+    let served = serve(p.dir.path());
+    assert!(served.url.ends_with('/'), "{}", served.url);
+    assert!(!served.output.starts_with(p.dir.path()), "{}", served.output.display());
+    table::run(&Target {
+        name: "serve",
+        port: served.port,
+        mount: "",
+        output: &served.output,
+        // Its own build has no siblings (the sample does not precompress).
+        precompressed: false,
+        unchecked_headers: &[],
+        cache_control: "public, max-age=300",
+    });
+    // A change rebuilds the preview, not output/.
+    p.write(
+        "data/attractions.csv",
+        p.read("data/attractions.csv").replace("Eiffel Tower,", "Eiffel Tower (Paris),"),
+    );
+    wait_until("the rebuild", || first_name(served.port) == "Eiffel Tower (Paris)");
+    let private = served.output.clone();
+    stop(served.server);
+    assert!(!private.exists(), "the private folder goes with the server");
+    let after = (p.tree("output"), p.stats("output"), p.stats("hosting"));
+    assert!(after.0 == before.0, "output/ holds the same bytes");
+    assert_eq!((after.1, after.2), (before.1, before.2), "no file created, changed or re-timed");
+}
+
+/// Stops a server as a user does (SIGTERM; Ctrl-C is SIGINT) and waits for it.
+fn stop(mut server: crate::harness::Server) {
+    let pid = server.child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let status = server.child.wait().unwrap();
+    assert!(status.success(), "serve ends cleanly on SIGTERM: {status}");
+}
+
+fn first_name(port: u16) -> String {
+    let res = request(port, "GET", "/api/en/attractions", &[]);
+    assert_eq!(res.status, 200, "{}", String::from_utf8_lossy(&res.body));
+    let v: serde_json::Value = serde_json::from_slice(&res.body).unwrap();
+    v["data"][0]["name"].as_str().unwrap().to_string()
+}
+
+#[test]
 fn folio_serve_mounts_at_the_base_url_path_with_local_links() {
     let p = fixture("");
     let cfg = p
         .read("folio.toml")
         .replace("base_url = \"\"", "base_url = \"https://example.org/travel\"");
     p.write("folio.toml", cfg);
-    let (_server, url, port) = serve(p.dir.path());
-    assert_eq!(url, format!("http://127.0.0.1:{port}/travel/"));
+    let served = serve(p.dir.path());
+    let port = served.port;
+    assert_eq!(served.url, format!("http://127.0.0.1:{port}/travel/"));
     let res = request(port, "GET", "/travel/api/fr/attractions?page=2", &[]);
     assert_eq!(res.status, 200);
     let body: serde_json::Value = serde_json::from_slice(&res.body).unwrap();
@@ -40,17 +138,17 @@ fn folio_serve_mounts_at_the_base_url_path_with_local_links() {
         format!("http://127.0.0.1:{port}/travel/api/fr/attractions?page=3&per_page=10")
     );
     assert_eq!(request(port, "GET", "/api/fr/attractions", &[]).status, 404);
-    let output = p.path("output");
-    table::add_siblings(&output);
     table::run(&Target {
         name: "serve",
         port,
         mount: "/travel",
-        output: &output,
-        precompressed: true,
+        output: &served.output,
+        precompressed: false,
         unchecked_headers: &[],
         cache_control: "public, max-age=300",
     });
+    // The preview's links never reach output/: a deploy of output/ has none of them.
+    assert!(!p.read("output/api/fr/attractions/10/2.json").contains("127.0.0.1"));
 }
 
 fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
@@ -64,23 +162,19 @@ fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
 #[test]
 fn folio_serve_rebuilds_on_change_and_keeps_the_last_good_tree_on_failure() {
     let p = fixture("");
-    let (_server, _url, port) = serve(p.dir.path());
-    let first_name = || -> String {
-        let res = request(port, "GET", "/api/en/attractions", &[]);
-        let v: serde_json::Value = serde_json::from_slice(&res.body).unwrap();
-        v["data"][0]["name"].as_str().unwrap().to_string()
-    };
-    assert_eq!(first_name(), "Eiffel Tower");
+    let served = serve(p.dir.path());
+    let port = served.port;
+    assert_eq!(first_name(port), "Eiffel Tower");
     p.write(
         "data/attractions.csv",
         p.read("data/attractions.csv").replace("Eiffel Tower,", "Eiffel Tower (Paris),"),
     );
-    wait_until("the rebuild", || first_name() == "Eiffel Tower (Paris)");
+    wait_until("the rebuild", || first_name(port) == "Eiffel Tower (Paris)");
 
     // A broken file: the rebuild fails, the last good tree keeps being served.
     p.write("data/broken.json", "[{\"id\": ");
     std::thread::sleep(Duration::from_millis(1500));
-    assert_eq!(first_name(), "Eiffel Tower (Paris)");
+    assert_eq!(first_name(port), "Eiffel Tower (Paris)");
     assert_eq!(request(port, "GET", "/api/en/attractions?page=7", &[]).status, 200);
 
     // Config changes are picked up too: a new page size appears.
@@ -92,6 +186,47 @@ fn folio_serve_rebuilds_on_change_and_keeps_the_last_good_tree_on_failure() {
     wait_until("the page size 5", || {
         request(port, "GET", "/api/en/attractions?per_page=5&page=14", &[]).status == 200
     });
+}
+
+#[test]
+fn a_preview_switch_that_fails_midway_is_never_shown_and_the_next_rebuild_finishes_it() {
+    // No host configs: the first build makes exactly two renames (api/ as a whole, and
+    // .nojekyll), so the fourth rename of the process falls in the rebuild's switch.
+    let p = fixture("\n[hosting]\ntargets = []\n");
+    let mut child = Command::new(BIN)
+        .args(["serve", "--port", "0"])
+        .current_dir(p.dir.path())
+        .env("FOLIO_FAULT", "rename:4")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    std::io::BufRead::read_line(&mut out, &mut url).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    let server = crate::harness::Server { child };
+    let port: u16 = url.trim().trim_end_matches('/').rsplit(':').next().unwrap().parse().unwrap();
+    assert_eq!(first_name(port), "Eiffel Tower");
+    // Every page changes (each rating), so the rebuild renames page by page.
+    let csv = p.read("data/attractions.csv").replace(",4.", ",3.");
+    p.write("data/attractions.csv", csv);
+    wait_until("the failed switch", || {
+        request(port, "GET", "/api/en/attractions", &[]).status == 503
+    });
+    let res = request(port, "GET", "/api/fr/attractions?page=3", &[]);
+    assert_eq!(res.status, 503, "no page of a half-switched tree is served");
+    assert_eq!(res.header("access-control-allow-origin"), Some("*"));
+    // The next change: the rebuild finishes the switch, then builds.
+    p.write(
+        "data/attractions.csv",
+        p.read("data/attractions.csv").replace("Eiffel Tower,", "Eiffel Tower (Paris),"),
+    );
+    wait_until("the next rebuild", || {
+        let res = request(port, "GET", "/api/en/attractions", &[]);
+        res.status == 200 && String::from_utf8_lossy(&res.body).contains("Eiffel Tower (Paris)")
+    });
+    drop(server);
 }
 
 #[test]
@@ -127,7 +262,8 @@ fn folio_serve_does_not_rebuild_when_nothing_changed() {
 #[test]
 fn folio_serve_validators_change_with_the_bytes_only() {
     let p = fixture("");
-    let (_server, _url, port) = serve(p.dir.path());
+    let served = serve(p.dir.path());
+    let port = served.port;
     let validators = |target: &str| {
         let res = request(port, "GET", target, &[]);
         assert_eq!(res.status, 200, "{target}");
@@ -156,9 +292,9 @@ fn folio_serve_validators_change_with_the_bytes_only() {
     let res = request(port, "GET", last, &[("If-Modified-Since", &last_date)]);
     assert_eq!(res.status, 304);
 
-    // A file changed behind serve's back (another build, a hand edit) gets a tag of its
+    // A file changed behind serve's back (a hand edit in its folder) gets a tag of its
     // own, never the stale recorded one.
-    let page = p.path("output/api/en/attractions/10/7.json");
+    let page = served.output.join("api/en/attractions/10/7.json");
     let mut bytes = std::fs::read(&page).unwrap();
     bytes.push(b'\n');
     std::fs::write(&page, bytes).unwrap();
@@ -177,4 +313,5 @@ fn folio_serve_fails_when_the_first_build_fails() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("data/a.json:1: expected an object"));
+    assert!(!p.path("output").exists(), "nothing of the preview lands in the project");
 }

@@ -19,8 +19,8 @@ fn folio_in(dir: &Path, args: &[&str]) -> Run {
 
 /// The page `target` served by `folio serve` in `dir`, parsed.
 fn served_page(dir: &Path, target: &str) -> Value {
-    let (_server, _url, port) = serve(dir);
-    let res = request(port, "GET", target, &[]);
+    let served = serve(dir);
+    let res = request(served.port, "GET", target, &[]);
     assert_eq!(res.status, 200, "{target}: {}", String::from_utf8_lossy(&res.body));
     serde_json::from_slice(&res.body).expect("a JSON page")
 }

@@ -1,0 +1,232 @@
+//! One writer at a time on a folder folio owns: `{output}/.folio-lock`, an advisory lock
+//! (`flock` on Unix, through std's `File::lock`). A build holds it exclusively from before
+//! it reads the manifest until its switch is done; `folio deploy` holds it shared while it
+//! reads the build and uploads it, so a build waits for a deploy and a deploy for a build,
+//! while two deploys may read at once. The lock is the kernel's: a killed command holds
+//! nothing, and a stale file is no stale lock.
+//!
+//! The file itself stays (as Cargo's `.cargo-lock` does); it is empty, hidden (never
+//! published), and opened without following a symlink. A build that fails removes it
+//! again when it made it, so a failed build leaves the folder as it found it. A command
+//! that waited checks that the file it locked is still the one at the path (the one who
+//! held it may have removed it) and otherwise locks again.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub const LOCK: &str = ".folio-lock";
+
+/// How a command takes the lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// A build: nobody else reads or writes meanwhile.
+    Exclusive,
+    /// A deploy: reads only; builds wait until it is done.
+    Shared,
+}
+
+/// What to do when another folio command holds the folder.
+#[derive(Clone, Copy)]
+pub enum Busy<'a> {
+    /// Wait for it, after telling `note` once what is being waited for.
+    Wait(&'a dyn Fn(&str)),
+    /// Refuse at once (`--no-wait`).
+    Refuse,
+}
+
+/// Why the lock was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error(
+        "another folio command (a build or a deploy) is using `{0}`; wait for it, or run this one without --no-wait to wait"
+    )]
+    Busy(String),
+    #[error(
+        "`{0}` is not the lock file folio makes (a symlink or a folder at its name); remove it and run folio again"
+    )]
+    NotAFile(String),
+    #[error("locking `{path}`: {source}")]
+    Io { path: String, source: io::Error },
+}
+
+/// A held lock; released when dropped.
+pub struct Lock {
+    file: File,
+    path: PathBuf,
+    /// This command made the file (and, with it, perhaps the folder).
+    made_file: bool,
+    made_dir: Option<PathBuf>,
+}
+
+fn shown(path: &Path) -> String {
+    crate::diag::display_path(path).display().to_string()
+}
+
+impl Lock {
+    /// Takes the lock of `root`, making the folder and the lock file when they are missing.
+    pub fn take(root: &Path, access: Access, busy: Busy) -> Result<Lock, LockError> {
+        let path = root.join(LOCK);
+        let io = |source| LockError::Io { path: shown(&path), source };
+        let mut made_dir = None;
+        let mut told = false;
+        loop {
+            // Made here, or made again: the one waited for may have removed it.
+            match fs::symlink_metadata(root) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    fs::create_dir_all(root).map_err(io)?;
+                    made_dir = Some(root.to_path_buf());
+                }
+                Err(e) => return Err(io(e)),
+            }
+            let (file, made_file) = open(&path)?;
+            let got = match access {
+                Access::Exclusive => file.try_lock(),
+                Access::Shared => file.try_lock_shared(),
+            };
+            match got {
+                Ok(()) => {}
+                Err(fs::TryLockError::WouldBlock) => match busy {
+                    Busy::Refuse => return Err(LockError::Busy(shown(root))),
+                    Busy::Wait(note) => {
+                        if !told {
+                            note(&format!(
+                                "waiting for another folio command (a build or a deploy) to finish with `{}`",
+                                shown(root)
+                            ));
+                            told = true;
+                        }
+                        match access {
+                            Access::Exclusive => file.lock(),
+                            Access::Shared => file.lock_shared(),
+                        }
+                        .map_err(io)?;
+                    }
+                },
+                Err(fs::TryLockError::Error(e)) => return Err(io(e)),
+            }
+            // The holder may have removed the file it made before letting go: then the
+            // lock is on a file nobody else will open, and must be taken again.
+            if same_file(&file, &path) {
+                return Ok(Lock { file, path, made_file, made_dir });
+            }
+        }
+    }
+
+    /// Lets go, removing the lock file (and the folder) when this command made them: what
+    /// a failed build does, so that it leaves the folder as it found it.
+    pub fn discard(self) {
+        if self.made_file {
+            let _ = fs::remove_file(&self.path);
+        }
+        if let Some(dir) = &self.made_dir {
+            let _ = fs::remove_dir(dir);
+        }
+        let _ = self.file.unlock();
+    }
+}
+
+/// Opens the lock file, creating it when missing, never through a symlink.
+fn open(path: &Path) -> Result<(File, bool), LockError> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    let refused = || LockError::NotAFile(shown(path));
+    let io = |source| LockError::Io { path: shown(path), source };
+    loop {
+        match options.clone().create_new(true).open(path) {
+            Ok(file) => return Ok((file, true)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io(e)),
+        }
+        match options.open(path) {
+            Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => return Ok((file, false)),
+            Ok(_) => return Err(refused()),
+            // Removed between the two opens: make it again.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            // O_NOFOLLOW on a symlink (ELOOP), or a folder.
+            Err(e) if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) => {
+                let _ = e;
+                return Err(refused());
+            }
+            Err(e) => return Err(io(e)),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &File, path: &Path) -> bool {
+    path.is_file()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn a_second_exclusive_lock_waits_or_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        let first = Lock::take(&root, Access::Exclusive, Busy::Refuse).unwrap();
+        assert!(root.join(LOCK).is_file());
+        let refused = Lock::take(&root, Access::Shared, Busy::Refuse).map(drop).unwrap_err();
+        assert!(matches!(refused, LockError::Busy(_)), "{refused}");
+        let (tx, rx) = mpsc::channel();
+        let waiter = std::thread::spawn({
+            let root = root.clone();
+            move || {
+                let note = |m: &str| tx.send(m.to_string()).unwrap();
+                Lock::take(&root, Access::Exclusive, Busy::Wait(&note)).map(drop)
+            }
+        });
+        let said = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert!(said.starts_with("waiting for another folio command"), "{said}");
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!waiter.is_finished(), "it waits while the first holds the lock");
+        // The first lets go and removes the file it made: the waiter locks anew.
+        first.discard();
+        waiter.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn readers_share_and_a_discarded_lock_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        let a = Lock::take(&root, Access::Shared, Busy::Refuse).unwrap();
+        let b = Lock::take(&root, Access::Shared, Busy::Refuse).unwrap();
+        assert!(Lock::take(&root, Access::Exclusive, Busy::Refuse).is_err());
+        drop((a, b));
+        Lock::take(&root, Access::Exclusive, Busy::Refuse).unwrap().discard();
+        assert!(root.join(LOCK).exists(), "made by the first, kept by the last");
+        let fresh = dir.path().join("fresh");
+        Lock::take(&fresh, Access::Exclusive, Busy::Refuse).unwrap().discard();
+        assert!(!fresh.exists(), "the folder it made is gone again");
+    }
+
+    #[test]
+    fn a_symlink_at_the_lock_name_is_refused_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        fs::create_dir_all(&root).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), root.join(LOCK)).unwrap();
+        let e = Lock::take(&root, Access::Exclusive, Busy::Refuse).map(drop).unwrap_err();
+        assert!(matches!(e, LockError::NotAFile(_)), "{e}");
+        assert!(!dir.path().join("elsewhere").exists(), "nothing made through the link");
+    }
+}
