@@ -1,15 +1,17 @@
 //! `folio deploy`: `[deploy]` with the command line's overrides, the deploy itself, then
 //! the plan (with `--dry-run`) or one summary line, and the purge list file.
 
-use std::io::IsTerminal;
-
-use anyhow::Context;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use super::{Bar, say};
 use crate::cli::DeployArgs;
 use crate::config::{Overrides, Project};
-use crate::deploy::{self, Options};
+use crate::deploy::purge::PurgeList;
+use crate::deploy::{self, Hooks, Options};
 use crate::error::Failure;
+use crate::output::lock::Busy;
+use crate::site::Progress;
 
 pub fn run(args: DeployArgs) -> Result<(), Failure> {
     let project = Project::discover(args.config.as_deref(), &Overrides::default())?;
@@ -31,29 +33,29 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         concurrency: d.concurrency as usize,
         siblings: d.siblings,
     };
-    let deployed = if !args.quiet && std::io::stderr().is_terminal() {
-        deploy::deploy(&project, &opts, &Bar::new("objects"))?
-    } else {
-        deploy::deploy(&project, &opts, &())?
+    // An unwritable purge list is found out before anything is sent.
+    let mut purge_file = args.purge_list.as_deref().map(PurgeFile::create).transpose()?;
+    let mut write_purge = |list: &PurgeList| match purge_file.as_mut() {
+        Some(file) => file.write(list),
+        None => Ok(()),
     };
+    let note = |line: &str| crate::diag::eprint(&format!("folio: {line}"));
+    let busy = if args.no_wait { Busy::Refuse } else { Busy::Wait(&note) };
+    let bar;
+    let progress: &dyn Progress = if !args.quiet && std::io::stderr().is_terminal() {
+        bar = Bar::new("objects");
+        &bar
+    } else {
+        &()
+    };
+    let hooks = Hooks {
+        progress,
+        busy,
+        purge_list: args.purge_list.is_some().then_some(&mut write_purge as deploy::WritePurgeList),
+    };
+    let deployed = deploy::deploy(&project, &opts, hooks)?;
     for w in &deployed.warnings {
         crate::diag::eprint(&format!("warning: {w}"));
-    }
-    if let Some(path) = &args.purge_list {
-        let mut objects: Vec<String> = (deployed.uploaded.iter().map(|(k, _)| k.clone()))
-            .chain(deployed.deleted.iter().cloned())
-            .collect();
-        objects.sort();
-        let reference = format!(
-            "folio-{}-{}",
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-            objects.len()
-        );
-        let doc = deployed.purge.to_json(&deployed.base_url, &objects, &reference);
-        let text = serde_json::to_string_pretty(&doc).expect("plain JSON") + "\n";
-        std::fs::write(path, text).with_context(|| format!("writing `{}`", path.display()))?;
     }
     if deployed.dry_run {
         for (key, reason) in &deployed.uploaded {
@@ -79,4 +81,57 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         ))?;
     }
     Ok(())
+}
+
+/// The purge list file. A temporary file beside it is made before the deploy sends
+/// anything, so a path that cannot be written is refused first; the list is written into
+/// it and renamed into place once the deploy is done, so the file is whole or absent.
+struct PurgeFile {
+    path: PathBuf,
+    tmp: Option<tempfile::NamedTempFile>,
+}
+
+impl PurgeFile {
+    fn create(path: &Path) -> Result<PurgeFile, Failure> {
+        let refused = |why: String| {
+            Failure::Refused(format!(
+                "cannot write the purge list `{}` ({why}); nothing was sent",
+                path.display()
+            ))
+        };
+        if path.is_dir() {
+            return Err(refused("it is a folder".into()));
+        }
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".folio-purge-");
+        #[cfg(unix)]
+        {
+            // A purge list is read by other steps and users: not the temp file's 0600.
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o644));
+        }
+        let tmp = builder.tempfile_in(dir).map_err(|e| refused(e.to_string()))?;
+        Ok(PurgeFile { path: path.to_path_buf(), tmp: Some(tmp) })
+    }
+
+    fn write(&mut self, list: &PurgeList) -> Result<(), Failure> {
+        let reference = format!(
+            "folio-{}-{}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            list.objects.len()
+        );
+        let text = serde_json::to_string_pretty(&list.to_json(&reference)).expect("plain JSON");
+        let shown = self.path.display().to_string();
+        let mut tmp = self.tmp.take().expect("the purge list is written once");
+        let io = |e: std::io::Error| {
+            Failure::Other(anyhow::Error::from(e).context(format!("writing `{shown}`")))
+        };
+        tmp.write_all(text.as_bytes()).and_then(|()| tmp.write_all(b"\n")).map_err(io)?;
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist(&self.path).map_err(|e| io(e.error))?;
+        Ok(())
+    }
 }

@@ -89,7 +89,9 @@ impl Watched {
         event.as_ref().is_ok_and(|e| {
             is_change(&e.kind)
                 && e.paths.iter().any(|p| {
-                    (*p == self.config || p.starts_with(&self.data) || p.starts_with(&self.templates))
+                    (*p == self.config
+                        || p.starts_with(&self.data)
+                        || p.starts_with(&self.templates))
                         && !is_temp_file(p)
                 })
         })

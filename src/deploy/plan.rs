@@ -1,11 +1,12 @@
 //! The plan of a deploy, pure: from the files to publish, the store's listing and folio's
-//! record, which objects to upload and why, which to keep, which need a HEAD to tell, and
-//! which of folio's old objects to delete. No IO.
+//! record, which objects to upload and why, which to keep, which need a HEAD to tell,
+//! which of folio's old objects to delete, and what a deploy cut short left behind (keys
+//! to purge, orphans to delete). No IO.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::local::{Headers, LocalFile};
-use super::record::{Put, Record, etag_md5};
+use super::record::{Md5, Put, Record, etag_md5};
 
 /// An object as the store's listing shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,8 +55,23 @@ pub enum Action {
 pub struct Plan {
     /// One action per local file, in the order of the files.
     pub actions: Vec<Action>,
-    /// folio's old objects to delete: key and the ETag they must still have.
-    pub deletes: Vec<(String, String)>,
+    /// folio's old objects this build no longer has, still with the ETag folio gave them:
+    /// deleted once a request confirms each still holds what folio wrote.
+    pub deletes: Vec<(String, Put)>,
+    /// Keys a deploy cut short was about to upload that this build does not have: deleted
+    /// when a request shows they hold bytes that deploy meant to write (they are folio's).
+    pub orphans: Vec<(String, BTreeSet<Md5>)>,
+    /// Keys a deploy cut short may have changed or deleted: the CDN must forget them.
+    pub cut: BTreeSet<String>,
+}
+
+/// Does `put` (an entry of folio's record) vouch for the listed object: the same ETag
+/// and size, and, where the ETag is a plain MD5 (S3's single-part uploads), that MD5?
+/// A forged entry cannot then vouch for bytes other than its own.
+pub fn vouches(put: &Put, listed: &Listed) -> bool {
+    put.etag == listed.etag
+        && put.size == listed.size
+        && etag_md5(&listed.etag).is_none_or(|md5| md5 == put.md5)
 }
 
 /// Plans a deploy. `listing` and `record` are keyed by path below the deploy prefix.
@@ -74,23 +90,51 @@ pub fn plan(
             }
             match record.objects.get(&f.rel) {
                 // Trusted: the object is what folio put there.
-                Some(put) if put.etag == listed.etag && put.size == listed.size => {
-                    compare(f, put.md5, &put.headers, listed)
-                }
+                Some(put) if vouches(put, listed) => compare(f, put.md5, &put.headers, listed),
                 _ => Action::Check,
             }
         })
         .collect();
-    let produced: std::collections::HashSet<&str> = local.iter().map(|f| f.rel.as_str()).collect();
-    let old = record.objects.iter().map(|(k, p)| (k, &p.etag)).chain(record.deleting.iter());
-    let mut deletes: BTreeMap<String, String> = BTreeMap::new();
-    for (key, etag) in old {
+    let produced: HashSet<&str> = local.iter().map(|f| f.rel.as_str()).collect();
+    let mut deletes: BTreeMap<&String, &Put> = BTreeMap::new();
+    for (key, put) in &record.objects {
         // Gone already, or replaced by someone else since (then it is theirs): untouched.
-        if !produced.contains(key.as_str()) && listing.get(key).is_some_and(|l| l.etag == *etag) {
-            deletes.insert(key.clone(), etag.clone());
+        if !produced.contains(key.as_str()) && listing.get(key).is_some_and(|l| vouches(put, l)) {
+            deletes.insert(key, put);
         }
     }
-    Plan { actions, deletes: deletes.into_iter().collect() }
+    for (key, put) in &record.deleting {
+        let listed = listing.get(key);
+        if !produced.contains(key.as_str()) && listed.is_some_and(|l| l.etag == put.etag) {
+            deletes.entry(key).or_insert(put);
+        }
+    }
+    let orphans = (record.pending.iter())
+        .filter(|(key, _)| {
+            !produced.contains(key.as_str())
+                && listing.contains_key(*key)
+                && !deletes.contains_key(key)
+        })
+        .map(|(key, md5s)| (key.clone(), md5s.clone()))
+        .collect();
+    // What a cut deploy may have changed: a key it meant to upload that no longer has the
+    // ETag the record knows (or that the record never had), and one it meant to delete
+    // that is gone.
+    let mut cut = BTreeSet::new();
+    for key in record.pending.keys() {
+        if let Some(listed) = listing.get(key)
+            && record.objects.get(key).is_none_or(|put| put.etag != listed.etag)
+        {
+            cut.insert(key.clone());
+        }
+    }
+    cut.extend(record.deleting.keys().filter(|k| !listing.contains_key(*k)).cloned());
+    Plan {
+        actions,
+        deletes: deletes.into_iter().map(|(k, p)| (k.clone(), p.clone())).collect(),
+        orphans,
+        cut,
+    }
 }
 
 fn compare(f: &LocalFile, md5: [u8; 16], headers: &Headers, listed: &Listed) -> Action {
@@ -128,14 +172,9 @@ pub fn check(f: &LocalFile, head: &Head) -> Action {
     }
 }
 
-/// The record after a deploy: every local file with the ETag it has now, and the deletes
-/// still to do.
-pub fn record_after(
-    local: &[LocalFile],
-    etags: &[Option<String>],
-    deleting: &[(String, String)],
-) -> Record {
-    let objects = local
+/// folio's objects after a deploy: every local file with the ETag it has now.
+pub fn objects_after(local: &[LocalFile], etags: &[Option<String>]) -> BTreeMap<String, Put> {
+    local
         .iter()
         .zip(etags)
         .filter_map(|(f, etag)| {
@@ -143,15 +182,14 @@ pub fn record_after(
                 Put { md5: f.md5, size: f.size, etag: etag.clone()?, headers: f.headers.clone() };
             Some((f.rel.clone(), put))
         })
-        .collect();
-    Record { objects, deleting: deleting.iter().cloned().collect() }
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::deploy::local::Phase;
-    use crate::deploy::record::hex;
+    use crate::deploy::record::md5_hex as hex;
 
     fn headers(cc: &str) -> Headers {
         Headers {
@@ -206,7 +244,7 @@ mod tests {
         record.objects.insert("headers".into(), put(3, "e3", "b"));
         record.objects.insert("stale".into(), put(6, "e6", "a"));
         record.objects.insert("replaced".into(), put(7, "e7", "a"));
-        record.deleting.insert("gone".into(), "e9".into());
+        record.deleting.insert("gone".into(), put(9, "e9", "a"));
         let p = plan(&local, &listing, &record, false);
         assert_eq!(
             p.actions,
@@ -219,10 +257,63 @@ mod tests {
             ]
         );
         // Only folio's own stale object that still has folio's ETag; never `other`.
-        assert_eq!(p.deletes, [("stale".to_string(), "e6".to_string())]);
+        assert_eq!(p.deletes, [("stale".to_string(), put(6, "e6", "a"))]);
         let forced = plan(&local, &listing, &record, true);
         assert_eq!(forced.actions[0], Action::Upload(Reason::Forced));
         assert_eq!(forced.actions[3], Action::Upload(Reason::Missing));
+    }
+
+    #[test]
+    fn a_forged_entry_does_not_vouch_for_other_bytes() {
+        // The object's ETag is the MD5 of its bytes (S3); an entry naming that ETag with
+        // another MD5 (the file's) is not folio's upload: the object gets a HEAD.
+        let f = file("page", 1);
+        let tampered = hex(&[9; 16]);
+        let listing: HashMap<String, Listed> =
+            [("page".to_string(), listed(&tampered)), ("foreign".to_string(), listed(&tampered))]
+                .into();
+        let mut record = Record::default();
+        record.objects.insert("page".into(), put(1, &tampered, "a"));
+        record.objects.insert("foreign".into(), put(1, &tampered, "a"));
+        let p = plan(&[f], &listing, &record, false);
+        assert_eq!(p.actions, [Action::Check]);
+        assert!(p.deletes.is_empty(), "nor does it name a foreign object for deletion");
+        // An honest entry does vouch.
+        record.objects.insert("page".into(), put(9, &tampered, "a"));
+        assert_eq!(
+            plan(&[file("page", 9)], &listing, &record, false).actions,
+            [Action::Keep(tampered)]
+        );
+    }
+
+    #[test]
+    fn what_a_cut_deploy_left_is_purged_and_its_orphans_found() {
+        let local = [file("kept", 1), file("uploaded", 2), file("untouched", 3)];
+        let listing: HashMap<String, Listed> = [
+            ("kept", listed("e1")),
+            ("uploaded", listed("new-etag")),
+            ("untouched", listed("e3")),
+            ("orphan", listed("e4")),
+        ]
+        .into_iter()
+        .map(|(k, l)| (k.to_string(), l))
+        .collect();
+        let mut record = Record::default();
+        record.objects.insert("kept".into(), put(1, "e1", "a"));
+        record.objects.insert("uploaded".into(), put(7, "old-etag", "a"));
+        record.objects.insert("untouched".into(), put(8, "e3", "a"));
+        // The cut deploy meant to upload three keys and delete one.
+        for (key, byte) in [("uploaded", 2), ("untouched", 3), ("orphan", 4)] {
+            record.pending.insert(key.into(), [[byte; 16]].into());
+        }
+        record.deleting.insert("deleted".into(), put(5, "e5", "a"));
+        let p = plan(&local, &listing, &record, false);
+        // `uploaded` has another ETag than the record knows: the cut deploy changed it.
+        // `untouched` still has the recorded ETag; `deleted` is gone.
+        assert_eq!(p.cut, ["deleted".to_string(), "orphan".into(), "uploaded".into()].into());
+        assert_eq!(p.actions[1], Action::Check, "the record does not vouch for it");
+        assert_eq!(p.orphans, [("orphan".to_string(), [[4; 16]].into())]);
+        assert!(p.deletes.is_empty());
     }
 
     #[test]

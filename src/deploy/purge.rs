@@ -143,19 +143,35 @@ fn origin_host(origin: &str) -> &str {
     origin.split_once("://").map_or(origin, |(_, host)| host)
 }
 
-impl Purge {
+/// A deploy's purge list: the objects whose bytes changed or vanished since the last
+/// purge list was written, and their URLs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PurgeList {
+    pub base_url: String,
+    /// Keys below the deploy prefix, sorted.
+    pub objects: Vec<String>,
+    pub purge: Purge,
+}
+
+impl PurgeList {
+    pub fn new(site: &Site, base_url: &str, objects: Vec<String>) -> PurgeList {
+        let purge = purge(site, objects.iter().map(String::as_str));
+        PurgeList { base_url: base_url.to_string(), objects, purge }
+    }
+
     /// The purge list file: the URLs, CloudFront's invalidation batch (ready for
     /// `aws cloudfront create-invalidation --invalidation-batch`), Cloudflare's requests.
-    pub fn to_json(&self, base_url: &str, objects: &[String], reference: &str) -> Value {
+    pub fn to_json(&self, reference: &str) -> Value {
+        let p = &self.purge;
         json!({
-            "base_url": base_url,
-            "objects": objects,
-            "urls": self.urls,
+            "base_url": self.base_url,
+            "objects": self.objects,
+            "urls": p.urls,
             "cloudfront": {
-                "Paths": { "Quantity": self.cloudfront.len(), "Items": self.cloudfront },
+                "Paths": { "Quantity": p.cloudfront.len(), "Items": p.cloudfront },
                 "CallerReference": reference,
             },
-            "cloudflare": self.cloudflare,
+            "cloudflare": p.cloudflare,
         })
     }
 }

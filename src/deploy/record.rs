@@ -1,13 +1,22 @@
-//! `.folio-deploy.json.gz` at the deploy prefix: what folio put on the store — each key
-//! with the MD5 of its bytes, its size, the ETag the store answered and the headers folio
-//! set — and what it still means to delete. A deploy trusts an entry only when the
-//! store's listing shows the key with that same ETag and size: then the object is exactly
-//! what folio uploaded, and its bytes and headers need no request to compare.
+//! `.folio-deploy.json.gz` at the deploy prefix: folio's journal of the store.
+//!
+//! - `objects`: what folio put there — each key with the MD5 of its bytes, its size, the
+//!   ETag the store answered and the headers folio set. A deploy trusts an entry only when
+//!   the listing shows the key with that same ETag and size (and, where the ETag is a plain
+//!   MD5, that MD5): then the object is exactly what folio uploaded, and its bytes and
+//!   headers need no request to compare.
+//! - `pending`: keys a deploy was about to upload, with the MD5s it meant to write. It is
+//!   written before the first upload, so a deploy cut short (killed, cancelled, failed)
+//!   leaves the next one knowing what may have changed: those keys are purged, and
+//!   deleted when the next build no longer has them.
+//! - `deleting`: folio's objects it is about to delete, kept until they are gone.
+//! - `unpurged`: keys changed since the last purge list was written (by a deploy without
+//!   `--purge-list`, or one cut short); the next purge list names them.
 //!
 //! It is read back from the store, so it is input like a manifest: keys that are not
 //! clean relative paths are dropped, and a record that does not parse is no record.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 
 use serde::{Deserialize, Serialize};
@@ -16,12 +25,15 @@ use super::local::Headers;
 
 /// The record's key below the deploy prefix.
 pub const RECORD: &str = ".folio-deploy.json.gz";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+
+/// An MD5 digest.
+pub type Md5 = [u8; 16];
 
 /// What folio put at one key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Put {
-    pub md5: [u8; 16],
+    pub md5: Md5,
     pub size: u64,
     /// The store's ETag for the object, without quotes.
     pub etag: String,
@@ -32,60 +44,105 @@ pub struct Put {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Record {
     pub objects: BTreeMap<String, Put>,
-    /// Keys folio wrote and no longer produces, with the ETag they had: deleted after the
-    /// record is written, and kept here until they are gone, so that a deploy killed
-    /// between the two finishes them next time.
-    pub deleting: BTreeMap<String, String>,
+    /// Objects folio wrote and no longer produces: deleted after the uploads, and kept
+    /// here until they are gone.
+    pub deleting: BTreeMap<String, Put>,
+    /// Keys a deploy was about to upload, with every MD5 it meant to write there.
+    pub pending: BTreeMap<String, BTreeSet<Md5>>,
+    /// Keys changed on the store since the last purge list was written.
+    pub unpurged: BTreeSet<String>,
 }
 
-/// The record as stored: header sets once, objects as `[md5, size, etag, header set]`
-/// with the ETag left empty when it is the MD5 (as S3's single-part ETags are).
+/// One object as stored: `[md5, size, etag, header set]`, the ETag left empty when it is
+/// the MD5 (as S3's single-part ETags are).
+type WirePut = (String, u64, String, usize);
+
+/// The record as stored: header sets once, then the entries.
 #[derive(Serialize, Deserialize)]
 struct Wire {
     version: u32,
     headers: Vec<Headers>,
-    objects: BTreeMap<String, (String, u64, String, usize)>,
+    objects: BTreeMap<String, WirePut>,
+    #[serde(default)]
+    deleting: BTreeMap<String, WirePut>,
+    #[serde(default)]
+    pending: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    unpurged: Vec<String>,
+}
+
+/// Format 1 (folio before deploys were journaled): objects as now, `deleting` as key to
+/// ETag. Read, so that a store deployed by it keeps its history.
+#[derive(Deserialize)]
+struct WireV1 {
+    headers: Vec<Headers>,
+    objects: BTreeMap<String, WirePut>,
     #[serde(default)]
     deleting: BTreeMap<String, String>,
 }
 
-pub fn hex(md5: &[u8; 16]) -> String {
-    md5.iter().map(|b| format!("{b:02x}")).collect()
+pub fn md5_hex(md5: &Md5) -> String {
+    hex::encode(md5)
 }
 
-fn unhex(s: &str) -> Option<[u8; 16]> {
-    if s.len() != 32 {
-        return None;
-    }
+fn unhex(s: &str) -> Option<Md5> {
     let mut out = [0u8; 16];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
+    hex::decode_to_slice(s, &mut out).ok()?;
     Some(out)
 }
 
 /// An ETag as an MD5, when it is one (S3 and R2 single-part uploads, MinIO).
-pub fn etag_md5(etag: &str) -> Option<[u8; 16]> {
+pub fn etag_md5(etag: &str) -> Option<Md5> {
     unhex(etag.trim_matches('"'))
+}
+
+/// Header sets, each once, and the index of each object's set.
+struct Sets(Vec<Headers>);
+
+impl Sets {
+    fn of<'a>(puts: impl Iterator<Item = &'a Put>) -> Sets {
+        let mut sets: Vec<Headers> = puts.map(|p| p.headers.clone()).collect();
+        sets.sort();
+        sets.dedup();
+        Sets(sets)
+    }
+
+    fn wire(&self, p: &Put) -> WirePut {
+        let md5 = md5_hex(&p.md5);
+        let etag = if p.etag == md5 { String::new() } else { p.etag.clone() };
+        let set = self.0.binary_search(&p.headers).expect("every set is listed");
+        (md5, p.size, etag, set)
+    }
+
+    fn put(&self, key: &str, (md5, size, etag, set): WirePut) -> Result<Put, String> {
+        let (Some(md5), Some(headers)) = (unhex(&md5), self.0.get(set)) else {
+            return Err(format!("a bad entry for `{key}`"));
+        };
+        let etag = if etag.is_empty() { md5_hex(&md5) } else { etag };
+        Ok(Put { md5, size, etag, headers: headers.clone() })
+    }
+}
+
+fn clean(key: &str) -> bool {
+    crate::output::paths::is_clean(key)
 }
 
 impl Record {
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut sets: Vec<Headers> = self.objects.values().map(|p| p.headers.clone()).collect();
-        sets.sort();
-        sets.dedup();
-        let objects = self
-            .objects
-            .iter()
-            .map(|(key, p)| {
-                let md5 = hex(&p.md5);
-                let etag = if p.etag == md5 { String::new() } else { p.etag.clone() };
-                let set = sets.binary_search(&p.headers).expect("every set is listed");
-                (key.clone(), (md5, p.size, etag, set))
-            })
-            .collect();
-        let wire =
-            Wire { version: VERSION, headers: sets, objects, deleting: self.deleting.clone() };
+        let sets = Sets::of(self.objects.values().chain(self.deleting.values()));
+        let entries = |map: &BTreeMap<String, Put>| -> BTreeMap<String, WirePut> {
+            map.iter().map(|(k, p)| (k.clone(), sets.wire(p))).collect()
+        };
+        let wire = Wire {
+            version: VERSION,
+            objects: entries(&self.objects),
+            deleting: entries(&self.deleting),
+            pending: (self.pending.iter())
+                .map(|(k, md5s)| (k.clone(), md5s.iter().map(md5_hex).collect()))
+                .collect(),
+            unpurged: self.unpurged.iter().cloned().collect(),
+            headers: sets.0,
+        };
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
         serde_json::to_writer(&mut gz, &wire).expect("writing to a Vec cannot fail");
         gz.write_all(b"\n").expect("writing to a Vec cannot fail");
@@ -99,24 +156,53 @@ impl Record {
             .take(1 << 30)
             .read_to_end(&mut text)
             .map_err(|e| format!("not gzip ({e})"))?;
-        let wire: Wire =
-            serde_json::from_slice(&text).map_err(|e| format!("not a record ({e})"))?;
-        if wire.version != VERSION {
-            return Err(format!("record format {} (this folio reads {VERSION})", wire.version));
+        #[derive(Deserialize)]
+        struct Probe {
+            version: u32,
         }
-        let clean = |key: &String| crate::output::paths::is_clean(key);
-        let mut objects = BTreeMap::new();
-        for (key, (md5, size, etag, set)) in wire.objects {
-            let (Some(md5), Some(headers)) = (unhex(&md5), wire.headers.get(set)) else {
-                return Err(format!("a bad entry for `{key}`"));
-            };
-            if clean(&key) {
-                let etag = if etag.is_empty() { hex(&md5) } else { etag };
-                objects.insert(key, Put { md5, size, etag, headers: headers.clone() });
+        let version = serde_json::from_slice::<Probe>(&text)
+            .map_err(|e| format!("not a record ({e})"))?
+            .version;
+        let not = |e: serde_json::Error| format!("not a record ({e})");
+        let mut record = Record::default();
+        match version {
+            1 => {
+                let wire: WireV1 = serde_json::from_slice(&text).map_err(not)?;
+                let sets = Sets(wire.headers);
+                for (key, entry) in wire.objects.into_iter().filter(|(k, _)| clean(k)) {
+                    let put = sets.put(&key, entry)?;
+                    record.objects.insert(key, put);
+                }
+                // Format 1 kept no MD5 of a delete; an ETag that is one stands for it.
+                for (key, etag) in wire.deleting.into_iter().filter(|(k, _)| clean(k)) {
+                    if let Some(md5) = etag_md5(&etag) {
+                        let headers = Headers::default();
+                        record.deleting.insert(key, Put { md5, size: 0, etag, headers });
+                    }
+                }
             }
+            VERSION => {
+                let wire: Wire = serde_json::from_slice(&text).map_err(not)?;
+                let sets = Sets(wire.headers);
+                for (key, entry) in wire.objects.into_iter().filter(|(k, _)| clean(k)) {
+                    let put = sets.put(&key, entry)?;
+                    record.objects.insert(key, put);
+                }
+                for (key, entry) in wire.deleting.into_iter().filter(|(k, _)| clean(k)) {
+                    let put = sets.put(&key, entry)?;
+                    record.deleting.insert(key, put);
+                }
+                for (key, md5s) in wire.pending.into_iter().filter(|(k, _)| clean(k)) {
+                    let md5s = md5s.iter().map(|m| unhex(m)).collect::<Option<_>>();
+                    record
+                        .pending
+                        .insert(key.clone(), md5s.ok_or(format!("a bad entry for `{key}`"))?);
+                }
+                record.unpurged = wire.unpurged.into_iter().filter(|k| clean(k)).collect();
+            }
+            other => return Err(format!("record format {other} (this folio reads {VERSION})")),
         }
-        let deleting = wire.deleting.into_iter().filter(|(k, _)| clean(k)).collect();
-        Ok(Record { objects, deleting })
+        Ok(record)
     }
 }
 
@@ -124,33 +210,55 @@ impl Record {
 mod tests {
     use super::*;
 
-    #[test]
-    fn round_trips_and_drops_unclean_keys() {
-        let h = |ct: &str| Headers {
+    fn h(ct: &str) -> Headers {
+        Headers {
             content_type: ct.into(),
             cache_control: Some("max-age=1".into()),
             content_encoding: None,
-        };
+        }
+    }
+
+    fn gz(text: &str) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        gz.finish().unwrap()
+    }
+
+    #[test]
+    fn round_trips_and_drops_unclean_keys() {
         let mut r = Record::default();
         let md5 = [7u8; 16];
         r.objects.insert(
             "api/a.json".into(),
-            Put { md5, size: 3, etag: hex(&md5), headers: h("application/json") },
+            Put { md5, size: 3, etag: md5_hex(&md5), headers: h("application/json") },
         );
         r.objects.insert(
             "x.html".into(),
             Put { md5, size: 4, etag: "1-2-3".into(), headers: h("text/html") },
         );
-        r.deleting.insert("api/old.json".into(), "abc".into());
+        r.deleting.insert(
+            "api/old.json".into(),
+            Put { md5: [9; 16], size: 5, etag: "abc".into(), headers: h("text/css") },
+        );
+        r.pending.insert("api/b.json".into(), [[1; 16], [2; 16]].into());
+        r.unpurged.insert("api/c.json".into());
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!(back, r);
 
-        let wire = r#"{"version":1,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0]},"deleting":{"/etc/passwd":"e"}}"#;
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(wire.as_bytes()).unwrap();
-        let hostile = Record::from_bytes(&gz.finish().unwrap()).unwrap();
-        assert!(hostile.objects.is_empty() && hostile.deleting.is_empty());
+        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0]},"pending":{"a//b":[]},"unpurged":["../x"]}"#;
+        let hostile = Record::from_bytes(&gz(wire)).unwrap();
+        assert_eq!(hostile, Record::default());
         assert!(Record::from_bytes(b"not gzip").is_err());
+        assert!(Record::from_bytes(&gz(r#"{"version":3}"#)).unwrap_err().contains("format 3"));
+    }
+
+    #[test]
+    fn format_1_is_read() {
+        let v1 = r#"{"version":1,"headers":[{"content_type":"x"}],"objects":{"api/a.json":["07070707070707070707070707070707",1,"",0]},"deleting":{"api/b.json":"08080808080808080808080808080808","api/c.json":"opaque"}}"#;
+        let r = Record::from_bytes(&gz(v1)).unwrap();
+        assert_eq!(r.objects["api/a.json"].etag, md5_hex(&[7; 16]));
+        assert_eq!(r.deleting.keys().collect::<Vec<_>>(), ["api/b.json"]);
+        assert_eq!(r.deleting["api/b.json"].md5, [8; 16]);
     }
 
     #[test]

@@ -10,6 +10,8 @@ use anyhow::Context;
 use object_store::path::Path as Key;
 use object_store::{ObjectStore, RetryConfig};
 
+use crate::error::Failure;
+
 /// A parsed deploy URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -52,6 +54,11 @@ impl Target {
         if url.query().is_some() || url.fragment().is_some() {
             return Err(format!("`{raw}` has a query or fragment"));
         }
+        if !url.username().is_empty() || url.password().is_some() || url.port().is_some() {
+            return Err(format!(
+                "`{raw}`: a user or port has no place in it (credentials come from the environment, a store's address from --endpoint)"
+            ));
+        }
         if scheme == Scheme::File {
             let dir = url
                 .to_file_path()
@@ -65,6 +72,12 @@ impl Target {
         let bucket = url.host_str().unwrap_or("").to_string();
         if bucket.is_empty() {
             return Err(format!("`{raw}` names no bucket"));
+        }
+        let plain = |c: char| c.is_ascii_alphanumeric() || "-._".contains(c);
+        if bucket.len() > 255 || !bucket.chars().all(plain) {
+            return Err(format!(
+                "`{raw}`: `{bucket}` is not a bucket name (letters, digits, `-`, `.` and `_`)"
+            ));
         }
         let prefix = url.path().trim_matches('/').to_string();
         if !prefix.is_empty() && !crate::output::paths::is_clean(&prefix) {
@@ -131,41 +144,138 @@ fn retry() -> RetryConfig {
     }
 }
 
+/// A value folio reads from the environment: a variable set to `""` counts as unset.
+fn env(key: &str) -> Option<String> {
+    std::env::var(key).ok().filter(|v| !v.is_empty())
+}
+
+/// The S3 endpoint and region a deploy uses, resolved and checked before any client is
+/// built (a malformed one would fail deep inside the S3 client).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct S3Settings {
+    /// `None`: AWS S3 itself.
+    pub endpoint: Option<String>,
+    pub region: String,
+}
+
+/// Variables naming an S3 endpoint, in the order the AWS tools prefer them.
+const ENDPOINT_VARS: [&str; 3] = ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT"];
+/// Variables naming the region, in the same order.
+const REGION_VARS: [&str; 2] = ["AWS_REGION", "AWS_DEFAULT_REGION"];
+
+impl S3Settings {
+    /// `endpoint` and `region` as given (command line or `[deploy]`), else the
+    /// environment's, else AWS S3 in us-east-1. `Err` names the value, where it came
+    /// from, and what is expected.
+    pub fn resolve(endpoint: &str, region: &str) -> Result<S3Settings, String> {
+        let given = |v: &str, what| (!v.is_empty()).then(|| (v.to_string(), what));
+        let endpoint = given(endpoint, "--endpoint or [deploy] endpoint")
+            .or_else(|| ENDPOINT_VARS.iter().find_map(|k| env(k).map(|v| (v, *k))));
+        let endpoint = match endpoint {
+            Some((raw, from)) => Some(check_endpoint(&raw).map_err(|why| {
+                format!(
+                    "the endpoint `{raw}` (from {from}) {why}: expected http:// or https:// and a host, such as https://ACCOUNT_ID.r2.cloudflarestorage.com or http://127.0.0.1:9000"
+                )
+            })?),
+            None => None,
+        };
+        let region = given(region, "[deploy] region")
+            .or_else(|| REGION_VARS.iter().find_map(|k| env(k).map(|v| (v, *k))));
+        let region = match region {
+            None => "us-east-1".to_string(),
+            Some((raw, from)) => {
+                let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+                if raw.len() > 64 || !raw.chars().all(plain) {
+                    return Err(format!(
+                        "the region `{}` (from {from}) is not a region name: expected letters, digits and `-`, such as eu-west-1 (R2: auto)",
+                        raw.escape_debug()
+                    ));
+                }
+                raw
+            }
+        };
+        Ok(S3Settings { endpoint, region })
+    }
+}
+
+/// An endpoint URL as the client gets it, or why it is none.
+fn check_endpoint(raw: &str) -> Result<String, String> {
+    let url = url::Url::parse(raw).map_err(|e| format!("is not a URL ({e})"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("has the scheme `{}`", url.scheme()));
+    }
+    match url.host_str() {
+        None | Some("") => return Err("names no host".into()),
+        Some(host) if host.contains('%') => return Err("has a percent sign in its host".into()),
+        Some(_) => {}
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(
+            "holds credentials (they come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)".into(),
+        );
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("has a query or fragment".into());
+    }
+    Ok(url.as_str().trim_end_matches('/').to_string())
+}
+
+/// The S3 client's settings from the environment (credentials, web identity, container
+/// roles, ...), skipping variables set to `""` and those folio resolves itself
+/// (endpoint and region: [`S3Settings`]).
+fn s3_from_env() -> object_store::aws::AmazonS3Builder {
+    use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+    let mut b = AmazonS3Builder::new();
+    for (key, value) in std::env::vars_os() {
+        let (Some(key), Some(value)) = (key.to_str(), value.to_str()) else { continue };
+        if !key.starts_with("AWS_")
+            || value.is_empty()
+            || ENDPOINT_VARS.contains(&key)
+            || REGION_VARS.contains(&key)
+        {
+            continue;
+        }
+        if let Ok(config_key) = key.to_ascii_lowercase().parse::<AmazonS3ConfigKey>() {
+            b = b.with_config(config_key, value);
+        }
+    }
+    b
+}
+
 /// Builds the client for `target`. `endpoint` is an S3-compatible store's URL (`http://`
-/// allowed without more settings), `region` the S3 region ("" = the environment's, else
-/// us-east-1).
-pub fn connect(target: &Target, endpoint: &str, region: &str) -> anyhow::Result<Store> {
+/// allowed without more settings), `region` the S3 region (both "" = the environment's;
+/// [`S3Settings::resolve`]). A malformed endpoint, region or setting is refused (exit 1)
+/// before any request.
+pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, Failure> {
     // reqwest's rustls needs one crypto provider for the process; ring is the one built.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let what = || format!("setting up {}", target.display());
+    let refused = |e: object_store::Error| {
+        Failure::Refused(format!("{}: {}", what(), crate::deploy::store_says(&e)))
+    };
     let (inner, keeps_headers): (Arc<dyn ObjectStore>, bool) = match target.scheme {
         Scheme::S3 => {
-            let mut b = object_store::aws::AmazonS3Builder::from_env()
+            let settings = S3Settings::resolve(endpoint, region).map_err(Failure::Refused)?;
+            let mut b = s3_from_env()
                 .with_bucket_name(&target.bucket)
+                .with_region(&settings.region)
                 .with_retry(retry());
-            if !endpoint.is_empty() {
+            if let Some(endpoint) = &settings.endpoint {
                 b = b.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
             }
-            if !region.is_empty() {
-                b = b.with_region(region);
-            } else if std::env::var_os("AWS_REGION").is_none()
-                && std::env::var_os("AWS_DEFAULT_REGION").is_none()
-            {
-                b = b.with_region("us-east-1");
-            }
-            (Arc::new(b.build().with_context(what)?), true)
+            (Arc::new(b.build().map_err(refused)?), true)
         }
         Scheme::Gcs => {
             let b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
                 .with_bucket_name(&target.bucket)
                 .with_retry(retry());
-            (Arc::new(b.build().with_context(what)?), true)
+            (Arc::new(b.build().map_err(refused)?), true)
         }
         Scheme::Azure => {
             let b = object_store::azure::MicrosoftAzureBuilder::from_env()
                 .with_container_name(&target.bucket)
                 .with_retry(retry());
-            (Arc::new(b.build().with_context(what)?), true)
+            (Arc::new(b.build().map_err(refused)?), true)
         }
         Scheme::File => {
             std::fs::create_dir_all(&target.bucket)
@@ -177,6 +287,25 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> anyhow::Result<
         }
     };
     Ok(Store { inner, target: target.clone(), keeps_headers })
+}
+
+/// Symlinks below a `file://` target, at most `limit` of them. The folder store follows
+/// links when it lists, writes and deletes, so folio refuses a target that has any.
+pub fn links_below(dir: &std::path::Path, limit: usize) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let mut found = Vec::new();
+    if !dir.exists() {
+        return Ok(found);
+    }
+    for entry in walkdir::WalkDir::new(dir).follow_links(false).min_depth(1) {
+        let entry = entry.with_context(|| format!("reading `{}`", dir.display()))?;
+        if entry.path_is_symlink() {
+            found.push(entry.into_path());
+            if found.len() == limit {
+                break;
+            }
+        }
+    }
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -198,10 +327,54 @@ mod tests {
         assert_eq!(t.key("a.json").as_ref(), "a.json");
         let t = Target::parse("file:///srv/www").unwrap();
         assert_eq!((t.scheme, t.bucket.as_str()), (Scheme::File, "/srv/www"));
-        for bad in
-            ["https://x/y", "s3:///nobucket", "s3://b/../x", "s3://b/a//c", "s3://b/p?x=1", "nope"]
-        {
+        for bad in [
+            "https://x/y",
+            "s3:///nobucket",
+            "s3://b/../x",
+            "s3://b/a//c",
+            "s3://b/p?x=1",
+            "nope",
+            "s3://b%zz/p",
+            "s3://b@c/p",
+            "s3://b:9000/p",
+        ] {
             assert!(Target::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn endpoints_are_checked_before_any_client_is_built() {
+        let ok = |e: &str| S3Settings::resolve(e, "eu-west-1").map(|s| s.endpoint.unwrap());
+        assert_eq!(ok("http://127.0.0.1:9000/").unwrap(), "http://127.0.0.1:9000");
+        assert_eq!(
+            ok("https://acct.r2.cloudflarestorage.com").unwrap(),
+            "https://acct.r2.cloudflarestorage.com"
+        );
+        for bad in [
+            "http://",
+            "http://[::1",
+            "http://a b",
+            "http://host:99999",
+            "http://%zz",
+            "ftp://host",
+            "host:9000",
+            "http://user:pw@host",
+            "http://host/?x",
+        ] {
+            let e = ok(bad).unwrap_err();
+            assert!(e.starts_with(&format!("the endpoint `{bad}` (from --endpoint")), "{e}");
+            assert!(e.contains("expected http:// or https://"), "{e}");
+        }
+    }
+
+    #[test]
+    fn regions_are_names() {
+        let region = |r: &str| S3Settings::resolve("http://h", r);
+        assert_eq!(region("auto").unwrap().region, "auto");
+        for bad in ["eu west", "eu-west-1\n", "a/b", "\u{e9}"] {
+            let e = region(bad).unwrap_err();
+            assert!(e.contains("is not a region name"), "{e}");
+            assert!(e.contains("(from [deploy] region)"), "{e}");
         }
     }
 }

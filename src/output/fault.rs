@@ -1,65 +1,121 @@
-//! Fault injection for tests: `FOLIO_FAULT=write:N` (or `rename:N`, `upload:N`) makes the
-//! Nth file write (or rename, or `folio deploy` upload) of this process fail with an I/O
-//! error, so tests can prove that a failure midway leaves the previous output (or the
-//! store) usable. Tests and CI run as root, which
-//! ignores file permissions, so permissions cannot stand in for this.
+//! Fault injection for tests. `FOLIO_FAULT` is a comma-separated list of `STEP:N`, where
+//! STEP is `write` or `rename` (a file of a build), `upload`, `record` (a write of
+//! `folio deploy`'s record) or `delete` (the start of its deletes):
+//!
+//! - `STEP:N` makes the Nth such step of this process fail with an I/O error, so tests can
+//!   prove that a failure midway leaves the previous output (or the store) usable;
+//! - `kill-STEP:N` ends the process on the spot before the Nth step (an abort: no
+//!   destructor runs, nothing is flushed or cleaned up), as `kill -9` would at that point,
+//!   but at a point a test chooses;
+//! - `wait-STEP:N` holds the Nth step until the file named by `FOLIO_FAULT_GATE` exists
+//!   (writing `{gate}.reached` when it starts waiting), so a test can run another command
+//!   while this one is midway, in an order it chooses.
+//!
+//! Tests and CI run as root, which ignores file permissions, so permissions cannot stand
+//! in for this.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-#[derive(Debug, Default)]
-pub struct Faults {
-    write_at: Option<u64>,
-    rename_at: Option<u64>,
-    upload_at: Option<u64>,
-    writes: AtomicU64,
-    renames: AtomicU64,
-    uploads: AtomicU64,
+/// A step faults can be put before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Write,
+    Rename,
+    Upload,
+    Record,
+    Delete,
 }
 
-/// This process's faults, read from `FOLIO_FAULT` once: the Nth operation counts every
-/// tree and every phase of the process, so a fault fires once, and a build that finishes
-/// an interrupted switch is not failed again by the same spec.
+const STEPS: [(Step, &str); 5] = [
+    (Step::Write, "write"),
+    (Step::Rename, "rename"),
+    (Step::Upload, "upload"),
+    (Step::Record, "record"),
+    (Step::Delete, "delete"),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum What {
+    Fail,
+    Kill,
+    Wait,
+}
+
+#[derive(Debug, Default)]
+pub struct Faults {
+    /// (step, which one, what happens)
+    at: Vec<(Step, u64, What)>,
+    counts: [AtomicU64; 5],
+}
+
+/// This process's faults, read from `FOLIO_FAULT` once: the Nth step counts every tree
+/// and every phase of the process, so a fault fires once, and a build that finishes an
+/// interrupted switch is not failed again by the same spec.
 pub fn process() -> &'static Faults {
     static FAULTS: std::sync::OnceLock<Faults> = std::sync::OnceLock::new();
-    FAULTS.get_or_init(Faults::from_env)
+    FAULTS.get_or_init(|| Faults::parse(&std::env::var("FOLIO_FAULT").unwrap_or_default()))
 }
 
 impl Faults {
-    /// Reads `FOLIO_FAULT`; anything unparsable means no fault.
-    pub fn from_env() -> Faults {
+    /// Parses a spec; anything unparsable means no fault.
+    pub fn parse(spec: &str) -> Faults {
         let mut f = Faults::default();
-        if let Ok(spec) = std::env::var("FOLIO_FAULT") {
-            for part in spec.split(',') {
-                match part.split_once(':').map(|(k, n)| (k, n.parse::<u64>())) {
-                    Some(("write", Ok(n))) => f.write_at = Some(n),
-                    Some(("rename", Ok(n))) => f.rename_at = Some(n),
-                    Some(("upload", Ok(n))) => f.upload_at = Some(n),
-                    _ => {}
-                }
+        for part in spec.split(',') {
+            let Some((kind, n)) = part.split_once(':') else { continue };
+            let Ok(n) = n.parse::<u64>() else { continue };
+            let (what, name) = match (kind.strip_prefix("kill-"), kind.strip_prefix("wait-")) {
+                (Some(name), _) => (What::Kill, name),
+                (_, Some(name)) => (What::Wait, name),
+                _ => (What::Fail, kind),
+            };
+            if let Some(&(step, _)) = STEPS.iter().find(|(_, s)| *s == name) {
+                f.at.push((step, n, what));
             }
         }
         f
     }
 
-    fn hit(counter: &AtomicU64, at: Option<u64>, what: &str) -> io::Result<()> {
-        let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
-        if at == Some(n) {
-            return Err(io::Error::other(format!("injected fault: {what} #{n} (FOLIO_FAULT)")));
+    /// Called before each `step`: fails, ends the process or waits as the spec says.
+    pub fn before(&self, step: Step) -> io::Result<()> {
+        if self.at.is_empty() {
+            return Ok(());
+        }
+        let index = STEPS.iter().position(|(s, _)| *s == step).expect("every step is listed");
+        let n = self.counts[index].fetch_add(1, Ordering::Relaxed) + 1;
+        for &(_, _, what) in self.at.iter().filter(|(s, at, _)| *s == step && *at == n) {
+            let name = STEPS[index].1;
+            match what {
+                What::Fail => {
+                    return Err(io::Error::other(format!(
+                        "injected fault: {name} #{n} (FOLIO_FAULT)"
+                    )));
+                }
+                What::Kill => std::process::abort(),
+                What::Wait => {
+                    let gate = std::env::var_os("FOLIO_FAULT_GATE").unwrap_or_default();
+                    let mut reached = gate.clone();
+                    reached.push(".reached");
+                    let _ = std::fs::write(&reached, name);
+                    while !std::path::Path::new(&gate).exists() {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
+                }
+            }
         }
         Ok(())
     }
 
     pub fn before_write(&self) -> io::Result<()> {
-        Self::hit(&self.writes, self.write_at, "write")
+        self.before(Step::Write)
     }
 
     pub fn before_rename(&self) -> io::Result<()> {
-        Self::hit(&self.renames, self.rename_at, "rename")
+        self.before(Step::Rename)
     }
 
     pub fn before_upload(&self) -> io::Result<()> {
-        Self::hit(&self.uploads, self.upload_at, "upload")
+        self.before(Step::Upload)
     }
 }
 
@@ -69,10 +125,13 @@ mod tests {
 
     #[test]
     fn fails_exactly_the_nth_operation() {
-        let f = Faults { write_at: Some(2), ..Faults::default() };
+        let f = Faults::parse("write:2,bogus:1,rename:x,upload:3");
         assert!(f.before_write().is_ok());
         assert!(f.before_write().is_err());
         assert!(f.before_write().is_ok());
         assert!(f.before_rename().is_ok());
+        assert!(f.before(Step::Upload).is_ok() && f.before(Step::Upload).is_ok());
+        assert!(f.before(Step::Upload).is_err());
+        assert_eq!(f.at.len(), 2, "what does not parse is no fault");
     }
 }

@@ -166,7 +166,9 @@ impl Tree {
                     shown(&staging)
                 ))
             })?;
-            tree.apply(journal, &path)?;
+            tree.apply(journal, &path).with_context(|| {
+                format!("finishing the switch a killed or failed build left in `{}`", shown(root))
+            })?;
             tree.load_manifest()?;
         } else {
             fs::remove_dir_all(&staging)
@@ -452,7 +454,12 @@ impl Tree {
                 .with_context(|| ctx("committing", &path))?;
         }
         let manifest = self.root.join(MANIFEST);
-        self.apply(journal, &manifest)?;
+        let root = shown(&self.root);
+        self.apply(journal, &manifest).with_context(|| {
+            format!(
+                "the switch into `{root}` failed midway: each file is the old build's or the new one's; the next `folio build` finishes the switch first (until then `folio deploy` refuses the folder)"
+            )
+        })?;
         Ok((report, self.warnings))
     }
 

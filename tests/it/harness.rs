@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -325,4 +325,81 @@ fn missing_is_ok(found: bool, what: &str) -> bool {
         eprintln!("skipping: {what} is not installed (.ci/run installs it)");
     }
     found
+}
+
+/// A gate for `FOLIO_FAULT=wait-STEP:N`: the command stops before that step until the
+/// test opens the gate, so another command can run while it is midway, in a set order.
+pub struct Gate {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Gate {
+    pub fn new() -> Gate {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gate");
+        Gate { _dir: dir, path }
+    }
+
+    /// The environment a gated command needs, with its fault spec.
+    pub fn env(&self, fault: &str) -> Vec<(String, String)> {
+        vec![
+            ("FOLIO_FAULT".into(), fault.into()),
+            ("FOLIO_FAULT_GATE".into(), self.path.to_string_lossy().into_owned()),
+        ]
+    }
+
+    /// Waits until a command stands at the gate.
+    pub fn wait_reached(&self, child: &mut std::process::Child) {
+        let reached = self.path.with_extension("reached");
+        let start = Instant::now();
+        while !reached.exists() {
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("the gated command ended before the gate: {status}");
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "nothing reached the gate");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub fn open(&self) {
+        fs::write(&self.path, "open").unwrap();
+    }
+}
+
+/// A command's stderr, collected by a thread while it runs.
+pub struct Stderr(std::sync::Arc<std::sync::Mutex<String>>);
+
+impl Stderr {
+    /// Takes `child`'s piped stderr.
+    pub fn of(child: &mut std::process::Child) -> Stderr {
+        let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut pipe = BufReader::new(child.stderr.take().expect("stderr piped"));
+        let into = text.clone();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            while pipe.read_line(&mut line).is_ok_and(|n| n > 0) {
+                into.lock().unwrap().push_str(&line);
+                line.clear();
+            }
+        });
+        Stderr(text)
+    }
+
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// Waits until the command has said `what`.
+    pub fn wait_for(&self, what: &str) {
+        let start = Instant::now();
+        while !self.text().contains(what) {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "never said {what:?}; said:\n{}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
 }

@@ -406,3 +406,166 @@ fn symlinks_at_folios_own_names_are_never_written_through() {
     assert_eq!(p.read("precious.txt"), "keep");
     assert!(!p.path("output/.folio-manifest.json.tmp").exists());
 }
+
+/// The sample with every record's rating changed, so that every page differs.
+fn sample_data_variant(p: &Project, dir: &str) {
+    crate::harness::copy_dir(&p.path("data"), &p.path(dir));
+    let csv = p.read(&format!("{dir}/attractions.csv")).replace(",4.", ",3.");
+    p.write(&format!("{dir}/attractions.csv"), csv);
+}
+
+/// What a clean build of `data` (a folder of `p`) writes into output/, manifest aside.
+fn clean_build(p: &Project, data: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let fresh = Project::new(&p.read("folio.toml"));
+    crate::harness::copy_dir(&p.path(data), &fresh.path("data"));
+    fresh.folio(&["build"]).success();
+    without_manifest(fresh.tree("output"))
+}
+
+fn without_manifest(
+    mut tree: std::collections::BTreeMap<String, Vec<u8>>,
+) -> std::collections::BTreeMap<String, Vec<u8>> {
+    tree.remove(".folio-manifest.json");
+    tree
+}
+
+#[test]
+fn a_second_build_waits_for_the_first_and_the_output_is_one_whole_build() {
+    use crate::harness::{Gate, Stderr};
+    let p = Project::sample();
+    sample_data_variant(&p, "other");
+    let (one, two) = (clean_build(&p, "data"), clean_build(&p, "other"));
+    assert!(one != two);
+    // The first build stops midway through staging, holding output/.
+    let gate = Gate::new();
+    let mut first = Command::new(BIN)
+        .args(["build", "--data", "data"])
+        .current_dir(p.dir.path())
+        .envs(gate.env("wait-write:10"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    gate.wait_reached(&mut first);
+    let mut second = Command::new(BIN)
+        .args(["build", "--data", "other"])
+        .current_dir(p.dir.path())
+        .env_remove("FOLIO_FAULT")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let said = Stderr::of(&mut second);
+    said.wait_for(
+        "folio: waiting for another folio command (a build or a deploy) to finish with `output`",
+    );
+    // Refusing instead of waiting, when asked to; a deploy waits (or refuses) the same way.
+    let run = p.folio(&["build", "--no-wait"]).fails(1);
+    assert!(
+        run.stderr().contains("another folio command (a build or a deploy) is using `output`"),
+        "{}",
+        run.stderr()
+    );
+    let www = p.path("www");
+    let run =
+        p.folio(&["deploy", "--no-wait", "--to", &format!("file://{}", www.display())]).fails(1);
+    assert!(run.stderr().contains("is using `output`"), "{}", run.stderr());
+    gate.open();
+    assert!(first.wait().unwrap().success());
+    assert!(second.wait().unwrap().success(), "{}", said.text());
+    assert!(
+        without_manifest(p.tree("output")) == two,
+        "the second build ran after the first, whole"
+    );
+    // The next build equals a clean build of its data, and so does the one after a no-op.
+    p.folio(&["build"]).success();
+    assert!(without_manifest(p.tree("output")) == one);
+}
+
+#[test]
+fn builds_started_together_leave_one_whole_build_every_time() {
+    let p = Project::sample();
+    sample_data_variant(&p, "other");
+    let (one, two) = (clean_build(&p, "data"), clean_build(&p, "other"));
+    for round in 0..6 {
+        let spawn = |data: &str| {
+            Command::new(BIN)
+                .args(["build", "--quiet", "--data", data])
+                .current_dir(p.dir.path())
+                .env_remove("FOLIO_FAULT")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        };
+        let (mut a, mut b) = if round % 2 == 0 {
+            (spawn("data"), spawn("other"))
+        } else {
+            (spawn("other"), spawn("data"))
+        };
+        assert!(a.wait().unwrap().success() && b.wait().unwrap().success(), "round {round}");
+        let now = without_manifest(p.tree("output"));
+        assert!(now == one || now == two, "round {round}: output/ is neither build");
+        // The next build must not trust a tree another build left: it equals a clean one.
+        p.folio(&["build", "--data", "other"]).success();
+        assert!(without_manifest(p.tree("output")) == two, "round {round}");
+    }
+}
+
+#[test]
+fn a_failed_switch_is_refused_by_deploy_and_finished_by_the_next_build() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    change_every_record(&p);
+    let run = p.folio_env(&["build"], &[("FOLIO_FAULT", "rename:30")]).fails(2);
+    assert!(
+        run.stderr().contains("the switch into `output` failed midway"),
+        "the error says what state the folder is in: {}",
+        run.stderr()
+    );
+    let www = p.path("www");
+    let run = p.folio(&["deploy", "--to", &format!("file://{}", www.display())]).fails(1);
+    assert!(run.stderr().contains("a build is half switched into `output`"), "{}", run.stderr());
+    assert!(!www.exists(), "nothing published");
+    p.folio(&["build"]).success();
+    p.folio(&["deploy", "--to", &format!("file://{}", www.display())]).success();
+}
+
+#[test]
+fn builds_beside_a_running_serve_are_their_own_and_the_preview_stays_whole() {
+    let p = Project::sample();
+    let cfg = p
+        .read("folio.toml")
+        .replace("base_url = \"\"", "base_url = \"https://example.org/travel\"");
+    p.write("folio.toml", cfg);
+    let served = crate::harness::serve(p.dir.path());
+    for round in 0..4 {
+        // The data changes: serve rebuilds its preview while the build writes output/.
+        let name = format!("Eiffel Tower ({round})");
+        let csv = p.read("data/attractions.csv");
+        let csv = match csv.find("Eiffel Tower") {
+            Some(at) => {
+                let end = at + csv[at..].find(',').unwrap();
+                format!("{}{name}{}", &csv[..at], &csv[end..])
+            }
+            None => unreachable!("the sample has the Eiffel Tower"),
+        };
+        p.write("data/attractions.csv", csv);
+        p.folio(&["build", "--quiet"]).success();
+        assert!(without_manifest(p.tree("output")) == clean_build(&p, "data"), "round {round}");
+        let start = Instant::now();
+        loop {
+            let res = crate::table::request(served.port, "GET", "/travel/api/en/attractions", &[]);
+            let local = format!("http://127.0.0.1:{}/travel/api/en/attractions", served.port);
+            assert!(res.status != 200 || String::from_utf8_lossy(&res.body).contains(&local));
+            if res.status == 200 && String::from_utf8_lossy(&res.body).contains(&name) {
+                break;
+            }
+            assert!(start.elapsed() < Duration::from_secs(20), "round {round}: no rebuild");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let page = p.read("output/api/en/attractions/10/1.json");
+    assert!(page.contains("\"https://example.org/travel/api/en/attractions?page=2"), "{page}");
+    assert!(!page.contains("127.0.0.1"), "nothing of the preview is in output/");
+}

@@ -1,0 +1,300 @@
+//! The store side of a deploy, one method a phase: list the prefix and read folio's
+//! record, HEAD what the record does not vouch for, confirm that what is to be deleted is
+//! still folio's, upload, delete, write the record. Each request names the object and the
+//! store's own words when it fails (exit 2).
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+use anyhow::Context;
+use futures::StreamExt;
+use md5::Digest;
+use object_store::{Attribute, Attributes, GetOptions, PutOptions, PutPayload};
+
+use super::local::{self, LocalFile, Phase};
+use super::plan::{self, Action, Head, Listed, Plan, Reason};
+use super::record::{self, Md5, Put, RECORD, Record};
+use super::store::Store;
+use super::{Deployed, Options, remote_failure};
+use crate::error::Failure;
+use crate::output::fault::Step;
+use crate::site::Progress;
+
+/// The metadata key that carries an object's MD5 (hugo's name), for stores whose ETag is
+/// not an MD5; folio also reads it to know an object as its own.
+const MD5_METADATA: &str = "md5chksum";
+
+/// One deploy's view of the store.
+pub struct Remote<'a> {
+    pub store: &'a Store,
+    pub local: &'a [LocalFile],
+    pub output: &'a Path,
+    pub opts: &'a Options,
+    pub progress: &'a dyn Progress,
+}
+
+/// An object to delete: folio's old object (with its record entry), or one a deploy cut
+/// short uploaded.
+#[derive(Debug, Clone)]
+pub struct Doomed {
+    pub key: String,
+    pub put: Option<Put>,
+}
+
+fn md5_of(bytes: &[u8]) -> Md5 {
+    md5::Md5::digest(bytes).into()
+}
+
+impl Remote<'_> {
+    fn failed(&self, what: &str, rel: &str, e: object_store::Error) -> Failure {
+        remote_failure(what, rel, self.store, e)
+    }
+
+    /// The store's objects below the prefix (folio's record aside) and folio's record.
+    pub async fn survey(&self) -> Result<(HashMap<String, Listed>, Record, Vec<String>), Failure> {
+        let (store, target) = (self.store, &self.store.target);
+        self.progress.start("list", 0);
+        let mut listing: HashMap<String, Listed> = HashMap::new();
+        let mut stream = store.inner.list(target.root().as_ref());
+        while let Some(meta) = stream.next().await {
+            let meta = meta.map_err(|e| self.failed("listing", "", e))?;
+            if let Some(rel) = target.rel(meta.location.as_ref()) {
+                let etag = meta.e_tag.unwrap_or_default().trim_matches('"').to_string();
+                listing.insert(rel.to_string(), Listed { size: meta.size, etag });
+            }
+        }
+        let mut warnings = Vec::new();
+        let record = match listing.remove(RECORD) {
+            None => Record::default(),
+            Some(_) => {
+                let got = store.inner.get_opts(&target.key(RECORD), GetOptions::default()).await;
+                let bytes = match got {
+                    Ok(r) => r.bytes().await.map_err(|e| self.failed("reading", RECORD, e))?,
+                    Err(object_store::Error::NotFound { .. }) => Default::default(),
+                    Err(e) => return Err(self.failed("reading", RECORD, e)),
+                };
+                Record::from_bytes(&bytes).unwrap_or_else(|why| {
+                    warnings.push(format!(
+                        "{}/{RECORD} is not folio's record ({why}): every object is checked",
+                        target.display()
+                    ));
+                    Record::default()
+                })
+            }
+        };
+        Ok((listing, record, warnings))
+    }
+
+    /// Decides every [`Action::Check`] of `plan` with a HEAD.
+    pub async fn check(&self, plan: &mut Plan) -> Result<(), Failure> {
+        let checks: Vec<usize> =
+            (0..self.local.len()).filter(|&i| plan.actions[i] == Action::Check).collect();
+        self.progress.start("check", checks.len() as u64);
+        let heads = futures::stream::iter(checks.into_iter().map(|i| async move {
+            let key = self.store.target.key(&self.local[i].rel);
+            let options = GetOptions { head: true, ..GetOptions::default() };
+            (i, self.store.inner.get_opts(&key, options).await)
+        }))
+        .buffer_unordered(self.opts.concurrency);
+        futures::pin_mut!(heads);
+        while let Some((i, got)) = heads.next().await {
+            let f = &self.local[i];
+            plan.actions[i] = match got {
+                Ok(r) => plan::check(f, &self.head_of(&r.meta, &r.attributes)),
+                Err(object_store::Error::NotFound { .. }) => Action::Upload(Reason::Missing),
+                Err(e) => return Err(self.failed("checking", &f.rel, e)),
+            };
+            self.progress.inc();
+        }
+        Ok(())
+    }
+
+    /// The objects of `plan` to delete that a request confirms are folio's: folio's old
+    /// objects still holding what folio wrote, and what a cut deploy uploaded that this
+    /// build does not have. On a store that keeps metadata, folio's MD5 metadata must be
+    /// there and match; on a folder, the bytes are read and hashed.
+    pub async fn confirm(&self, plan: &Plan) -> Result<Vec<Doomed>, Failure> {
+        let candidates: Vec<(Doomed, BTreeSet<Md5>)> = (plan.deletes.iter())
+            .map(|(key, put)| {
+                (Doomed { key: key.clone(), put: Some(put.clone()) }, [put.md5].into())
+            })
+            .chain(
+                plan.orphans
+                    .iter()
+                    .map(|(key, md5s)| (Doomed { key: key.clone(), put: None }, md5s.clone())),
+            )
+            .collect();
+        if candidates.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.progress.start("confirm", candidates.len() as u64);
+        let confirmed = futures::stream::iter(candidates.into_iter().map(|(d, md5s)| async move {
+            let written = self.written_md5(&d.key).await;
+            (d, md5s, written)
+        }))
+        .buffer_unordered(self.opts.concurrency);
+        futures::pin_mut!(confirmed);
+        let mut doomed = Vec::new();
+        while let Some((d, md5s, written)) = confirmed.next().await {
+            if written?.is_some_and(|md5| md5s.contains(&md5)) {
+                doomed.push(d);
+            }
+            self.progress.inc();
+        }
+        doomed.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(doomed)
+    }
+
+    /// The MD5 folio wrote at `rel`, as far as the store shows it: its metadata on a store
+    /// that keeps some, its bytes' on a folder; `None` when it is gone or not folio's.
+    async fn written_md5(&self, rel: &str) -> Result<Option<Md5>, Failure> {
+        let key = self.store.target.key(rel);
+        let head = self.store.keeps_headers;
+        let options = GetOptions { head, ..GetOptions::default() };
+        let got = match self.store.inner.get_opts(&key, options).await {
+            Ok(got) => got,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(self.failed("checking", rel, e)),
+        };
+        if head {
+            let md5 = got.attributes.get(&Attribute::Metadata(MD5_METADATA.into()));
+            return Ok(md5.and_then(|m| record::etag_md5(m)));
+        }
+        let bytes = got.bytes().await.map_err(|e| self.failed("reading", rel, e))?;
+        Ok(Some(md5_of(&bytes)))
+    }
+
+    /// Uploads `jobs` (indices of local files), pages first, then what links to them;
+    /// the first failure ends the deploy (nothing more is sent, nothing deleted).
+    pub async fn upload(
+        &self,
+        jobs: &[(usize, Reason)],
+        etags: &mut [Option<String>],
+        out: &mut Deployed,
+    ) -> Result<(), Failure> {
+        let faults = crate::output::fault::process();
+        for phase in [Phase::Pages, Phase::Links] {
+            let jobs: Vec<(usize, Reason)> =
+                jobs.iter().copied().filter(|&(i, _)| self.local[i].phase == phase).collect();
+            if jobs.is_empty() {
+                continue;
+            }
+            let what = if phase == Phase::Pages { "upload pages" } else { "upload the rest" };
+            self.progress.start(what, jobs.len() as u64);
+            let puts = futures::stream::iter(jobs.into_iter().map(|(i, reason)| async move {
+                let f = &self.local[i];
+                let bytes = self.read_as_scanned(f)?;
+                if let Err(e) = faults.before_upload() {
+                    return Err(Failure::Other(
+                        anyhow::Error::from(e).context(format!("uploading `{}`", f.rel)),
+                    ));
+                }
+                let options =
+                    PutOptions { attributes: self.attributes(f), ..PutOptions::default() };
+                let key = self.store.target.key(&f.rel);
+                let put = (self.store.inner.put_opts(&key, PutPayload::from(bytes), options).await)
+                    .map_err(|e| self.failed("uploading", &f.rel, e))?;
+                Ok((i, reason, put.e_tag.map(|e| e.trim_matches('"').to_string())))
+            }))
+            .buffer_unordered(self.opts.concurrency);
+            futures::pin_mut!(puts);
+            while let Some(done) = puts.next().await {
+                let (i, reason, etag) = done?;
+                etags[i] = etag;
+                out.uploaded.push((self.local[i].rel.clone(), reason));
+                out.bytes += self.local[i].size;
+                self.progress.inc();
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes of `f`, read once: exactly the bytes whose MD5 the scan took, or an error
+    /// (something other than folio changed the file since; the output folder's lock keeps
+    /// folio's own builds out).
+    fn read_as_scanned(&self, f: &LocalFile) -> Result<Vec<u8>, Failure> {
+        let path = self.output.join(&f.rel);
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("reading `{}`", path.display()))?;
+        if md5_of(&bytes) != f.md5 {
+            return Err(Failure::Other(anyhow::anyhow!(
+                "`{}` changed while it was being deployed (something other than folio wrote to the output folder); nothing more was sent: run the deploy again",
+                crate::diag::display_path(&path).display()
+            )));
+        }
+        Ok(bytes)
+    }
+
+    /// Deletes `doomed`; S3 in batches of 1,000.
+    pub async fn delete(&self, doomed: &[Doomed], out: &mut Deployed) -> Result<(), Failure> {
+        if doomed.is_empty() {
+            return Ok(());
+        }
+        let target = &self.store.target;
+        (crate::output::fault::process().before(Step::Delete))
+            .map_err(|e| Failure::Other(anyhow::Error::from(e).context("deleting")))?;
+        self.progress.start("delete", doomed.len() as u64);
+        let keys: Vec<object_store::Result<object_store::path::Path>> =
+            doomed.iter().map(|d| Ok(target.key(&d.key))).collect();
+        let mut results = self.store.inner.delete_stream(futures::stream::iter(keys).boxed());
+        while let Some(result) = results.next().await {
+            match result {
+                Ok(path) => {
+                    let rel = target.rel(path.as_ref()).unwrap_or(path.as_ref()).to_string();
+                    out.deleted.push(rel);
+                }
+                Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(self.failed("deleting", "", e)),
+            }
+            self.progress.inc();
+        }
+        Ok(())
+    }
+
+    pub async fn put_record(&self, record: &Record) -> Result<(), Failure> {
+        (crate::output::fault::process().before(Step::Record)).map_err(|e| {
+            Failure::Other(anyhow::Error::from(e).context(format!("writing {RECORD}")))
+        })?;
+        let mut attrs = Attributes::new();
+        if self.store.keeps_headers {
+            attrs.insert(Attribute::ContentType, "application/gzip".into());
+        }
+        let options = PutOptions { attributes: attrs, ..PutOptions::default() };
+        let key = self.store.target.key(RECORD);
+        (self.store.inner.put_opts(&key, PutPayload::from(record.to_bytes()), options).await)
+            .map_err(|e| self.failed("writing", RECORD, e))?;
+        Ok(())
+    }
+
+    /// What a HEAD shows of an object, as [`plan::check`] compares it.
+    fn head_of(&self, meta: &object_store::ObjectMeta, attrs: &Attributes) -> Head {
+        let get = |a: Attribute| attrs.get(&a).map(|v| v.to_string());
+        Head {
+            size: meta.size,
+            etag: meta.e_tag.clone().unwrap_or_default().trim_matches('"').to_string(),
+            md5: get(Attribute::Metadata(MD5_METADATA.into())).and_then(|m| record::etag_md5(&m)),
+            headers: self.store.keeps_headers.then(|| local::Headers {
+                content_type: get(Attribute::ContentType).unwrap_or_default(),
+                cache_control: get(Attribute::CacheControl),
+                content_encoding: get(Attribute::ContentEncoding),
+            }),
+        }
+    }
+
+    /// The headers and metadata folio sets on `f` (none on a store that keeps none).
+    fn attributes(&self, f: &LocalFile) -> Attributes {
+        let mut attrs = Attributes::new();
+        if self.store.keeps_headers {
+            let h = &f.headers;
+            attrs.insert(Attribute::ContentType, h.content_type.clone().into());
+            if let Some(cc) = &h.cache_control {
+                attrs.insert(Attribute::CacheControl, cc.clone().into());
+            }
+            if let Some(ce) = &h.content_encoding {
+                attrs.insert(Attribute::ContentEncoding, ce.clone().into());
+            }
+            attrs.insert(Attribute::Metadata(MD5_METADATA.into()), record::md5_hex(&f.md5).into());
+        }
+        attrs
+    }
+}
