@@ -23,6 +23,9 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let watched = Watched::of(&project);
     let mount = project.base.path.clone();
     let (preview, built) = Preview::start(project, addr)?;
+    let preview = Arc::new(preview);
+    // Watching before the URL is printed: a change made as soon as it is read rebuilds.
+    watch(watched, reload, Arc::downgrade(&preview))?;
     for w in &built.warnings {
         crate::diag::eprint(&format!("warning: {w}"));
     }
@@ -34,8 +37,6 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         built.report.unchanged,
         preview.output().display()
     ))?;
-    let preview = Arc::new(preview);
-    watch(watched, reload, Arc::downgrade(&preview))?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -16,6 +16,7 @@
 //! It does not build: it refuses an `output/` with no build, a build half switched in, or
 //! a build made from another `folio.toml` or another `base_url`.
 
+mod lease;
 pub mod local;
 pub mod plan;
 pub mod purge;
@@ -31,6 +32,7 @@ use crate::error::Failure;
 use crate::output::lock::{Access, Busy, Lock};
 use crate::output::manifest::{MANIFEST, Manifest};
 use crate::site::Progress;
+use lease::Lease;
 use local::Roles;
 use plan::{Action, Reason};
 use purge::PurgeList;
@@ -163,12 +165,27 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         default_size: project.default_page_size,
         laravel: matches!(project.envelope, Envelope::Laravel | Envelope::LaravelResource),
     };
-    let remote =
-        Remote { store: &store, local: &local, output: out, opts, progress: hooks.progress };
     let purged = |objects: BTreeSet<String>| {
         PurgeList::new(&site, &manifest.stamp.base_url, objects.into_iter().collect())
     };
-    let mut deployed = runtime.block_on(run(&remote, hooks.purge_list, &purged))?;
+    let lifetime = crate::output::fault::process()
+        .lease_secs
+        .map_or(lease::LIFETIME, std::time::Duration::from_secs);
+    let mut deployed = runtime.block_on(async {
+        let mut remote = Remote {
+            store: &store,
+            lease: std::sync::OnceLock::new(),
+            local: &local,
+            output: out,
+            opts,
+            progress: hooks.progress,
+        };
+        let deployed = run(&remote, (hooks.busy, lifetime), hooks.purge_list, &purged).await;
+        if let Some(lease) = remote.lease.take() {
+            lease.release(&store).await;
+        }
+        deployed
+    })?;
     hooks.progress.finish();
     deployed.warnings = [warnings, deployed.warnings].concat();
     deployed.target = target.display();
@@ -197,20 +214,67 @@ fn refuse_links(store: &Store) -> Result<(), Failure> {
     )))
 }
 
+/// The store as a survey found it, and the plan made from it.
+struct Surveyed {
+    old: Record,
+    /// The record's ETag when it was listed (`None`: there was none).
+    record_etag: Option<String>,
+    plan: plan::Plan,
+    doomed: Vec<remote::Doomed>,
+}
+
+/// Lists the store, reads the record, plans, and asks the store what the plan leaves open.
+async fn survey(remote: &Remote<'_>, warnings: &mut Vec<String>) -> Result<Surveyed, Failure> {
+    let (listing, old, record_etag, found) = remote.survey().await?;
+    warnings.extend(found);
+    let mut plan = plan::plan(remote.local, &listing, &old, remote.opts.force);
+    remote.check(&mut plan).await?;
+    let doomed = remote.confirm(&plan).await?;
+    Ok(Surveyed { old, record_etag, plan, doomed })
+}
+
+/// Would acting on `s` write anything to the store (an object, a delete, the record)?
+fn writes(s: &Surveyed, local: &[local::LocalFile], purge_list: bool) -> bool {
+    let keeps: Vec<Option<String>> = (s.plan.actions.iter())
+        .map(|a| match a {
+            Action::Keep(etag) => Some(etag.clone()),
+            _ => None,
+        })
+        .collect();
+    keeps.iter().any(Option::is_none)
+        || !s.doomed.is_empty()
+        || !s.plan.cut.is_empty()
+        || !s.old.pending.is_empty()
+        || !s.old.deleting.is_empty()
+        || (purge_list && !s.old.unpurged.is_empty())
+        || plan::objects_after(local, &keeps) != s.old.objects
+}
+
 /// The deploy on the store, phase by phase.
 async fn run(
     remote: &Remote<'_>,
+    (busy, lifetime): (Busy<'_>, std::time::Duration),
     purge_list: Option<WritePurgeList<'_>>,
     purged: &dyn Fn(BTreeSet<String>) -> PurgeList,
 ) -> Result<Deployed, Failure> {
     let opts = remote.opts;
     let local = remote.local;
     let mut out = Deployed { dry_run: opts.dry_run, ..Deployed::default() };
-    let (listing, old, warnings) = remote.survey().await?;
-    out.warnings = warnings;
-    let mut plan = plan::plan(local, &listing, &old, opts.force);
-    remote.check(&mut plan).await?;
-    let doomed = remote.confirm(&plan).await?;
+    let mut s = survey(remote, &mut out.warnings).await?;
+    // One deploy at a time writes to the store (`lease.rs`). A deploy with nothing to
+    // write (a no-op, a dry run) takes no lease and sends no write request. One that took
+    // the lease goes on with its survey when no deploy wrote to the store meanwhile (the
+    // record is as it was, with nothing in flight), and surveys again otherwise.
+    if !opts.dry_run && writes(&s, local, purge_list.is_some()) {
+        let (lease, warning) = Lease::take(remote.store, busy, lifetime).await?;
+        out.warnings.extend(warning);
+        let _ = remote.lease.set(lease);
+        let idle = s.old.pending.is_empty() && s.old.deleting.is_empty();
+        if !idle || remote.record_etag().await? != s.record_etag {
+            s = survey(remote, &mut out.warnings).await?;
+        }
+    }
+    let Surveyed { old, plan, doomed, .. } = s;
     if doomed.len() as u64 > opts.max_deletes {
         return Err(Failure::Refused(format!(
             "refusing to delete {} objects from {} (max_deletes is {}): if that is right, pass --max-deletes {}",

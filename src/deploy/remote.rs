@@ -11,6 +11,7 @@ use futures::StreamExt;
 use md5::Digest;
 use object_store::{Attribute, Attributes, GetOptions, PutOptions, PutPayload};
 
+use super::lease::{LEASE, Lease};
 use super::local::{self, LocalFile, Phase};
 use super::plan::{self, Action, Head, Listed, Plan, Reason};
 use super::record::{self, Md5, Put, RECORD, Record};
@@ -27,11 +28,17 @@ const MD5_METADATA: &str = "md5chksum";
 /// One deploy's view of the store.
 pub struct Remote<'a> {
     pub store: &'a Store,
+    /// This deploy's lease on the store once it holds one, checked before each write to
+    /// the record and the deletes.
+    pub lease: std::sync::OnceLock<Lease>,
     pub local: &'a [LocalFile],
     pub output: &'a Path,
     pub opts: &'a Options,
     pub progress: &'a dyn Progress,
 }
+
+/// What a survey found: the listing, folio's record, the record's ETag, warnings.
+pub type Survey = (HashMap<String, Listed>, Record, Option<String>, Vec<String>);
 
 /// An object to delete: folio's old object (with its record entry), or one a deploy cut
 /// short uploaded.
@@ -50,8 +57,23 @@ impl Remote<'_> {
         remote_failure(what, rel, self.store, e)
     }
 
-    /// The store's objects below the prefix (folio's record aside) and folio's record.
-    pub async fn survey(&self) -> Result<(HashMap<String, Listed>, Record, Vec<String>), Failure> {
+    fn check_lease(&self) -> Result<(), Failure> {
+        self.lease.get().map_or(Ok(()), |lease| lease.check(self.store))
+    }
+
+    /// The record's ETag now (`None`: there is none).
+    pub async fn record_etag(&self) -> Result<Option<String>, Failure> {
+        let head = GetOptions { head: true, ..GetOptions::default() };
+        match self.store.inner.get_opts(&self.store.target.key(RECORD), head).await {
+            Ok(got) => Ok(Some(got.meta.e_tag.unwrap_or_default().trim_matches('"').to_string())),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.failed("reading", RECORD, e)),
+        }
+    }
+
+    /// The store's objects below the prefix (folio's record and lease aside), folio's
+    /// record, the record's ETag as listed, and warnings.
+    pub async fn survey(&self) -> Result<Survey, Failure> {
         let (store, target) = (self.store, &self.store.target);
         self.progress.start("list", 0);
         let mut listing: HashMap<String, Listed> = HashMap::new();
@@ -63,8 +85,11 @@ impl Remote<'_> {
                 listing.insert(rel.to_string(), Listed { size: meta.size, etag });
             }
         }
+        listing.remove(LEASE);
         let mut warnings = Vec::new();
-        let record = match listing.remove(RECORD) {
+        let listed_record = listing.remove(RECORD);
+        let record_etag = listed_record.as_ref().map(|l| l.etag.clone());
+        let record = match listed_record {
             None => Record::default(),
             Some(_) => {
                 let got = store.inner.get_opts(&target.key(RECORD), GetOptions::default()).await;
@@ -82,7 +107,7 @@ impl Remote<'_> {
                 })
             }
         };
-        Ok((listing, record, warnings))
+        Ok((listing, record, record_etag, warnings))
     }
 
     /// Decides every [`Action::Check`] of `plan` with a HEAD.
@@ -231,6 +256,7 @@ impl Remote<'_> {
             return Ok(());
         }
         let target = &self.store.target;
+        self.check_lease()?;
         (crate::output::fault::process().before(Step::Delete))
             .map_err(|e| Failure::Other(anyhow::Error::from(e).context("deleting")))?;
         self.progress.start("delete", doomed.len() as u64);
@@ -252,6 +278,7 @@ impl Remote<'_> {
     }
 
     pub async fn put_record(&self, record: &Record) -> Result<(), Failure> {
+        self.check_lease()?;
         (crate::output::fault::process().before(Step::Record)).map_err(|e| {
             Failure::Other(anyhow::Error::from(e).context(format!("writing {RECORD}")))
         })?;

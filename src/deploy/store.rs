@@ -126,6 +126,7 @@ impl Target {
 }
 
 /// A connected store.
+#[derive(Clone)]
 pub struct Store {
     pub inner: Arc<dyn ObjectStore>,
     pub target: Target,

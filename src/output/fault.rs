@@ -11,6 +11,9 @@
 //!   (writing `{gate}.reached` when it starts waiting), so a test can run another command
 //!   while this one is midway, in an order it chooses.
 //!
+//! `lease:SECS` shortens the lifetime of `folio deploy`'s lease on a store
+//! (`deploy/lease.rs`).
+//!
 //! Tests and CI run as root, which ignores file permissions, so permissions cannot stand
 //! in for this.
 
@@ -46,6 +49,9 @@ enum What {
 pub struct Faults {
     /// (step, which one, what happens)
     at: Vec<(Step, u64, What)>,
+    /// `lease:SECS`: the lifetime of `folio deploy`'s lease on a store, shortened so a
+    /// test of a killed deploy's lease need not wait 30 s.
+    pub lease_secs: Option<u64>,
     counts: [AtomicU64; 5],
 }
 
@@ -64,6 +70,10 @@ impl Faults {
         for part in spec.split(',') {
             let Some((kind, n)) = part.split_once(':') else { continue };
             let Ok(n) = n.parse::<u64>() else { continue };
+            if kind == "lease" {
+                f.lease_secs = Some(n);
+                continue;
+            }
             let (what, name) = match (kind.strip_prefix("kill-"), kind.strip_prefix("wait-")) {
                 (Some(name), _) => (What::Kill, name),
                 (_, Some(name)) => (What::Wait, name),

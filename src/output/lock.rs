@@ -38,10 +38,8 @@ pub enum Busy<'a> {
 /// Why the lock was not taken.
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error(
-        "another folio command (a build or a deploy) is using `{0}`; wait for it, or run this one without --no-wait to wait"
-    )]
-    Busy(String),
+    #[error("{who} is using `{root}`; wait for it, or run this one without --no-wait to wait")]
+    Busy { who: &'static str, root: String },
     #[error(
         "`{0}` is not the lock file folio makes (a symlink or a folder at its name); remove it and run folio again"
     )]
@@ -64,9 +62,21 @@ fn shown(path: &Path) -> String {
 }
 
 impl Lock {
-    /// Takes the lock of `root`, making the folder and the lock file when they are missing.
+    /// Takes the lock of the output folder `root`, making the folder and the lock file
+    /// when they are missing.
     pub fn take(root: &Path, access: Access, busy: Busy) -> Result<Lock, LockError> {
-        let path = root.join(LOCK);
+        Lock::take_named(root, LOCK, "another folio command (a build or a deploy)", access, busy)
+    }
+
+    /// Takes the lock `name` in `root`; `who` says in messages what may hold it.
+    pub fn take_named(
+        root: &Path,
+        name: &str,
+        who: &'static str,
+        access: Access,
+        busy: Busy,
+    ) -> Result<Lock, LockError> {
+        let path = root.join(name);
         let io = |source| LockError::Io { path: shown(&path), source };
         let mut made_dir = None;
         let mut told = false;
@@ -88,13 +98,10 @@ impl Lock {
             match got {
                 Ok(()) => {}
                 Err(fs::TryLockError::WouldBlock) => match busy {
-                    Busy::Refuse => return Err(LockError::Busy(shown(root))),
+                    Busy::Refuse => return Err(LockError::Busy { who, root: shown(root) }),
                     Busy::Wait(note) => {
                         if !told {
-                            note(&format!(
-                                "waiting for another folio command (a build or a deploy) to finish with `{}`",
-                                shown(root)
-                            ));
+                            note(&format!("waiting for {who} to finish with `{}`", shown(root)));
                             told = true;
                         }
                         match access {
@@ -186,7 +193,7 @@ mod tests {
         let first = Lock::take(&root, Access::Exclusive, Busy::Refuse).unwrap();
         assert!(root.join(LOCK).is_file());
         let refused = Lock::take(&root, Access::Shared, Busy::Refuse).map(drop).unwrap_err();
-        assert!(matches!(refused, LockError::Busy(_)), "{refused}");
+        assert!(matches!(refused, LockError::Busy { .. }), "{refused}");
         let (tx, rx) = mpsc::channel();
         let waiter = std::thread::spawn({
             let root = root.clone();

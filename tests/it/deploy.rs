@@ -22,6 +22,7 @@ use crate::table::request;
 const ACCESS_KEY: &str = "AKIAFOLIOTEST";
 const SECRET_KEY: &str = "folio-test-secret";
 const RECORD: &str = ".folio-deploy.json.gz";
+const LEASE: &str = ".folio-deploy.lock";
 /// The sample's published files: 70 pages, 6 error documents, index, OpenAPI, explorer.
 const SAMPLE_OBJECTS: usize = 79;
 
@@ -159,7 +160,7 @@ impl Remote {
                 let meta = meta.unwrap();
                 let key = meta.location.to_string();
                 let rel = if prefix.is_empty() { key } else { key[prefix.len() + 1..].to_string() };
-                if rel == RECORD {
+                if rel == RECORD || rel == LEASE {
                     continue;
                 }
                 let bytes = store
@@ -204,6 +205,7 @@ impl Remote {
                         if prefix.is_empty() { key } else { key[prefix.len() + 1..].to_string() };
                     (rel, meta.e_tag.unwrap_or_default().trim_matches('"').to_string())
                 })
+                .filter(|(rel, _)| rel != LEASE)
                 .collect()
         })
     }
@@ -215,7 +217,7 @@ impl Remote {
             if prefix.is_empty() { rel.to_string() } else { format!("{prefix}/{rel}") }
         };
         let mut all: Vec<String> = self.etags().into_keys().collect();
-        all.push(RECORD.to_string());
+        all.extend([RECORD.to_string(), LEASE.to_string()]);
         runtime().block_on(async {
             for rel in all {
                 let _ = store.delete(&key(&rel).into()).await;
@@ -541,7 +543,10 @@ fn a_deploy_killed_anywhere_is_purged_and_cleaned_up_by_the_next(remote: &Remote
             grow_and_drop_a_size(&p);
             p.folio(&["build"]).success();
             let b = published(&p);
-            let run = remote.deploy_env(&p, &["--purge-list", &arg], &[("FOLIO_FAULT", kill)]);
+            // A killed deploy leaves its lease on the store: a short one (1 s), so that
+            // the next deploy need not wait the 30 s a real one lasts.
+            let fault = format!("{kill},lease:1");
+            let run = remote.deploy_env(&p, &["--purge-list", &arg], &[("FOLIO_FAULT", &fault)]);
             assert_ne!(run.code(), Some(0), "{kill}: the deploy was killed");
             let at_cut = remote.objects();
             each_old_or_new(remote, &a, &b);
@@ -549,7 +554,8 @@ fn a_deploy_killed_anywhere_is_purged_and_cleaned_up_by_the_next(remote: &Remote
                 back_to_the_sample(&p);
                 p.folio(&["build"]).success();
             }
-            let done = remote.deploy(&p, &["--purge-list", &arg]).success();
+            let short = [("FOLIO_FAULT", "lease:1")];
+            let done = remote.deploy_env(&p, &["--purge-list", &arg], &short).success();
             let at_end = remote.objects();
             let what = if retry { "retried" } else { "reverted" };
             assert!(at_end == published(&p), "{kill}, {what}: the store is that build exactly");
@@ -838,6 +844,7 @@ fn s3_a_killed_deploy_is_finished_and_purged_by_the_next() {
     let new = published(&p);
     let mut child = remote
         .command(&p, &["--purge-list", &arg])
+        .env("FOLIO_FAULT", "lease:1")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -847,7 +854,7 @@ fn s3_a_killed_deploy_is_finished_and_purged_by_the_next() {
     let status = child.wait().unwrap();
     eprintln!("killed after {:?} of a {full:?} deploy: {status}", full.mul_f64(0.5));
     each_old_or_new(&remote, &old, &new);
-    remote.deploy(&p, &["--purge-list", &arg]).success();
+    remote.deploy_env(&p, &["--purge-list", &arg], &[("FOLIO_FAULT", "lease:1")]).success();
     assert!(remote.objects() == new);
     let missed: Vec<String> =
         changed(&old, &new).difference(&purged_objects(&purge)).cloned().collect();
@@ -1109,3 +1116,51 @@ fn count_lines(chunk: &[u8], method: &[u8]) -> usize {
         chunk.windows(method.len() + 1).filter(|w| w[0] == b'\n' && &w[1..] == method).count();
     at_start + after
 }
+
+fn two_deploys_to_one_store_take_turns_and_leave_one_build(remote: &Remote) {
+    // Two CI jobs, each with its own checkout and build, publish to the same store at once.
+    let first = Project::sample();
+    first.folio(&["build"]).success();
+    let second = Project::sample();
+    add_a_record(&second);
+    second.folio(&["build"]).success();
+    // A lease of one second: the first deploy, held midway for longer than that, keeps it
+    // by renewing it.
+    let gate = Gate::new();
+    let mut one = remote.command(&first, &[]);
+    one.envs(gate.env("wait-upload:3,lease:1")).stdout(Stdio::null()).stderr(Stdio::null());
+    let mut one = one.spawn().unwrap();
+    gate.wait_reached(&mut one);
+    let refused =
+        remote.deploy_env(&second, &["--no-wait"], &[("FOLIO_FAULT", "lease:1")]).fails(1);
+    assert!(refused.stderr().contains("another folio deploy is "), "{}", refused.stderr());
+    let mut two = remote.command(&second, &[]);
+    two.env("FOLIO_FAULT", "lease:1").stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut two = two.spawn().unwrap();
+    let said = Stderr::of(&mut two);
+    said.wait_for("waiting");
+    // Longer than a lease lasts unrenewed: the first keeps renewing it, so the second
+    // goes on waiting.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(two.try_wait().unwrap().is_none(), "the second deploy waits");
+    gate.open();
+    assert!(one.wait().unwrap().success());
+    assert!(two.wait().unwrap().success(), "{}", said.text());
+    assert!(remote.objects() == published(&second), "the store is the second build, whole");
+    // And folio's record agrees: a third deploy of the same build changes nothing.
+    assert_eq!(counts(&remote.deploy(&second, &[]).success()), (0, SAMPLE_OBJECTS, 0));
+}
+on_every_store!(two_deploys_to_one_store_take_turns_and_leave_one_build, prefix = "travel");
+
+fn a_killed_deploys_lease_is_taken_over_once_it_lapses(remote: &Remote) {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let lease = ("FOLIO_FAULT", "kill-upload:3,lease:2");
+    let run = remote.deploy_env(&p, &[], &[lease]);
+    assert_ne!(run.code(), Some(0), "killed");
+    let started = Instant::now();
+    remote.deploy_env(&p, &[], &[("FOLIO_FAULT", "lease:2")]).success();
+    eprintln!("the next deploy went ahead after {:?}", started.elapsed());
+    assert!(remote.objects() == published(&p));
+}
+on_every_store!(a_killed_deploys_lease_is_taken_over_once_it_lapses, prefix = "travel");
