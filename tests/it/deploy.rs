@@ -593,15 +593,7 @@ fn a_build_waits_for_a_deploy_which_publishes_one_build(remote: &Remote) {
     gate.wait_reached(&mut deploy);
     // Meanwhile the data changes again and a build starts: it waits, saying so.
     rename_first_record(&p);
-    let mut build = Command::new(BIN)
-        .arg("build")
-        .current_dir(p.dir.path())
-        .env_remove("FOLIO_FAULT")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let said = Stderr::of(&mut build);
+    let (mut build, said) = p.spawn_folio(&["build"], &[]);
     said.wait_for(
         "waiting for another folio command (a build or a deploy) to finish with `output`",
     );

@@ -76,6 +76,26 @@ impl Project {
         Run { cmd: format!("folio {}", args.join(" ")), output, tree: self.listing("output") }
     }
 
+    /// Starts `folio ARGS` in the project folder and returns at once, with its stderr
+    /// collected as it runs (stdout is dropped).
+    pub fn spawn_folio(
+        &self,
+        args: &[&str],
+        env: &[(String, String)],
+    ) -> (std::process::Child, Stderr) {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .current_dir(self.dir.path())
+            .env_remove("FOLIO_FAULT")
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("starting folio");
+        let stderr = Stderr::of(&mut child);
+        (child, stderr)
+    }
+
     /// Every file under `rel` with its content.
     pub fn tree(&self, rel: &str) -> BTreeMap<String, Vec<u8>> {
         files(&self.path(rel)).into_iter().map(|(k, p)| (k, fs::read(p).unwrap())).collect()

@@ -431,31 +431,16 @@ fn without_manifest(
 
 #[test]
 fn a_second_build_waits_for_the_first_and_the_output_is_one_whole_build() {
-    use crate::harness::{Gate, Stderr};
+    use crate::harness::Gate;
     let p = Project::sample();
     sample_data_variant(&p, "other");
     let (one, two) = (clean_build(&p, "data"), clean_build(&p, "other"));
     assert!(one != two);
     // The first build stops midway through staging, holding output/.
     let gate = Gate::new();
-    let mut first = Command::new(BIN)
-        .args(["build", "--data", "data"])
-        .current_dir(p.dir.path())
-        .envs(gate.env("wait-write:10"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut first, _) = p.spawn_folio(&["build", "--data", "data"], &gate.env("wait-write:10"));
     gate.wait_reached(&mut first);
-    let mut second = Command::new(BIN)
-        .args(["build", "--data", "other"])
-        .current_dir(p.dir.path())
-        .env_remove("FOLIO_FAULT")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let said = Stderr::of(&mut second);
+    let (mut second, said) = p.spawn_folio(&["build", "--data", "other"], &[]);
     said.wait_for(
         "folio: waiting for another folio command (a build or a deploy) to finish with `output`",
     );
