@@ -71,8 +71,9 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         false => ("folio deploy", format!(", {:.2} s", deployed.seconds)),
     };
     if deployed.dry_run || !args.quiet {
+        let requests = deployed.requests.map(|r| format!("; requests: {r}")).unwrap_or_default();
         say(format_args!(
-            "{command}: {}: {} uploaded, {} unchanged, {} deleted, {} bytes{tail}",
+            "{command}: {}: {} uploaded, {} unchanged, {} deleted, {} bytes{tail}{requests}",
             deployed.target,
             deployed.uploaded.len(),
             deployed.unchanged,

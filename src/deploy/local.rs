@@ -10,6 +10,7 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use crate::config::Project;
+use crate::output::manifest::Manifest;
 use crate::routes::ErrorCode;
 
 /// The headers folio sets on an object.
@@ -46,7 +47,19 @@ pub struct LocalFile {
     /// Below `output/`, `/`-separated; also the key below the deploy prefix.
     pub rel: String,
     pub size: u64,
+    /// xxh3-128 of its bytes, as the build's manifest records it (or as read).
+    pub xxh3: u128,
     pub md5: [u8; 16],
+    pub headers: Headers,
+    pub phase: Phase,
+}
+
+/// A file of the scan, before its MD5 is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scanned {
+    pub rel: String,
+    pub size: u64,
+    pub xxh3: u128,
     pub headers: Headers,
     pub phase: Phase,
 }
@@ -141,9 +154,14 @@ impl<'p> Roles<'p> {
     }
 }
 
-/// The files of `output/` to publish, sorted by path, with their MD5s; and a warning for
-/// each symlink left out.
-pub fn scan(output: &Path, roles: &Roles) -> anyhow::Result<(Vec<LocalFile>, Vec<String>)> {
+/// The files of `output/` to publish, sorted by path, with the xxh3 of each; and a warning
+/// for each symlink left out. A file the manifest lists, still as the build left it (size
+/// and modification time), is not read: its hash is the manifest's. Others are read.
+pub fn scan(
+    output: &Path,
+    roles: &Roles,
+    manifest: &Manifest,
+) -> anyhow::Result<(Vec<Scanned>, Vec<String>)> {
     let mut found = Vec::new();
     let mut warnings = Vec::new();
     let walker = walkdir::WalkDir::new(output)
@@ -169,20 +187,70 @@ pub fn scan(output: &Path, roles: &Roles) -> anyhow::Result<(Vec<LocalFile>, Vec
         } else if entry.file_type().is_file()
             && let Some((headers, phase)) = roles.headers(&rel)
         {
-            found.push((rel, headers, phase, entry.into_path()));
+            found.push((rel, headers, phase, entry));
         }
     }
     let files = found
         .into_par_iter()
-        .map(|(rel, headers, phase, path)| {
-            use md5::Digest;
-            let bytes =
-                std::fs::read(&path).with_context(|| format!("reading `{}`", path.display()))?;
-            let md5: [u8; 16] = md5::Md5::digest(&bytes).into();
-            Ok(LocalFile { rel, size: bytes.len() as u64, md5, headers, phase })
+        .map(|(rel, headers, phase, entry)| {
+            let meta = entry
+                .metadata()
+                .with_context(|| format!("reading `{}`", entry.path().display()))?;
+            let recorded = manifest
+                .files
+                .get(&rel)
+                .filter(|e| e.size == meta.len() && e.mtime == crate::output::mtime_ns(&meta));
+            let (size, xxh3) = match recorded {
+                Some(e) => (e.size, e.hash),
+                None => {
+                    let path = entry.path();
+                    let bytes = std::fs::read(path)
+                        .with_context(|| format!("reading `{}`", path.display()))?;
+                    (bytes.len() as u64, crate::output::hash(&bytes))
+                }
+            };
+            Ok(Scanned { rel, size, xxh3, headers, phase })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok((files, warnings))
+}
+
+/// The MD5 of bytes.
+pub fn md5_of(bytes: &[u8]) -> [u8; 16] {
+    use md5::Digest;
+    md5::Md5::digest(bytes).into()
+}
+
+/// The files with their MD5s: `known` when it knows one for a file's bytes (folio's record
+/// does, for bytes it uploaded before), else read and hashed, in parallel. A no-op deploy
+/// reads no file.
+pub fn with_md5(
+    output: &Path,
+    scanned: Vec<Scanned>,
+    known: impl Fn(&Scanned) -> Option<[u8; 16]> + Sync,
+) -> anyhow::Result<Vec<LocalFile>> {
+    scanned
+        .into_par_iter()
+        .map(|s| {
+            let md5 = match known(&s) {
+                Some(md5) => md5,
+                None => {
+                    let path = output.join(&s.rel);
+                    let bytes = std::fs::read(&path)
+                        .with_context(|| format!("reading `{}`", path.display()))?;
+                    if crate::output::hash(&bytes) != s.xxh3 {
+                        anyhow::bail!(
+                            "`{}` changed while it was being deployed (something other than folio wrote to the output folder): run the deploy again",
+                            crate::diag::display_path(&path).display()
+                        );
+                    }
+                    md5_of(&bytes)
+                }
+            };
+            let Scanned { rel, size, xxh3, headers, phase } = s;
+            Ok(LocalFile { rel, size, xxh3, md5, headers, phase })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -80,6 +80,8 @@ pub struct Deployed {
     pub seconds: f64,
     /// Files left out (symlinks), a record that could not be read.
     pub warnings: Vec<String>,
+    /// The requests sent, by kind (`None` for a folder, which takes none).
+    pub requests: Option<store::Counts>,
 }
 
 /// The finished build in `output/`, or why there is none. The caller holds the lock.
@@ -152,7 +154,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     let store = store::connect(&target, &opts.endpoint, &opts.region)?;
     refuse_links(&store)?;
     hooks.progress.start("scan", 0);
-    let (local, warnings) = local::scan(out, &Roles::new(project, opts.siblings))?;
+    let (scanned, warnings) = local::scan(out, &Roles::new(project, opts.siblings), &manifest)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -175,12 +177,12 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         let mut remote = Remote {
             store: &store,
             lease: std::sync::OnceLock::new(),
-            local: &local,
             output: out,
             opts,
             progress: hooks.progress,
         };
-        let deployed = run(&remote, (hooks.busy, lifetime), hooks.purge_list, &purged).await;
+        let lease = (hooks.busy, lifetime);
+        let deployed = run(&remote, &scanned, lease, hooks.purge_list, &purged).await;
         if let Some(lease) = remote.lease.take() {
             lease.release(&store).await;
         }
@@ -189,6 +191,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     hooks.progress.finish();
     deployed.warnings = [warnings, deployed.warnings].concat();
     deployed.target = target.display();
+    deployed.requests = store.requests.as_ref().map(|r| r.counts());
     deployed.seconds = start.elapsed().as_secs_f64();
     Ok(deployed)
 }
@@ -217,24 +220,43 @@ fn refuse_links(store: &Store) -> Result<(), Failure> {
 /// The store as a survey found it, and the plan made from it.
 struct Surveyed {
     old: Record,
-    /// The record's ETag when it was listed (`None`: there was none).
+    /// The record's ETag when it was read (`None`: there was none).
     record_etag: Option<String>,
+    /// The files to publish, each with its MD5.
+    local: Vec<local::LocalFile>,
     plan: plan::Plan,
     doomed: Vec<remote::Doomed>,
 }
 
-/// Lists the store, reads the record, plans, and asks the store what the plan leaves open.
-async fn survey(remote: &Remote<'_>, warnings: &mut Vec<String>) -> Result<Surveyed, Failure> {
-    let (listing, old, record_etag, found) = remote.survey().await?;
-    warnings.extend(found);
-    let mut plan = plan::plan(remote.local, &listing, &old, remote.opts.force);
-    remote.check(&mut plan).await?;
+/// Reads folio's record, lists the folders of folio's keys, learns each file's MD5 (from
+/// the record, for bytes folio put there before; else by reading the file), plans, and
+/// asks the store what the plan leaves open.
+async fn survey(
+    remote: &Remote<'_>,
+    scanned: &[local::Scanned],
+    warnings: &mut Vec<String>,
+) -> Result<Surveyed, Failure> {
+    let (old, record_etag, warning) = remote.read_record().await?;
+    warnings.extend(warning);
+    let keys = (scanned.iter().map(|f| f.rel.as_str()))
+        .chain(old.objects.keys().map(String::as_str))
+        .chain(old.deleting.keys().map(String::as_str))
+        .chain(old.pending.keys().map(String::as_str));
+    let listing = remote.list(keys).await?;
+    remote.progress.start("hash", 0);
+    let known = |f: &local::Scanned| {
+        let put = old.objects.get(&f.rel)?;
+        (put.xxh3 == Some(f.xxh3) && put.size == f.size).then_some(put.md5)
+    };
+    let local = local::with_md5(remote.output, scanned.to_vec(), known)?;
+    let mut plan = plan::plan(&local, &listing, &old, remote.opts.force);
+    remote.check(&local, &mut plan).await?;
     let doomed = remote.confirm(&plan).await?;
-    Ok(Surveyed { old, record_etag, plan, doomed })
+    Ok(Surveyed { old, record_etag, local, plan, doomed })
 }
 
 /// Would acting on `s` write anything to the store (an object, a delete, the record)?
-fn writes(s: &Surveyed, local: &[local::LocalFile], purge_list: bool) -> bool {
+fn writes(s: &Surveyed, purge_list: bool) -> bool {
     let keeps: Vec<Option<String>> = (s.plan.actions.iter())
         .map(|a| match a {
             Action::Keep(etag) => Some(etag.clone()),
@@ -247,34 +269,34 @@ fn writes(s: &Surveyed, local: &[local::LocalFile], purge_list: bool) -> bool {
         || !s.old.pending.is_empty()
         || !s.old.deleting.is_empty()
         || (purge_list && !s.old.unpurged.is_empty())
-        || plan::objects_after(local, &keeps) != s.old.objects
+        || plan::objects_after(&s.local, &keeps) != s.old.objects
 }
 
 /// The deploy on the store, phase by phase.
 async fn run(
     remote: &Remote<'_>,
+    scanned: &[local::Scanned],
     (busy, lifetime): (Busy<'_>, std::time::Duration),
     purge_list: Option<WritePurgeList<'_>>,
     purged: &dyn Fn(BTreeSet<String>) -> PurgeList,
 ) -> Result<Deployed, Failure> {
     let opts = remote.opts;
-    let local = remote.local;
     let mut out = Deployed { dry_run: opts.dry_run, ..Deployed::default() };
-    let mut s = survey(remote, &mut out.warnings).await?;
+    let mut s = survey(remote, scanned, &mut out.warnings).await?;
     // One deploy at a time writes to the store (`lease.rs`). A deploy with nothing to
     // write (a no-op, a dry run) takes no lease and sends no write request. One that took
     // the lease goes on with its survey when no deploy wrote to the store meanwhile (the
     // record is as it was, with nothing in flight), and surveys again otherwise.
-    if !opts.dry_run && writes(&s, local, purge_list.is_some()) {
+    if !opts.dry_run && writes(&s, purge_list.is_some()) {
         let (lease, warning) = Lease::take(remote.store, busy, lifetime).await?;
         out.warnings.extend(warning);
         let _ = remote.lease.set(lease);
         let idle = s.old.pending.is_empty() && s.old.deleting.is_empty();
         if !idle || remote.record_etag().await? != s.record_etag {
-            s = survey(remote, &mut out.warnings).await?;
+            s = survey(remote, scanned, &mut out.warnings).await?;
         }
     }
-    let Surveyed { old, plan, doomed, .. } = s;
+    let Surveyed { old, local, plan, doomed, .. } = s;
     if doomed.len() as u64 > opts.max_deletes {
         return Err(Failure::Refused(format!(
             "refusing to delete {} objects from {} (max_deletes is {}): if that is right, pass --max-deletes {}",
@@ -326,14 +348,14 @@ async fn run(
         intent.unpurged = unpurged.clone();
         remote.put_record(&intent).await?;
     }
-    remote.upload(&uploads, &mut etags, &mut out).await?;
+    remote.upload(&local, &uploads, &mut etags, &mut out).await?;
     refuse_links(remote.store)?;
     remote.delete(&doomed, &mut out).await?;
     out.uploaded.sort();
     out.deleted.sort();
     unpurged.extend(out.uploaded.iter().map(|(k, _)| k.clone()));
     unpurged.extend(out.deleted.iter().cloned());
-    let mut after = Record { objects: plan::objects_after(local, &etags), ..Record::default() };
+    let mut after = Record { objects: plan::objects_after(&local, &etags), ..Record::default() };
     let written = purge_list.map(|write| write(&purged(unpurged.clone())));
     // Until a purge list names them, the record keeps them.
     if !matches!(written, Some(Ok(()))) {

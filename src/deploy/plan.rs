@@ -178,8 +178,13 @@ pub fn objects_after(local: &[LocalFile], etags: &[Option<String>]) -> BTreeMap<
         .iter()
         .zip(etags)
         .filter_map(|(f, etag)| {
-            let put =
-                Put { md5: f.md5, size: f.size, etag: etag.clone()?, headers: f.headers.clone() };
+            let put = Put {
+                md5: f.md5,
+                xxh3: Some(f.xxh3),
+                size: f.size,
+                etag: etag.clone()?,
+                headers: f.headers.clone(),
+            };
             Some((f.rel.clone(), put))
         })
         .collect()
@@ -202,6 +207,7 @@ mod tests {
     fn file(rel: &str, byte: u8) -> LocalFile {
         LocalFile {
             rel: rel.into(),
+            xxh3: u128::from(byte),
             size: 3,
             md5: [byte; 16],
             headers: headers("a"),
@@ -210,7 +216,7 @@ mod tests {
     }
 
     fn put(byte: u8, etag: &str, cc: &str) -> Put {
-        Put { md5: [byte; 16], size: 3, etag: etag.into(), headers: headers(cc) }
+        Put { md5: [byte; 16], xxh3: None, size: 3, etag: etag.into(), headers: headers(cc) }
     }
 
     fn listed(etag: &str) -> Listed {

@@ -34,6 +34,10 @@ pub type Md5 = [u8; 16];
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Put {
     pub md5: Md5,
+    /// xxh3-128 of the bytes, as folio's manifests record it (`None` for objects put by
+    /// a folio before it recorded this): a deploy knows an unchanged file's MD5 from it
+    /// without reading the file.
+    pub xxh3: Option<u128>,
     pub size: u64,
     /// The store's ETag for the object, without quotes.
     pub etag: String,
@@ -53,9 +57,12 @@ pub struct Record {
     pub unpurged: BTreeSet<String>,
 }
 
-/// One object as stored: `[md5, size, etag, header set]`, the ETag left empty when it is
-/// the MD5 (as S3's single-part ETags are).
-type WirePut = (String, u64, String, usize);
+/// One object as stored: `[md5, size, etag, header set, xxh3]`, the ETag left empty when
+/// it is the MD5 (as S3's single-part ETags are), the xxh3 empty when unknown.
+type WirePut = (String, u64, String, usize, String);
+
+/// One object as format 1 stored it: no xxh3.
+type WirePutV1 = (String, u64, String, usize);
 
 /// The record as stored: header sets once, then the entries.
 #[derive(Serialize, Deserialize)]
@@ -76,7 +83,7 @@ struct Wire {
 #[derive(Deserialize)]
 struct WireV1 {
     headers: Vec<Headers>,
-    objects: BTreeMap<String, WirePut>,
+    objects: BTreeMap<String, WirePutV1>,
     #[serde(default)]
     deleting: BTreeMap<String, String>,
 }
@@ -111,15 +118,21 @@ impl Sets {
         let md5 = md5_hex(&p.md5);
         let etag = if p.etag == md5 { String::new() } else { p.etag.clone() };
         let set = self.0.binary_search(&p.headers).expect("every set is listed");
-        (md5, p.size, etag, set)
+        let xxh3 = p.xxh3.map(|x| format!("{x:032x}")).unwrap_or_default();
+        (md5, p.size, etag, set, xxh3)
     }
 
-    fn put(&self, key: &str, (md5, size, etag, set): WirePut) -> Result<Put, String> {
+    fn put(&self, key: &str, (md5, size, etag, set, xxh3): WirePut) -> Result<Put, String> {
+        let bad = || format!("a bad entry for `{key}`");
         let (Some(md5), Some(headers)) = (unhex(&md5), self.0.get(set)) else {
-            return Err(format!("a bad entry for `{key}`"));
+            return Err(bad());
+        };
+        let xxh3 = match xxh3.as_str() {
+            "" => None,
+            hex => Some(u128::from_str_radix(hex, 16).map_err(|_| bad())?),
         };
         let etag = if etag.is_empty() { md5_hex(&md5) } else { etag };
-        Ok(Put { md5, size, etag, headers: headers.clone() })
+        Ok(Put { md5, xxh3, size, etag, headers: headers.clone() })
     }
 }
 
@@ -169,15 +182,18 @@ impl Record {
             1 => {
                 let wire: WireV1 = serde_json::from_slice(&text).map_err(not)?;
                 let sets = Sets(wire.headers);
-                for (key, entry) in wire.objects.into_iter().filter(|(k, _)| clean(k)) {
-                    let put = sets.put(&key, entry)?;
+                for (key, (md5, size, etag, set)) in
+                    wire.objects.into_iter().filter(|(k, _)| clean(k))
+                {
+                    let put = sets.put(&key, (md5, size, etag, set, String::new()))?;
                     record.objects.insert(key, put);
                 }
                 // Format 1 kept no MD5 of a delete; an ETag that is one stands for it.
                 for (key, etag) in wire.deleting.into_iter().filter(|(k, _)| clean(k)) {
                     if let Some(md5) = etag_md5(&etag) {
                         let headers = Headers::default();
-                        record.deleting.insert(key, Put { md5, size: 0, etag, headers });
+                        let put = Put { md5, xxh3: None, size: 0, etag, headers };
+                        record.deleting.insert(key, put);
                     }
                 }
             }
@@ -230,22 +246,34 @@ mod tests {
         let md5 = [7u8; 16];
         r.objects.insert(
             "api/a.json".into(),
-            Put { md5, size: 3, etag: md5_hex(&md5), headers: h("application/json") },
+            Put {
+                md5,
+                xxh3: Some(5),
+                size: 3,
+                etag: md5_hex(&md5),
+                headers: h("application/json"),
+            },
         );
         r.objects.insert(
             "x.html".into(),
-            Put { md5, size: 4, etag: "1-2-3".into(), headers: h("text/html") },
+            Put { md5, xxh3: None, size: 4, etag: "1-2-3".into(), headers: h("text/html") },
         );
         r.deleting.insert(
             "api/old.json".into(),
-            Put { md5: [9; 16], size: 5, etag: "abc".into(), headers: h("text/css") },
+            Put {
+                md5: [9; 16],
+                xxh3: Some(u128::MAX),
+                size: 5,
+                etag: "abc".into(),
+                headers: h("text/css"),
+            },
         );
         r.pending.insert("api/b.json".into(), [[1; 16], [2; 16]].into());
         r.unpurged.insert("api/c.json".into());
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!(back, r);
 
-        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0]},"pending":{"a//b":[]},"unpurged":["../x"]}"#;
+        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,""]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,""]},"pending":{"a//b":[]},"unpurged":["../x"]}"#;
         let hostile = Record::from_bytes(&gz(wire)).unwrap();
         assert_eq!(hostile, Record::default());
         assert!(Record::from_bytes(b"not gzip").is_err());

@@ -3,12 +3,11 @@
 //! still folio's, upload, delete, write the record. Each request names the object and the
 //! store's own words when it fails (exit 2).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use anyhow::Context;
 use futures::StreamExt;
-use md5::Digest;
 use object_store::{Attribute, Attributes, GetOptions, PutOptions, PutPayload};
 
 use super::lease::{LEASE, Lease};
@@ -31,14 +30,22 @@ pub struct Remote<'a> {
     /// This deploy's lease on the store once it holds one, checked before each write to
     /// the record and the deletes.
     pub lease: std::sync::OnceLock<Lease>,
-    pub local: &'a [LocalFile],
     pub output: &'a Path,
     pub opts: &'a Options,
     pub progress: &'a dyn Progress,
 }
 
-/// What a survey found: the listing, folio's record, the record's ETag, warnings.
-pub type Survey = (HashMap<String, Listed>, Record, Option<String>, Vec<String>);
+/// Keys in one listing request of a sliced folder (one page of S3's).
+pub const SLICE: usize = 1000;
+
+/// One listing request (and the pages it takes): a folder, flat (with a delimiter), or a
+/// slice of it: the keys after `after` and before `until` (names in the folder).
+struct Listing {
+    folder: String,
+    after: Option<String>,
+    until: Option<String>,
+    flat: bool,
+}
 
 /// An object to delete: folio's old object (with its record entry), or one a deploy cut
 /// short uploaded.
@@ -48,9 +55,7 @@ pub struct Doomed {
     pub put: Option<Put>,
 }
 
-fn md5_of(bytes: &[u8]) -> Md5 {
-    md5::Md5::digest(bytes).into()
-}
+use super::local::md5_of;
 
 impl Remote<'_> {
     fn failed(&self, what: &str, rel: &str, e: object_store::Error) -> Failure {
@@ -71,59 +76,149 @@ impl Remote<'_> {
         }
     }
 
-    /// The store's objects below the prefix (folio's record and lease aside), folio's
-    /// record, the record's ETag as listed, and warnings.
-    pub async fn survey(&self) -> Result<Survey, Failure> {
-        let (store, target) = (self.store, &self.store.target);
-        self.progress.start("list", 0);
-        let mut listing: HashMap<String, Listed> = HashMap::new();
-        let mut stream = store.inner.list(target.root().as_ref());
-        while let Some(meta) = stream.next().await {
-            let meta = meta.map_err(|e| self.failed("listing", "", e))?;
-            if let Some(rel) = target.rel(meta.location.as_ref()) {
-                let etag = meta.e_tag.unwrap_or_default().trim_matches('"').to_string();
-                listing.insert(rel.to_string(), Listed { size: meta.size, etag });
+    /// folio's record on the store and its ETag (`None`: there is none), and a warning
+    /// when what is there is no record folio can read.
+    pub async fn read_record(&self) -> Result<(Record, Option<String>, Option<String>), Failure> {
+        let target = &self.store.target;
+        self.progress.start("read the record", 0);
+        let got = match self.store.inner.get_opts(&target.key(RECORD), GetOptions::default()).await
+        {
+            Ok(got) => got,
+            Err(object_store::Error::NotFound { .. }) => {
+                return Ok((Record::default(), None, None));
+            }
+            Err(e) => return Err(self.failed("reading", RECORD, e)),
+        };
+        let etag = Some(got.meta.e_tag.clone().unwrap_or_default().trim_matches('"').to_string());
+        let bytes = got.bytes().await.map_err(|e| self.failed("reading", RECORD, e))?;
+        Ok(match Record::from_bytes(&bytes) {
+            Ok(record) => (record, etag, None),
+            Err(why) => {
+                let warning = format!(
+                    "{}/{RECORD} is not folio's record ({why}): every object is checked",
+                    target.display()
+                );
+                (Record::default(), etag, Some(warning))
+            }
+        })
+    }
+
+    /// The objects in every folder that holds one of `keys` (paths below the prefix),
+    /// folder by folder and `concurrency` requests at a time: folio's own folders, never
+    /// the whole prefix. A folder with no folder of `keys` below it is listed in slices of
+    /// [`SLICE`] keys, each from the key before it (S3's `start-after`), all at once; any
+    /// other with a delimiter.
+    pub async fn list<'k>(
+        &self,
+        keys: impl IntoIterator<Item = &'k str>,
+    ) -> Result<HashMap<String, Listed>, Failure> {
+        let mut folders: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for key in keys {
+            let (folder, name) = key.rsplit_once('/').unwrap_or(("", key));
+            folders.entry(folder).or_default().push(name);
+        }
+        // A folder is a leaf when no other folder lies below it.
+        let inner: BTreeSet<&str> =
+            folders.keys().flat_map(|f| f.match_indices('/').map(|(i, _)| &f[..i])).collect();
+        let mut jobs: Vec<Listing> = Vec::new();
+        for (folder, mut names) in folders {
+            let sliced = self.store.starts_after && !inner.contains(folder) && !folder.is_empty();
+            if !sliced {
+                jobs.push(Listing {
+                    folder: folder.to_string(),
+                    after: None,
+                    until: None,
+                    flat: true,
+                });
+                continue;
+            }
+            names.sort_unstable();
+            names.dedup();
+            let bounds: Vec<&str> = names.iter().copied().step_by(SLICE).skip(1).collect();
+            let mut after = None;
+            for until in bounds.iter().map(|b| Some(b.to_string())).chain([None]) {
+                jobs.push(Listing {
+                    folder: folder.to_string(),
+                    after: after.clone(),
+                    until: until.clone(),
+                    flat: false,
+                });
+                // The next slice starts after the last key before this bound.
+                after = until.map(|u| {
+                    let at = names.partition_point(|n| *n < u.as_str());
+                    format!("{folder}/{}", names[at - 1])
+                });
             }
         }
+        self.progress.start("list", jobs.len() as u64);
+        let listed = futures::stream::iter(jobs.into_iter().map(|job| self.list_one(job)))
+            .buffer_unordered(self.opts.concurrency);
+        futures::pin_mut!(listed);
+        let mut listing = HashMap::new();
+        while let Some(found) = listed.next().await {
+            listing.extend(found?);
+            self.progress.inc();
+        }
         listing.remove(LEASE);
-        let mut warnings = Vec::new();
-        let listed_record = listing.remove(RECORD);
-        let record_etag = listed_record.as_ref().map(|l| l.etag.clone());
-        let record = match listed_record {
-            None => Record::default(),
-            Some(_) => {
-                let got = store.inner.get_opts(&target.key(RECORD), GetOptions::default()).await;
-                let bytes = match got {
-                    Ok(r) => r.bytes().await.map_err(|e| self.failed("reading", RECORD, e))?,
-                    Err(object_store::Error::NotFound { .. }) => Default::default(),
-                    Err(e) => return Err(self.failed("reading", RECORD, e)),
-                };
-                Record::from_bytes(&bytes).unwrap_or_else(|why| {
-                    warnings.push(format!(
-                        "{}/{RECORD} is not folio's record ({why}): every object is checked",
-                        target.display()
-                    ));
-                    Record::default()
-                })
-            }
+        listing.remove(RECORD);
+        Ok(listing)
+    }
+
+    /// One listing job: the objects it finds, keyed by path below the prefix.
+    async fn list_one(&self, job: Listing) -> Result<Vec<(String, Listed)>, Failure> {
+        let target = &self.store.target;
+        let folder_key = |rel: &str| match (target.root(), rel.is_empty()) {
+            (root, true) => root,
+            (_, false) => Some(target.key(rel)),
         };
-        Ok((listing, record, record_etag, warnings))
+        let entry = |meta: object_store::ObjectMeta| {
+            let rel = target.rel(meta.location.as_ref())?.to_string();
+            let etag = meta.e_tag.unwrap_or_default().trim_matches('"').to_string();
+            Some((rel, Listed { size: meta.size, etag }))
+        };
+        let mut out = Vec::new();
+        if job.flat {
+            let found =
+                (self.store.inner.list_with_delimiter(folder_key(&job.folder).as_ref()).await)
+                    .map_err(|e| self.failed("listing", &job.folder, e))?;
+            out.extend(found.objects.into_iter().filter_map(entry));
+            return Ok(out);
+        }
+        let prefix = folder_key(&job.folder);
+        let mut stream = match &job.after {
+            Some(after) => self.store.inner.list_with_offset(prefix.as_ref(), &target.key(after)),
+            None => self.store.inner.list(prefix.as_ref()),
+        };
+        let until = job.until.map(|u| format!("{}/{u}", job.folder));
+        let after = job.after.clone().unwrap_or_default();
+        while let Some(meta) = stream.next().await {
+            let meta = meta.map_err(|e| self.failed("listing", &job.folder, e))?;
+            let Some((rel, listed)) = entry(meta) else { continue };
+            if until.as_deref().is_some_and(|u| rel.as_str() >= u) {
+                break; // the next slice's
+            }
+            // A store that ignores `start-after` starts at the beginning.
+            if rel > after {
+                out.push((rel, listed));
+            }
+        }
+        Ok(out)
     }
 
     /// Decides every [`Action::Check`] of `plan` with a HEAD.
-    pub async fn check(&self, plan: &mut Plan) -> Result<(), Failure> {
+    pub async fn check(&self, local: &[LocalFile], plan: &mut Plan) -> Result<(), Failure> {
         let checks: Vec<usize> =
-            (0..self.local.len()).filter(|&i| plan.actions[i] == Action::Check).collect();
+            (0..local.len()).filter(|&i| plan.actions[i] == Action::Check).collect();
         self.progress.start("check", checks.len() as u64);
         let heads = futures::stream::iter(checks.into_iter().map(|i| async move {
-            let key = self.store.target.key(&self.local[i].rel);
+            let key = self.store.target.key(&local[i].rel);
             let options = GetOptions { head: true, ..GetOptions::default() };
             (i, self.store.inner.get_opts(&key, options).await)
         }))
         .buffer_unordered(self.opts.concurrency);
         futures::pin_mut!(heads);
         while let Some((i, got)) = heads.next().await {
-            let f = &self.local[i];
+            let f = &local[i];
             plan.actions[i] = match got {
                 Ok(r) => plan::check(f, &self.head_of(&r.meta, &r.attributes)),
                 Err(object_store::Error::NotFound { .. }) => Action::Upload(Reason::Missing),
@@ -193,6 +288,7 @@ impl Remote<'_> {
     /// the first failure ends the deploy (nothing more is sent, nothing deleted).
     pub async fn upload(
         &self,
+        local: &[LocalFile],
         jobs: &[(usize, Reason)],
         etags: &mut [Option<String>],
         out: &mut Deployed,
@@ -200,14 +296,14 @@ impl Remote<'_> {
         let faults = crate::output::fault::process();
         for phase in [Phase::Pages, Phase::Links] {
             let jobs: Vec<(usize, Reason)> =
-                jobs.iter().copied().filter(|&(i, _)| self.local[i].phase == phase).collect();
+                jobs.iter().copied().filter(|&(i, _)| local[i].phase == phase).collect();
             if jobs.is_empty() {
                 continue;
             }
             let what = if phase == Phase::Pages { "upload pages" } else { "upload the rest" };
             self.progress.start(what, jobs.len() as u64);
             let puts = futures::stream::iter(jobs.into_iter().map(|(i, reason)| async move {
-                let f = &self.local[i];
+                let f = &local[i];
                 let bytes = self.read_as_scanned(f)?;
                 if let Err(e) = faults.before_upload() {
                     return Err(Failure::Other(
@@ -226,8 +322,8 @@ impl Remote<'_> {
             while let Some(done) = puts.next().await {
                 let (i, reason, etag) = done?;
                 etags[i] = etag;
-                out.uploaded.push((self.local[i].rel.clone(), reason));
-                out.bytes += self.local[i].size;
+                out.uploaded.push((local[i].rel.clone(), reason));
+                out.bytes += local[i].size;
                 self.progress.inc();
             }
         }

@@ -8,7 +8,14 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use object_store::path::Path as Key;
-use object_store::{ObjectStore, RetryConfig};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::http::{Method, Uri};
+
+use object_store::client::{
+    HttpClient, HttpConnector, HttpError, HttpRequest, HttpResponse, HttpService, ReqwestConnector,
+};
+use object_store::{ClientOptions, ObjectStore, RetryConfig};
 
 use crate::error::Failure;
 
@@ -125,6 +132,98 @@ impl Target {
     }
 }
 
+/// Requests sent to a store, by kind, counted as they go out (retries and every page of a
+/// listing included).
+#[derive(Debug, Default)]
+pub struct Requests {
+    list: AtomicU64,
+    head: AtomicU64,
+    get: AtomicU64,
+    put: AtomicU64,
+    delete: AtomicU64,
+}
+
+/// [`Requests`] read at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub list: u64,
+    pub head: u64,
+    pub get: u64,
+    pub put: u64,
+    pub delete: u64,
+}
+
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} list, {} head, {} get, {} put, {} delete",
+            self.list, self.head, self.get, self.put, self.delete
+        )
+    }
+}
+
+impl Requests {
+    /// Counts one request: a listing is a GET that asks for one (S3's `list-type`, Azure's
+    /// `comp=list`, GCS's object list); a batch delete is a POST that asks for one.
+    fn count(&self, method: &Method, uri: &Uri) {
+        let query = uri.query().unwrap_or("");
+        let has =
+            |word: &str| query.split('&').any(|p| p == word || p.starts_with(&format!("{word}=")));
+        let counter = match *method {
+            Method::HEAD => &self.head,
+            Method::GET
+                if has("list-type")
+                    || query.contains("comp=list")
+                    || uri.path().ends_with("/o") =>
+            {
+                &self.list
+            }
+            Method::GET => &self.get,
+            Method::DELETE => &self.delete,
+            Method::POST if has("delete") || query.contains("comp=batch") => &self.delete,
+            _ => &self.put,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn counts(&self) -> Counts {
+        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        Counts {
+            list: n(&self.list),
+            head: n(&self.head),
+            get: n(&self.get),
+            put: n(&self.put),
+            delete: n(&self.delete),
+        }
+    }
+}
+
+/// object_store's own HTTP client, with every request counted.
+#[derive(Debug)]
+struct Counted {
+    inner: HttpClient,
+    requests: Arc<Requests>,
+}
+
+#[async_trait::async_trait]
+impl HttpService for Counted {
+    async fn call(&self, req: HttpRequest) -> Result<HttpResponse, HttpError> {
+        self.requests.count(req.method(), req.uri());
+        self.inner.execute(req).await
+    }
+}
+
+#[derive(Debug)]
+struct CountedConnector(Arc<Requests>);
+
+impl HttpConnector for CountedConnector {
+    fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
+        let inner = ReqwestConnector::default().connect(options)?;
+        Ok(HttpClient::new(Counted { inner, requests: self.0.clone() }))
+    }
+}
+
 /// A connected store.
 #[derive(Clone)]
 pub struct Store {
@@ -133,6 +232,11 @@ pub struct Store {
     /// Whether objects keep Content-Type, Cache-Control, Content-Encoding and metadata
     /// (a local folder keeps only bytes).
     pub keeps_headers: bool,
+    /// Whether a listing can start after a given key on the server (S3's `start-after`;
+    /// elsewhere object_store would list from the start and skip).
+    pub starts_after: bool,
+    /// What was sent (none for a folder).
+    pub requests: Option<Arc<Requests>>,
 }
 
 /// Retries: four, as the AWS SDKs' standard mode makes three attempts; a failure is then
@@ -254,12 +358,15 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
     let refused = |e: object_store::Error| {
         Failure::Refused(format!("{}: {}", what(), crate::deploy::store_says(&e)))
     };
+    let requests = Arc::new(Requests::default());
+    let counted = || CountedConnector(requests.clone());
     let (inner, keeps_headers): (Arc<dyn ObjectStore>, bool) = match target.scheme {
         Scheme::S3 => {
             let settings = S3Settings::resolve(endpoint, region).map_err(Failure::Refused)?;
             let mut b = s3_from_env()
                 .with_bucket_name(&target.bucket)
                 .with_region(&settings.region)
+                .with_http_connector(counted())
                 .with_retry(retry());
             if let Some(endpoint) = &settings.endpoint {
                 b = b.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
@@ -269,12 +376,14 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
         Scheme::Gcs => {
             let b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
                 .with_bucket_name(&target.bucket)
+                .with_http_connector(counted())
                 .with_retry(retry());
             (Arc::new(b.build().map_err(refused)?), true)
         }
         Scheme::Azure => {
             let b = object_store::azure::MicrosoftAzureBuilder::from_env()
                 .with_container_name(&target.bucket)
+                .with_http_connector(counted())
                 .with_retry(retry());
             (Arc::new(b.build().map_err(refused)?), true)
         }
@@ -287,7 +396,9 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
             (Arc::new(fs), false)
         }
     };
-    Ok(Store { inner, target: target.clone(), keeps_headers })
+    let starts_after = target.scheme == Scheme::S3;
+    let requests = (target.scheme != Scheme::File).then_some(requests);
+    Ok(Store { inner, target: target.clone(), keeps_headers, starts_after, requests })
 }
 
 /// Symlinks below a `file://` target, at most `limit` of them. The folder store follows

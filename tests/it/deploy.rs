@@ -9,8 +9,8 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -769,13 +769,19 @@ fn s3_objects_get_the_headers_of_their_role_and_a_noop_writes_nothing() {
         remote.headers("api/errors/invalid_page.json"),
         (Some("application/problem+json".into()), None, None)
     );
-    // A no-op deploy sends no write request at all (counted by a proxy in between).
+    // A no-op deploy, from a fresh clone: no write request at all, and reads in proportion
+    // to folio's folders, not its files (counted by a proxy in between, and by folio).
     let proxy = Proxy::start(moto.port, usize::MAX);
     let p = Project::sample();
     p.folio(&["build"]).success();
-    assert_eq!(counts(&remote.through(proxy.port).deploy(&p, &[]).success()).0, 0);
+    let run = remote.through(proxy.port).deploy(&p, &[]).success();
+    assert_eq!(counts(&run).0, 0);
     assert_eq!(proxy.writes(), 0, "no PUT, POST or DELETE");
-    assert!(proxy.requests() > 0, "the deploy went through the proxy");
+    // One listing a folder: api/, api/errors/ and the 20 page folders (5 variants, 4
+    // sizes); one GET of folio's record; no HEAD, no file read.
+    assert_eq!(proxy.kinds(), "22 list, 0 head, 1 get, 0 put, 0 delete");
+    assert!(run.stdout().contains(&format!("; requests: {}", proxy.kinds())), "{}", run.stdout());
+    assert_eq!(proxy.requests(), 23);
 }
 
 #[test]
@@ -886,7 +892,12 @@ fn s3_wrong_credentials_and_a_missing_bucket_are_named() {
     let p = Project::sample();
     p.folio(&["build"]).success();
     let run = remote.deploy(&p, &[]).fails(2);
-    assert!(run.stderr().contains("error: listing s3://site/travel"), "{}", run.stderr());
+    assert!(
+        run.stderr()
+            .contains("error: reading `.folio-deploy.json.gz` on s3://site/travel: 403 Forbidden"),
+        "{}",
+        run.stderr()
+    );
     assert!(run.stderr().contains("InvalidAccessKeyId"), "the store's own words: {}", run.stderr());
 
     let Some(open) = Moto::start(false) else { return };
@@ -1014,6 +1025,7 @@ struct Proxy {
     port: u16,
     requests: Arc<AtomicUsize>,
     writes: Arc<AtomicUsize>,
+    kinds: Arc<Mutex<BTreeMap<&'static str, usize>>>,
     stop: Arc<AtomicBool>,
 }
 
@@ -1031,7 +1043,8 @@ impl Proxy {
         let requests = Arc::new(AtomicUsize::new(0));
         let writes = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicBool::new(false));
-        let (r, w, s) = (requests.clone(), writes.clone(), stop.clone());
+        let kinds = Arc::new(Mutex::new(BTreeMap::new()));
+        let (r, w, s, k) = (requests.clone(), writes.clone(), stop.clone(), kinds.clone());
         std::thread::spawn(move || {
             while !s.load(Ordering::SeqCst) {
                 let Ok((client, _)) = listener.accept() else {
@@ -1044,9 +1057,11 @@ impl Proxy {
                 }
                 client.set_nonblocking(false).unwrap();
                 let server = TcpStream::connect(("127.0.0.1", upstream)).unwrap();
-                let (r, w, s) = (r.clone(), w.clone(), s.clone());
+                let (r, w, s, k) = (r.clone(), w.clone(), s.clone(), k.clone());
                 let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-                std::thread::spawn(move || pump_requests(client, server, &r, &w, cut_after, &s));
+                std::thread::spawn(move || {
+                    pump_requests(client, server, &r, &w, &k, cut_after, &s);
+                });
                 std::thread::spawn(move || {
                     let (mut from, mut to) = (s2, c2);
                     let _ = std::io::copy(&mut from, &mut to);
@@ -1054,7 +1069,21 @@ impl Proxy {
                 });
             }
         });
-        Proxy { port, requests, writes, stop }
+        Proxy { port, requests, writes, kinds, stop }
+    }
+
+    /// Requests seen, by kind, in folio's words (`3 list, 0 head, 1 get, 0 put, 0 delete`).
+    fn kinds(&self) -> String {
+        let k = self.kinds.lock().unwrap();
+        let n = |kind: &str| k.get(kind).copied().unwrap_or(0);
+        format!(
+            "{} list, {} head, {} get, {} put, {} delete",
+            n("list"),
+            n("head"),
+            n("get"),
+            n("put"),
+            n("delete")
+        )
     }
 
     fn writes(&self) -> usize {
@@ -1072,6 +1101,7 @@ fn pump_requests(
     mut server: TcpStream,
     requests: &AtomicUsize,
     writes: &AtomicUsize,
+    kinds: &Mutex<BTreeMap<&'static str, usize>>,
     cut_after: usize,
     stop: &AtomicBool,
 ) {
@@ -1082,12 +1112,12 @@ fn pump_requests(
             Ok(n) => n,
         };
         let chunk = &buf[..n];
-        for method in ["GET ", "HEAD ", "PUT ", "POST ", "DELETE "] {
-            let hits = count_lines(chunk, method.as_bytes());
-            requests.fetch_add(hits, Ordering::SeqCst);
-            if !matches!(method, "GET " | "HEAD ") {
-                writes.fetch_add(hits, Ordering::SeqCst);
+        for kind in request_kinds(chunk) {
+            requests.fetch_add(1, Ordering::SeqCst);
+            if !matches!(kind, "list" | "get" | "head") {
+                writes.fetch_add(1, Ordering::SeqCst);
             }
+            *kinds.lock().unwrap().entry(kind).or_default() += 1;
         }
         if writes.load(Ordering::SeqCst) > cut_after
             || stop.load(Ordering::SeqCst)
@@ -1100,13 +1130,36 @@ fn pump_requests(
     let _ = server.shutdown(Shutdown::Both);
 }
 
-/// Request lines starting with `method` in a chunk: at its start or after a `\n` (a
-/// request follows the previous one's body directly, which may end in a plain `\n`).
-fn count_lines(chunk: &[u8], method: &[u8]) -> usize {
-    let at_start = usize::from(chunk.starts_with(method));
-    let after =
-        chunk.windows(method.len() + 1).filter(|w| w[0] == b'\n' && &w[1..] == method).count();
-    at_start + after
+/// The kind of each request line in a chunk (at its start or after a `\n`: a request
+/// follows the previous one's body directly, which may end in a plain `\n`), by the same
+/// rule folio counts them: a GET asking for a listing is `list`, a POST asking for a batch
+/// delete is `delete`.
+fn request_kinds(chunk: &[u8]) -> Vec<&'static str> {
+    let text = String::from_utf8_lossy(chunk);
+    let mut kinds = Vec::new();
+    for line in text.split('\n') {
+        let mut words = line.split(' ');
+        let (Some(method), Some(target), Some(version)) =
+            (words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
+        if !version.starts_with("HTTP/1") {
+            continue;
+        }
+        let query = target.split_once('?').map_or("", |(_, q)| q);
+        let has = |w: &str| query.split('&').any(|p| p == w || p.starts_with(&format!("{w}=")));
+        kinds.push(match method {
+            "GET" if has("list-type") || query.contains("comp=list") => "list",
+            "GET" => "get",
+            "HEAD" => "head",
+            "DELETE" => "delete",
+            "POST" if has("delete") => "delete",
+            "PUT" | "POST" => "put",
+            _ => continue,
+        });
+    }
+    kinds
 }
 
 fn two_deploys_to_one_store_take_turns_and_leave_one_build(remote: &Remote) {
