@@ -56,6 +56,58 @@ impl Moto {
     }
 }
 
+/// Azure's storage emulator (npm `azurite`, pinned in tests/package.json) on loopback,
+/// in memory; its well-known development account.
+struct Azurite {
+    _server: Server,
+    port: u16,
+}
+
+const AZURITE_ACCOUNT: &str = "devstoreaccount1";
+const AZURITE_KEY: &str =
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+impl Azurite {
+    fn start() -> Option<Azurite> {
+        let bin = crate::harness::repo().join("tests/node_modules/.bin/azurite-blob");
+        if !need("node") || !need(bin.to_str().unwrap()) {
+            return None;
+        }
+        let port = free_port();
+        let mut cmd = Command::new(bin);
+        cmd.args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string()])
+            .args(["--inMemoryPersistence", "--disableTelemetry", "--silent"])
+            .current_dir(std::env::temp_dir());
+        let log = std::env::temp_dir().join(format!("azurite-{port}.log"));
+        let server = Server::start("azurite", &mut cmd, port, Some(&log), Duration::from_secs(60));
+        Some(Azurite { _server: server, port })
+    }
+
+    /// Creates a container (Azure's Create Container, signed with the account's key).
+    fn container(&self, name: &str) {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+        let version = "2021-08-06";
+        let to_sign = format!(
+            "PUT\n\n\n\n\n\n\n\n\n\n\n\nx-ms-date:{date}\nx-ms-version:{version}\n/{AZURITE_ACCOUNT}/{AZURITE_ACCOUNT}/{name}\nrestype:container"
+        );
+        let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &b64.decode(AZURITE_KEY).unwrap());
+        let signature = b64.encode(ring::hmac::sign(&key, to_sign.as_bytes()).as_ref());
+        let auth = format!("SharedKey {AZURITE_ACCOUNT}:{signature}");
+        let target = format!("/{AZURITE_ACCOUNT}/{name}?restype=container");
+        let headers =
+            [("x-ms-date", date.as_str()), ("x-ms-version", version), ("Authorization", &auth)];
+        let res = request(self.port, "PUT", &target, &headers);
+        assert_eq!(
+            res.status,
+            201,
+            "creating container {name}: {}",
+            String::from_utf8_lossy(&res.body)
+        );
+    }
+}
+
 /// Where a scenario deploys to.
 enum Remote {
     /// A bucket on `moto`, reached through `via` (the server's port, or a proxy's).
@@ -66,6 +118,13 @@ enum Remote {
         prefix: String,
     },
     Dir(PathBuf),
+    /// A container on Azurite, reached through `via` (the server's port, or a proxy's).
+    Azure {
+        via: u16,
+        server: u16,
+        container: String,
+        prefix: String,
+    },
 }
 
 type Headers = (Option<String>, Option<String>, Option<String>);
@@ -81,10 +140,17 @@ impl Remote {
         }
     }
 
+    fn azure(azurite: &Azurite, prefix: &str) -> Remote {
+        azurite.container("site");
+        let port = azurite.port;
+        Remote::Azure { via: port, server: port, container: "site".into(), prefix: prefix.into() }
+    }
+
     fn url(&self) -> String {
         match self {
             Remote::S3 { bucket, prefix, .. } => format!("s3://{bucket}/{prefix}"),
             Remote::Dir(dir) => format!("file://{}", dir.display()),
+            Remote::Azure { container, prefix, .. } => format!("az://{container}/{prefix}"),
         }
     }
 
@@ -96,7 +162,13 @@ impl Remote {
                 bucket: bucket.clone(),
                 prefix: prefix.clone(),
             },
-            Remote::Dir(d) => Remote::Dir(d.clone()),
+            Remote::Azure { server, container, prefix, .. } => Remote::Azure {
+                via: port,
+                server: *server,
+                container: container.clone(),
+                prefix: prefix.clone(),
+            },
+            Remote::Dir(_) => panic!("a folder is reached through no proxy"),
         }
     }
 
@@ -107,6 +179,16 @@ impl Remote {
         cmd.env_remove("FOLIO_FAULT").env_remove("AWS_ENDPOINT").env_remove("AWS_REGION");
         if let Remote::S3 { via, .. } = self {
             cmd.arg("--endpoint").arg(format!("http://127.0.0.1:{via}"));
+        }
+        for (key, _) in
+            std::env::vars().filter(|(k, _)| k.starts_with("AZURE") || k.starts_with("AZURITE"))
+        {
+            cmd.env_remove(key);
+        }
+        if let Remote::Azure { via, .. } = self {
+            // object_store's emulator settings, as a user of Azurite sets them.
+            cmd.env("AZURE_STORAGE_USE_EMULATOR", "true");
+            cmd.env("AZURITE_BLOB_STORAGE_URL", format!("http://127.0.0.1:{via}"));
         }
         cmd
     }
@@ -141,6 +223,19 @@ impl Remote {
                 Arc::new(object_store::local::LocalFileSystem::new_with_prefix(dir).unwrap()),
                 String::new(),
             ),
+            Remote::Azure { server: port, container, prefix, .. } => {
+                // The emulator's address by endpoint, not by the process-wide variable
+                // (tests run side by side, each with its own Azurite).
+                let azure = object_store::azure::MicrosoftAzureBuilder::new()
+                    .with_account(AZURITE_ACCOUNT)
+                    .with_access_key(AZURITE_KEY)
+                    .with_endpoint(format!("http://127.0.0.1:{port}/{AZURITE_ACCOUNT}"))
+                    .with_allow_http(true)
+                    .with_container_name(container)
+                    .build()
+                    .unwrap();
+                (Arc::new(azure), prefix.clone())
+            }
         }
     }
 
@@ -331,9 +426,10 @@ fn each_old_or_new(
 
 // --- The scenarios, each run against every store (`on_every_store!`). ---------------------
 
-/// Runs a scenario against a folder and against an S3-protocol server, as two tests in a
-/// module of the scenario's name (`deploy::SCENARIO::folder`, `deploy::SCENARIO::s3`). A
-/// server that is not installed skips its test with a reason (and fails it under CI).
+/// Runs a scenario against a folder, an S3-protocol server (moto) and Azure's emulator
+/// (Azurite), as tests in a module of the scenario's name (`deploy::SCENARIO::folder`,
+/// `::s3`, `::azure`). A server that is not installed skips its test with a reason (and
+/// fails it under CI).
 macro_rules! on_every_store {
     ($scenario:ident, prefix = $prefix:expr) => {
         mod $scenario {
@@ -347,6 +443,28 @@ macro_rules! on_every_store {
             fn s3() {
                 let Some(moto) = super::Moto::start(false) else { return };
                 super::$scenario(&super::Remote::s3(&moto, $prefix));
+            }
+
+            #[test]
+            fn azure() {
+                let Some(azurite) = super::Azurite::start() else { return };
+                super::$scenario(&super::Remote::azure(&azurite, $prefix));
+            }
+        }
+    };
+    // Stores that keep headers: not a folder.
+    ($scenario:ident, prefix = $prefix:expr, headers) => {
+        mod $scenario {
+            #[test]
+            fn s3() {
+                let Some(moto) = super::Moto::start(false) else { return };
+                super::$scenario(&super::Remote::s3(&moto, $prefix));
+            }
+
+            #[test]
+            fn azure() {
+                let Some(azurite) = super::Azurite::start() else { return };
+                super::$scenario(&super::Remote::azure(&azurite, $prefix));
             }
         }
     };
@@ -748,10 +866,7 @@ fn the_deploy_url_can_come_from_the_config() {
 
 // --- An S3-protocol server. ---------------------------------------------------------------
 
-#[test]
-fn s3_objects_get_the_headers_of_their_role_and_a_noop_writes_nothing() {
-    let Some(moto) = Moto::start(false) else { return };
-    let remote = Remote::s3(&moto, "travel");
+fn objects_get_the_headers_of_their_role(remote: &Remote) {
     let p = Project::sample();
     p.folio(&["build"]).success();
     remote.deploy(&p, &[]).success();
@@ -769,9 +884,20 @@ fn s3_objects_get_the_headers_of_their_role_and_a_noop_writes_nothing() {
         remote.headers("api/errors/invalid_page.json"),
         (Some("application/problem+json".into()), None, None)
     );
+}
+on_every_store!(objects_get_the_headers_of_their_role, prefix = "travel", headers);
+
+fn a_noop_writes_nothing_and_reads_one_listing_a_folder(remote: &Remote) {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
     // A no-op deploy, from a fresh clone: no write request at all, and reads in proportion
     // to folio's folders, not its files (counted by a proxy in between, and by folio).
-    let proxy = Proxy::start(moto.port, usize::MAX);
+    let server = match remote {
+        Remote::S3 { server, .. } | Remote::Azure { server, .. } => *server,
+        Remote::Dir(_) => unreachable!("stores with headers only"),
+    };
+    let proxy = Proxy::start(server, usize::MAX);
     let p = Project::sample();
     p.folio(&["build"]).success();
     let run = remote.through(proxy.port).deploy(&p, &[]).success();
@@ -783,11 +909,9 @@ fn s3_objects_get_the_headers_of_their_role_and_a_noop_writes_nothing() {
     assert!(run.stdout().contains(&format!("; requests: {}", proxy.kinds())), "{}", run.stdout());
     assert_eq!(proxy.requests(), 23);
 }
+on_every_store!(a_noop_writes_nothing_and_reads_one_listing_a_folder, prefix = "travel", headers);
 
-#[test]
-fn s3_a_cache_control_change_resends_headers() {
-    let Some(moto) = Moto::start(false) else { return };
-    let remote = Remote::s3(&moto, "travel");
+fn a_cache_control_change_resends_headers(remote: &Remote) {
     let p = Project::sample();
     p.folio(&["build"]).success();
     remote.deploy(&p, &[]).success();
@@ -817,6 +941,7 @@ fn s3_a_cache_control_change_resends_headers() {
         "errors keep the host's caching"
     );
 }
+on_every_store!(a_cache_control_change_resends_headers, prefix = "travel", headers);
 
 #[test]
 fn s3_a_killed_deploy_is_finished_and_purged_by_the_next() {
