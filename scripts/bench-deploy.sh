@@ -1,79 +1,106 @@
 #!/usr/bin/env bash
 # Deploy benchmark: scripts/bench-deploy.sh N [WORKDIR]
 #
-# Builds N generated records (examples/gen.rs, seed 42, the config of scripts/bench.sh) and
-# publishes them to a local S3 server on 127.0.0.1 (s3s-fs, a Rust S3 server on a folder:
-# `cargo install s3s-fs@0.14.1 --features binary --locked`), with `folio deploy` and with
-# `aws s3 sync` (PyPI `awscli`) into two buckets of the same server, in one run:
-#   1. the first deploy into an empty bucket (objects per second);
-#   2. a no-op after a fresh clone: the same sources built again in a new folder (new
-#      mtimes, same bytes), then each tool run again (what each uploads);
-#   3. one record's text changed, rebuilt, each tool run again.
+# Builds N generated records (examples/gen.rs, seed 42, the project of scripts/bench.toml)
+# and publishes them to one local S3 server on 127.0.0.1 (s3s-fs, a Rust S3 server on a
+# folder: `cargo install s3s-fs@0.14.1 --features binary --locked`), in one run, into three
+# buckets, with:
+#   - folio deploy;
+#   - rclone sync at its best for this job (Debian `rclone`): --checksum (content, not
+#     times), --no-update-modtime, 32 transfers and 32 checkers (rclone lists folder by
+#     folder with a delimiter, many at once; --fast-list is left out: s3s-fs answers a
+#     recursive listing's continuation with nothing);
+#   - aws s3 sync (PyPI `awscli`; BENCH_AWS=0 leaves it out: it takes ten minutes at 100k).
+# Three steps, each tool after the other:
+#   1. the first deploy into an empty bucket;
+#   2. a no-op after a fresh build: the same sources built again in a new folder (new
+#      mtimes, same bytes), as a CI job from a fresh clone does;
+#   3. one record's text changed, rebuilt, published again.
+# Every request is counted at the server (s3s-fs logs each one at debug level, for every
+# tool alike) and classed as list (a GET of the bucket with a prefix, a delimiter or
+# list-type: ListObjects and ListObjectsV2), head, get, put or delete.
 # WORKDIR defaults to /dev/shm (tmpfs), so the disk does not stand between the tools.
 set -euo pipefail
+shopt -s inherit_errexit
 N=${1:?usage: scripts/bench-deploy.sh N [WORKDIR]}
 WORK=${2:-/dev/shm/folio-deploy-bench-$N}
+AWS=${BENCH_AWS:-1}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-command -v s3s-fs >/dev/null || { echo "needs s3s-fs: cargo install s3s-fs@0.14.1 --features binary --locked" >&2; exit 2; }
-command -v aws >/dev/null || { echo "needs aws: pip install awscli" >&2; exit 2; }
+need() { command -v "$1" >/dev/null || { echo "needs $1: $2" >&2; exit 2; }; }
+need s3s-fs "cargo install s3s-fs@0.14.1 --features binary --locked"
+need rclone "apt-get install rclone"
+[ "$AWS" = 0 ] || need aws "pip install awscli"
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
 BIN=$ROOT/target/release
 rm -rf "$WORK"
-mkdir -p "$WORK/a/data" "$WORK/s3/folio" "$WORK/s3/awscli"
+mkdir -p "$WORK/a/data" "$WORK/s3/folio" "$WORK/s3/rclone" "$WORK/s3/awscli"
 "$BIN/examples/gen" "$N" "$WORK/a/data/attractions.json" 42
 cp "$ROOT/scripts/bench.toml" "$WORK/a/folio.toml"
-[listing]
-languages = ["en", "fr", "de", "ja"]
-page_sizes = [10, 20, 50, 100]
-[fields.name]
-localized = true
-[fields.description]
-localized = true
-[hosting]
-targets = []
-TOML
+
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_DEFAULT_REGION=us-east-1
-s3s-fs --host 127.0.0.1 --port "$PORT" --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" "$WORK/s3" >"$WORK/s3s.log" 2>&1 &
+RUST_LOG=s3s::service=debug s3s-fs --host 127.0.0.1 --port "$PORT" \
+  --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" "$WORK/s3" >"$WORK/s3s.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
-sleep 1
 EP=http://127.0.0.1:$PORT
+until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT))" 2>/dev/null; do sleep 0.1; done
+# rclone's remote `s3:` from the environment, no config file.
+export RCLONE_CONFIG_S3_TYPE=s3 RCLONE_CONFIG_S3_PROVIDER=Other RCLONE_CONFIG_S3_ENDPOINT=$EP \
+  RCLONE_CONFIG_S3_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_S3_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
+  RCLONE_CONFIG_S3_REGION=us-east-1 RCLONE_CONFIG_S3_FORCE_PATH_STYLE=true
 
 (cd "$WORK/a" && "$BIN/folio" build --quiet)
 objects=$(find "$WORK/a/output" -type f -not -path '*/.*' | wc -l)
+bytes=$(du -sb --exclude='.*' "$WORK/a/output" | cut -f1)
 
-# folio deploy DIR -> "seconds uploaded"
-folio_deploy() {
-  local start end out
-  start=$(date +%s.%N)
-  out=$(cd "$1" && "$BIN/folio" deploy --to s3://folio --endpoint "$EP")
-  end=$(date +%s.%N)
-  echo "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f", b - a}') $(echo "$out" | grep -o '[0-9]* uploaded' | cut -d' ' -f1)"
+# The requests logged since byte OFFSET of the server's log, for BUCKET: "list head get put delete".
+requests() {
+  tail -c +"$(($1 + 1))" "$WORK/s3s.log" | grep -o 's3s::service: req: Request { method: [A-Z]*, uri: /'"$2"'[/?][^ ,]*' |
+    awk '{ m = $6; u = $8; sub(",", "", m)
+           if (m == "GET" && u ~ /^\/[^\/?]*\?(.*&)?(list-type|prefix|delimiter)=/) l++; else if (m == "GET") g++
+           else if (m == "HEAD") h++; else if (m == "DELETE" || (m == "POST" && u ~ /[?&]delete/)) d++
+           else if (m == "PUT" || m == "POST") p++ }
+         END { printf "%d %d %d %d %d", l, h, g, p, d }'
 }
-# aws s3 sync DIR -> "seconds uploaded" (hidden files left out, as folio does)
-aws_sync() {
-  local start end n
-  start=$(date +%s.%N)
-  n=$(aws --endpoint-url "$EP" s3 sync "$1/output" s3://awscli --no-progress --exclude '.*' --exclude '*/.*' | grep -c '^upload:' || true)
-  end=$(date +%s.%N)
-  echo "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f", b - a}') $n"
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}'; }
+
+# run TOOL DIR BUCKET -> "seconds written list head get put delete"
+run() {
+  local tool=$1 dir=$2 bucket=$3 offset start written
+  offset=$(stat -c %s "$WORK/s3s.log")
+  start=$(now)
+  case $tool in
+    folio) written=$(cd "$dir" && "$BIN/folio" deploy --to "s3://$bucket" --endpoint "$EP" | grep -o '[0-9]* uploaded' | cut -d' ' -f1) ;;
+    # (AWS_CA_BUNDLE, where a machine sets it, makes rclone refuse a plain-http endpoint.)
+    rclone) env -u AWS_CA_BUNDLE rclone sync "$dir/output" "s3:$bucket" --checksum --no-update-modtime --transfers 32 --checkers 32 \
+              --exclude '.*' --exclude '**/.*' --log-level ERROR ;;
+    aws) aws --endpoint-url "$EP" s3 sync "$dir/output" "s3://$bucket" --no-progress --exclude '.*' --exclude '*/.*' >/dev/null ;;
+  esac
+  local secs
+  secs=$(since "$start")
+  sleep 0.5 # the server's log catches up
+  read -r l h g p d <<< "$(requests "$offset" "$bucket")"
+  # rclone and aws write one object a PUT; folio says what it uploaded (its record and
+  # lease are PUTs too).
+  [ "$tool" = folio ] || written=$p
+  echo "$secs $written $l $h $g $p $d"
 }
 
-read -r f1 fu1 <<< "$(folio_deploy "$WORK/a")"
-read -r a1 au1 <<< "$(aws_sync "$WORK/a")"
-# The floor of any incremental run: listing the bucket once (every page of 1,000 keys).
-start=$(date +%s.%N)
-listed=$(aws --endpoint-url "$EP" s3api list-objects-v2 --bucket folio --query 'length(Contents)')
-list_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')
+declare -A R
+step() { # STEP DIR
+  R[$1,folio]=$(run folio "$2" folio)
+  R[$1,rclone]=$(run rclone "$2" rclone)
+  if [ "$AWS" != 0 ]; then R[$1,aws]=$(run aws "$2" awscli); fi
+}
 
+step first "$WORK/a"
 # A fresh clone: the same sources in a new folder, built again.
 mkdir -p "$WORK/b"
 cp -r "$WORK/a/data" "$WORK/a/folio.toml" "$WORK/b/"
 (cd "$WORK/b" && "$BIN/folio" build --quiet)
-read -r f2 fu2 <<< "$(folio_deploy "$WORK/b")"
-read -r a2 au2 <<< "$(aws_sync "$WORK/b")"
-
+step noop "$WORK/b"
 # One record's text changed.
 python3 - "$WORK/b/data/attractions.json" <<'PY'
 import sys
@@ -82,16 +109,20 @@ s = open(p, encoding="utf-8").read()
 open(p, "w", encoding="utf-8").write(s.replace('"en":"', '"en":"changed ', 1))
 PY
 (cd "$WORK/b" && "$BIN/folio" build --quiet)
-read -r f3 fu3 <<< "$(folio_deploy "$WORK/b")"
-read -r a3 au3 <<< "$(aws_sync "$WORK/b")"
+step change "$WORK/b"
 
-rate() { awk -v n="$1" -v s="$2" 'BEGIN {printf "%.0f", n / s}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-printf '\nfolio deploy bench: N=%s, %s objects, s3s-fs on 127.0.0.1, work in %s\n' "$N" "$objects" "$WORK"
-printf '%-32s %14s %14s %14s %14s\n' run "folio s" "folio objects" "aws sync s" "aws objects"
-printf '%-32s %14s %14s %14s %14s\n' "first deploy" "$f1" "$fu1" "$a1" "$au1"
-printf '%-32s %14s %14s %14s %14s\n' "no-op after a fresh clone" "$f2" "$fu2" "$a2" "$au2"
-printf '%-32s %14s %14s %14s %14s\n' "one record changed" "$f3" "$fu3" "$a3" "$au3"
-printf '%-32s %14s %14s\n' "listing the bucket alone" "$list_s" "$listed"
-printf 'first deploy: folio %s objects/s, aws s3 sync %s objects/s (%s x); fresh-clone no-op: folio %s x the time of aws, %s x the listing\n' \
-  "$(rate "$fu1" "$f1")" "$(rate "$au1" "$a1")" "$(ratio "$a1" "$f1")" "$(ratio "$f2" "$a2")" "$(ratio "$f2" "$list_s")"
+cell() { # "secs written l h g p d" -> table cell
+  read -r s w l h g p d <<< "$1"
+  printf '%s s, %s written; %s list, %s head, %s get, %s put, %s delete' "$s" "$w" "$l" "$h" "$g" "$p" "$d"
+}
+ratio() { awk -v a="${1%% *}" -v b="${2%% *}" 'BEGIN {printf "%.2f", a / b}'; }
+printf '\nfolio deploy bench: N=%s, %s objects, %s bytes, s3s-fs on 127.0.0.1, work in %s\n\n' "$N" "$objects" "$bytes" "$WORK"
+printf '| step | folio deploy | rclone sync | folio / rclone |%s\n' "$([ "$AWS" != 0 ] && echo ' aws s3 sync | folio / aws |')"
+printf '|---|---|---|---|%s\n' "$([ "$AWS" != 0 ] && echo '---|---|')"
+for st in first noop change; do
+  case $st in first) name="first deploy into an empty bucket" ;; noop) name="no-op after a fresh build" ;; change) name="one record changed" ;; esac
+  extra=""
+  [ "$AWS" != 0 ] && extra=" $(cell "${R[$st,aws]}") | $(ratio "${R[$st,folio]}" "${R[$st,aws]}")x |"
+  printf '| %s | %s | %s | %sx |%s\n' "$name" "$(cell "${R[$st,folio]}")" "$(cell "${R[$st,rclone]}")" \
+    "$(ratio "${R[$st,folio]}" "${R[$st,rclone]}")" "$extra"
+done

@@ -224,6 +224,11 @@ struct Surveyed {
     record_etag: Option<String>,
     /// The files to publish, each with its MD5.
     local: Vec<local::LocalFile>,
+    /// Per file, the modification time a listing without ETags showed for its object
+    /// (what vouches for it next time on such a store; `None` elsewhere).
+    modified: Vec<Option<i64>>,
+    /// The store's listings carry no ETags (some S3-compatible servers).
+    etagless: bool,
     plan: plan::Plan,
     doomed: Vec<remote::Doomed>,
 }
@@ -252,7 +257,14 @@ async fn survey(
     let mut plan = plan::plan(&local, &listing, &old, remote.opts.force);
     remote.check(&local, &mut plan).await?;
     let doomed = remote.confirm(&plan).await?;
-    Ok(Surveyed { old, record_etag, local, plan, doomed })
+    let etagless = listing.values().any(|l| l.etag.is_empty());
+    let modified = (local.iter())
+        .map(|f| {
+            let listed = listing.get(&f.rel).filter(|l| l.etag.is_empty() && l.size == f.size);
+            listed.and_then(|l| l.modified)
+        })
+        .collect();
+    Ok(Surveyed { old, record_etag, local, modified, etagless, plan, doomed })
 }
 
 /// Would acting on `s` write anything to the store (an object, a delete, the record)?
@@ -269,7 +281,7 @@ fn writes(s: &Surveyed, purge_list: bool) -> bool {
         || !s.old.pending.is_empty()
         || !s.old.deleting.is_empty()
         || (purge_list && !s.old.unpurged.is_empty())
-        || plan::objects_after(&s.local, &keeps) != s.old.objects
+        || plan::objects_after(&s.local, &keeps, &s.modified) != s.old.objects
 }
 
 /// The deploy on the store, phase by phase.
@@ -296,7 +308,7 @@ async fn run(
             s = survey(remote, scanned, &mut out.warnings).await?;
         }
     }
-    let Surveyed { old, local, plan, doomed, .. } = s;
+    let Surveyed { old, local, mut modified, etagless, plan, doomed, .. } = s;
     if doomed.len() as u64 > opts.max_deletes {
         return Err(Failure::Refused(format!(
             "refusing to delete {} objects from {} (max_deletes is {}): if that is right, pass --max-deletes {}",
@@ -349,13 +361,22 @@ async fn run(
         remote.put_record(&intent).await?;
     }
     remote.upload(&local, &uploads, &mut etags, &mut out).await?;
+    if etagless {
+        // Where listings carry no ETags, what vouches for an object next time is its
+        // modification time: learnt for what was just uploaded.
+        let uploaded: Vec<usize> = uploads.iter().map(|&(i, _)| i).collect();
+        for (i, seen) in remote.modified(&local, &uploaded).await? {
+            modified[i] = Some(seen);
+        }
+    }
     refuse_links(remote.store)?;
     remote.delete(&doomed, &mut out).await?;
     out.uploaded.sort();
     out.deleted.sort();
     unpurged.extend(out.uploaded.iter().map(|(k, _)| k.clone()));
     unpurged.extend(out.deleted.iter().cloned());
-    let mut after = Record { objects: plan::objects_after(&local, &etags), ..Record::default() };
+    let objects = plan::objects_after(&local, &etags, &modified);
+    let mut after = Record { objects, ..Record::default() };
     let written = purge_list.map(|write| write(&purged(unpurged.clone())));
     // Until a purge list names them, the record keeps them.
     if !matches!(written, Some(Ok(()))) {

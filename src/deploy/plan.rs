@@ -12,8 +12,10 @@ use super::record::{Md5, Put, Record, etag_md5};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed {
     pub size: u64,
-    /// Without quotes.
+    /// Without quotes; empty where the store's listings carry none.
     pub etag: String,
+    /// Last modified, in whole seconds since the Unix epoch (HEAD answers in seconds).
+    pub modified: Option<i64>,
 }
 
 /// Why an object is uploaded.
@@ -66,12 +68,17 @@ pub struct Plan {
 }
 
 /// Does `put` (an entry of folio's record) vouch for the listed object: the same ETag
-/// and size, and, where the ETag is a plain MD5 (S3's single-part uploads), that MD5?
-/// A forged entry cannot then vouch for bytes other than its own.
+/// and size, and, where the ETag is a plain MD5 (S3's single-part uploads), that MD5? A
+/// forged entry cannot then vouch for bytes other than its own. Where the store lists no
+/// ETags (some S3-compatible servers), the same size and modification time.
 pub fn vouches(put: &Put, listed: &Listed) -> bool {
-    put.etag == listed.etag
-        && put.size == listed.size
-        && etag_md5(&listed.etag).is_none_or(|md5| md5 == put.md5)
+    if put.size != listed.size {
+        return false;
+    }
+    if listed.etag.is_empty() {
+        return put.modified.is_some() && put.modified == listed.modified;
+    }
+    put.etag == listed.etag && etag_md5(&listed.etag).is_none_or(|md5| md5 == put.md5)
 }
 
 /// Plans a deploy. `listing` and `record` are keyed by path below the deploy prefix.
@@ -90,7 +97,10 @@ pub fn plan(
             }
             match record.objects.get(&f.rel) {
                 // Trusted: the object is what folio put there.
-                Some(put) if vouches(put, listed) => compare(f, put.md5, &put.headers, listed),
+                // (The record's ETag is kept: a listing may carry none.)
+                Some(put) if vouches(put, listed) => {
+                    compare(f, put.md5, &put.headers, put.size, &put.etag)
+                }
                 _ => Action::Check,
             }
         })
@@ -137,13 +147,14 @@ pub fn plan(
     }
 }
 
-fn compare(f: &LocalFile, md5: [u8; 16], headers: &Headers, listed: &Listed) -> Action {
-    if md5 != f.md5 || listed.size != f.size {
+/// Keeps the object (with `etag`) when its bytes (`md5`, `size`) and headers are the file's.
+fn compare(f: &LocalFile, md5: [u8; 16], headers: &Headers, size: u64, etag: &str) -> Action {
+    if md5 != f.md5 || size != f.size {
         Action::Upload(Reason::Bytes)
     } else if *headers != f.headers {
         Action::Upload(Reason::Headers)
     } else {
-        Action::Keep(listed.etag.clone())
+        Action::Keep(etag.to_string())
     }
 }
 
@@ -163,26 +174,31 @@ pub struct Head {
 pub fn check(f: &LocalFile, head: &Head) -> Action {
     let md5 = head.md5.or_else(|| etag_md5(&head.etag));
     match (md5, &head.headers) {
-        (Some(md5), Some(headers)) => {
-            compare(f, md5, headers, &Listed { size: head.size, etag: head.etag.clone() })
-        }
+        (Some(md5), Some(headers)) => compare(f, md5, headers, head.size, &head.etag),
         // A store that keeps no headers: the bytes are all there is to compare.
         (Some(md5), None) if md5 == f.md5 && head.size == f.size => Action::Keep(head.etag.clone()),
         _ => Action::Upload(Reason::Bytes),
     }
 }
 
-/// folio's objects after a deploy: every local file with the ETag it has now.
-pub fn objects_after(local: &[LocalFile], etags: &[Option<String>]) -> BTreeMap<String, Put> {
+/// folio's objects after a deploy: every local file with the ETag it has now, and the
+/// modification time the store showed for it (where known).
+pub fn objects_after(
+    local: &[LocalFile],
+    etags: &[Option<String>],
+    modified: &[Option<i64>],
+) -> BTreeMap<String, Put> {
     local
         .iter()
         .zip(etags)
-        .filter_map(|(f, etag)| {
+        .zip(modified)
+        .filter_map(|((f, etag), modified)| {
             let put = Put {
                 md5: f.md5,
                 xxh3: Some(f.xxh3),
                 size: f.size,
                 etag: etag.clone()?,
+                modified: *modified,
                 headers: f.headers.clone(),
             };
             Some((f.rel.clone(), put))
@@ -216,11 +232,18 @@ mod tests {
     }
 
     fn put(byte: u8, etag: &str, cc: &str) -> Put {
-        Put { md5: [byte; 16], xxh3: None, size: 3, etag: etag.into(), headers: headers(cc) }
+        Put {
+            md5: [byte; 16],
+            xxh3: None,
+            size: 3,
+            etag: etag.into(),
+            modified: None,
+            headers: headers(cc),
+        }
     }
 
     fn listed(etag: &str) -> Listed {
-        Listed { size: 3, etag: etag.into() }
+        Listed { size: 3, etag: etag.into(), modified: None }
     }
 
     #[test]
@@ -290,6 +313,19 @@ mod tests {
             plan(&[file("page", 9)], &listing, &record, false).actions,
             [Action::Keep(tampered)]
         );
+    }
+
+    #[test]
+    fn where_listings_carry_no_etag_the_modification_time_vouches() {
+        let mut put = put(1, "e1", "a");
+        let listed = |modified| Listed { size: 3, etag: String::new(), modified };
+        assert!(!vouches(&put, &listed(Some(100))), "nothing known of its time yet");
+        put.modified = Some(100);
+        assert!(vouches(&put, &listed(Some(100))));
+        assert!(!vouches(&put, &listed(Some(101))), "rewritten since");
+        assert!(!vouches(&put, &Listed { size: 4, ..listed(Some(100)) }));
+        // Where the listing has an ETag, the ETag decides, whatever the time.
+        assert!(!vouches(&put, &Listed { size: 3, etag: "e2".into(), modified: Some(100) }));
     }
 
     #[test]

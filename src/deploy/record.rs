@@ -41,6 +41,10 @@ pub struct Put {
     pub size: u64,
     /// The store's ETag for the object, without quotes.
     pub etag: String,
+    /// When the store last modified it (whole seconds since the Unix epoch), as a listing
+    /// or a HEAD showed it; what vouches for an object on a store whose listings carry no
+    /// ETags.
+    pub modified: Option<i64>,
     pub headers: Headers,
 }
 
@@ -57,9 +61,10 @@ pub struct Record {
     pub unpurged: BTreeSet<String>,
 }
 
-/// One object as stored: `[md5, size, etag, header set, xxh3]`, the ETag left empty when
-/// it is the MD5 (as S3's single-part ETags are), the xxh3 empty when unknown.
-type WirePut = (String, u64, String, usize, String);
+/// One object as stored: `[md5, size, etag, header set, xxh3, modified]`, the ETag left
+/// empty when it is the MD5 (as S3's single-part ETags are), the xxh3 empty and the
+/// modification time null when unknown.
+type WirePut = (String, u64, String, usize, String, Option<i64>);
 
 /// One object as format 1 stored it: no xxh3.
 type WirePutV1 = (String, u64, String, usize);
@@ -119,10 +124,14 @@ impl Sets {
         let etag = if p.etag == md5 { String::new() } else { p.etag.clone() };
         let set = self.0.binary_search(&p.headers).expect("every set is listed");
         let xxh3 = p.xxh3.map(|x| format!("{x:032x}")).unwrap_or_default();
-        (md5, p.size, etag, set, xxh3)
+        (md5, p.size, etag, set, xxh3, p.modified)
     }
 
-    fn put(&self, key: &str, (md5, size, etag, set, xxh3): WirePut) -> Result<Put, String> {
+    fn put(
+        &self,
+        key: &str,
+        (md5, size, etag, set, xxh3, modified): WirePut,
+    ) -> Result<Put, String> {
         let bad = || format!("a bad entry for `{key}`");
         let (Some(md5), Some(headers)) = (unhex(&md5), self.0.get(set)) else {
             return Err(bad());
@@ -132,7 +141,7 @@ impl Sets {
             hex => Some(u128::from_str_radix(hex, 16).map_err(|_| bad())?),
         };
         let etag = if etag.is_empty() { md5_hex(&md5) } else { etag };
-        Ok(Put { md5, xxh3, size, etag, headers: headers.clone() })
+        Ok(Put { md5, xxh3, size, etag, modified, headers: headers.clone() })
     }
 }
 
@@ -185,14 +194,14 @@ impl Record {
                 for (key, (md5, size, etag, set)) in
                     wire.objects.into_iter().filter(|(k, _)| clean(k))
                 {
-                    let put = sets.put(&key, (md5, size, etag, set, String::new()))?;
+                    let put = sets.put(&key, (md5, size, etag, set, String::new(), None))?;
                     record.objects.insert(key, put);
                 }
                 // Format 1 kept no MD5 of a delete; an ETag that is one stands for it.
                 for (key, etag) in wire.deleting.into_iter().filter(|(k, _)| clean(k)) {
                     if let Some(md5) = etag_md5(&etag) {
                         let headers = Headers::default();
-                        let put = Put { md5, xxh3: None, size: 0, etag, headers };
+                        let put = Put { md5, xxh3: None, size: 0, etag, modified: None, headers };
                         record.deleting.insert(key, put);
                     }
                 }
@@ -251,12 +260,20 @@ mod tests {
                 xxh3: Some(5),
                 size: 3,
                 etag: md5_hex(&md5),
+                modified: Some(17),
                 headers: h("application/json"),
             },
         );
         r.objects.insert(
             "x.html".into(),
-            Put { md5, xxh3: None, size: 4, etag: "1-2-3".into(), headers: h("text/html") },
+            Put {
+                md5,
+                xxh3: None,
+                size: 4,
+                etag: "1-2-3".into(),
+                modified: None,
+                headers: h("text/html"),
+            },
         );
         r.deleting.insert(
             "api/old.json".into(),
@@ -265,6 +282,7 @@ mod tests {
                 xxh3: Some(u128::MAX),
                 size: 5,
                 etag: "abc".into(),
+                modified: Some(-1),
                 headers: h("text/css"),
             },
         );
@@ -273,7 +291,7 @@ mod tests {
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!(back, r);
 
-        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,""]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,""]},"pending":{"a//b":[]},"unpurged":["../x"]}"#;
+        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,"",null]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,"",null]},"pending":{"a//b":[]},"unpurged":["../x"]}"#;
         let hostile = Record::from_bytes(&gz(wire)).unwrap();
         assert_eq!(hostile, Record::default());
         assert!(Record::from_bytes(b"not gzip").is_err());

@@ -35,18 +35,6 @@ pub struct Remote<'a> {
     pub progress: &'a dyn Progress,
 }
 
-/// Keys in one listing request of a sliced folder (one page of S3's).
-pub const SLICE: usize = 1000;
-
-/// One listing request (and the pages it takes): a folder, flat (with a delimiter), or a
-/// slice of it: the keys after `after` and before `until` (names in the folder).
-struct Listing {
-    folder: String,
-    after: Option<String>,
-    until: Option<String>,
-    flat: bool,
-}
-
 /// An object to delete: folio's old object (with its record entry), or one a deploy cut
 /// short uploaded.
 #[derive(Debug, Clone)]
@@ -103,56 +91,22 @@ impl Remote<'_> {
         })
     }
 
-    /// The objects in every folder that holds one of `keys` (paths below the prefix),
-    /// folder by folder and `concurrency` requests at a time: folio's own folders, never
-    /// the whole prefix. A folder with no folder of `keys` below it is listed in slices of
-    /// [`SLICE`] keys, each from the key before it (S3's `start-after`), all at once; any
-    /// other with a delimiter.
+    /// The objects in every folder that holds one of `keys` (paths below the prefix), one
+    /// listing with a delimiter a folder, `concurrency` folders at a time: folio's own
+    /// folders, never the whole prefix (a tree-walking store pays for every key below a
+    /// recursive listing, on every page of it).
     pub async fn list<'k>(
         &self,
         keys: impl IntoIterator<Item = &'k str>,
     ) -> Result<HashMap<String, Listed>, Failure> {
-        let mut folders: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for key in keys {
-            let (folder, name) = key.rsplit_once('/').unwrap_or(("", key));
-            folders.entry(folder).or_default().push(name);
-        }
-        // A folder is a leaf when no other folder lies below it.
-        let inner: BTreeSet<&str> =
-            folders.keys().flat_map(|f| f.match_indices('/').map(|(i, _)| &f[..i])).collect();
-        let mut jobs: Vec<Listing> = Vec::new();
-        for (folder, mut names) in folders {
-            let sliced = self.store.starts_after && !inner.contains(folder) && !folder.is_empty();
-            if !sliced {
-                jobs.push(Listing {
-                    folder: folder.to_string(),
-                    after: None,
-                    until: None,
-                    flat: true,
-                });
-                continue;
-            }
-            names.sort_unstable();
-            names.dedup();
-            let bounds: Vec<&str> = names.iter().copied().step_by(SLICE).skip(1).collect();
-            let mut after = None;
-            for until in bounds.iter().map(|b| Some(b.to_string())).chain([None]) {
-                jobs.push(Listing {
-                    folder: folder.to_string(),
-                    after: after.clone(),
-                    until: until.clone(),
-                    flat: false,
-                });
-                // The next slice starts after the last key before this bound.
-                after = until.map(|u| {
-                    let at = names.partition_point(|n| *n < u.as_str());
-                    format!("{folder}/{}", names[at - 1])
-                });
-            }
-        }
-        self.progress.start("list", jobs.len() as u64);
-        let listed = futures::stream::iter(jobs.into_iter().map(|job| self.list_one(job)))
-            .buffer_unordered(self.opts.concurrency);
+        let folders: BTreeSet<&str> = keys
+            .into_iter()
+            .map(|key| key.rsplit_once('/').map_or("", |(folder, _)| folder))
+            .collect();
+        self.progress.start("list", folders.len() as u64);
+        let listed =
+            futures::stream::iter(folders.into_iter().map(|folder| self.list_folder(folder)))
+                .buffer_unordered(self.opts.concurrency);
         futures::pin_mut!(listed);
         let mut listing = HashMap::new();
         while let Some(found) = listed.next().await {
@@ -164,43 +118,84 @@ impl Remote<'_> {
         Ok(listing)
     }
 
-    /// One listing job: the objects it finds, keyed by path below the prefix.
-    async fn list_one(&self, job: Listing) -> Result<Vec<(String, Listed)>, Failure> {
+    /// The objects directly in `folder` (below the prefix; "" is the prefix itself).
+    async fn list_folder(&self, folder: &str) -> Result<Vec<(String, Listed)>, Failure> {
         let target = &self.store.target;
-        let folder_key = |rel: &str| match (target.root(), rel.is_empty()) {
-            (root, true) => root,
-            (_, false) => Some(target.key(rel)),
-        };
-        let entry = |meta: object_store::ObjectMeta| {
-            let rel = target.rel(meta.location.as_ref())?.to_string();
-            let etag = meta.e_tag.unwrap_or_default().trim_matches('"').to_string();
-            Some((rel, Listed { size: meta.size, etag }))
-        };
-        let mut out = Vec::new();
-        if job.flat {
-            let found =
-                (self.store.inner.list_with_delimiter(folder_key(&job.folder).as_ref()).await)
-                    .map_err(|e| self.failed("listing", &job.folder, e))?;
-            out.extend(found.objects.into_iter().filter_map(entry));
-            return Ok(out);
+        let key = if folder.is_empty() { target.root() } else { Some(target.key(folder)) };
+        let found = (self.store.inner.list_with_delimiter(key.as_ref()).await)
+            .map_err(|e| self.failed("listing", folder, e))?;
+        Ok(found
+            .objects
+            .into_iter()
+            .filter_map(|meta| {
+                let rel = target.rel(meta.location.as_ref())?.to_string();
+                let etag = meta.e_tag.unwrap_or_default().trim_matches('"').to_string();
+                let modified = Some(meta.last_modified.timestamp());
+                Some((rel, Listed { size: meta.size, etag, modified }))
+            })
+            .collect())
+    }
+
+    /// The modification times of the objects of `files` (indices into `local`), as the
+    /// store shows them now, where the size is the file's: a folder most of whose keys
+    /// are among them is listed, the rest get a HEAD each.
+    pub async fn modified(
+        &self,
+        local: &[LocalFile],
+        files: &[usize],
+    ) -> Result<Vec<(usize, i64)>, Failure> {
+        let folder = |rel: &str| rel.rsplit_once('/').map_or("", |(f, _)| f).to_string();
+        let mut in_folder: BTreeMap<String, (Vec<usize>, usize)> = BTreeMap::new();
+        for f in local {
+            in_folder.entry(folder(&f.rel)).or_default().1 += 1;
         }
-        let prefix = folder_key(&job.folder);
-        let mut stream = match &job.after {
-            Some(after) => self.store.inner.list_with_offset(prefix.as_ref(), &target.key(after)),
-            None => self.store.inner.list(prefix.as_ref()),
-        };
-        let until = job.until.map(|u| format!("{}/{u}", job.folder));
-        let after = job.after.clone().unwrap_or_default();
-        while let Some(meta) = stream.next().await {
-            let meta = meta.map_err(|e| self.failed("listing", &job.folder, e))?;
-            let Some((rel, listed)) = entry(meta) else { continue };
-            if until.as_deref().is_some_and(|u| rel.as_str() >= u) {
-                break; // the next slice's
+        for &i in files {
+            in_folder.entry(folder(&local[i].rel)).or_default().0.push(i);
+        }
+        let (mut listed, mut heads) = (Vec::new(), Vec::new());
+        for (name, (changed, all)) in in_folder {
+            match changed.len() {
+                0 => {}
+                n if 4 * n > all => listed.push((name, changed)),
+                _ => heads.extend(changed),
             }
-            // A store that ignores `start-after` starts at the beginning.
-            if rel > after {
-                out.push((rel, listed));
+        }
+        self.progress.start("learn times", (listed.len() + heads.len()) as u64);
+        let mut out = Vec::new();
+        let lists = futures::stream::iter(listed.into_iter().map(|(name, changed)| async move {
+            let found: HashMap<String, Listed> =
+                self.list_folder(&name).await?.into_iter().collect();
+            let seen = |&i: &usize| {
+                let l = found.get(&local[i].rel).filter(|l| l.size == local[i].size)?;
+                Some((i, l.modified?))
+            };
+            Ok::<_, Failure>(changed.iter().filter_map(seen).collect::<Vec<_>>())
+        }))
+        .buffer_unordered(self.opts.concurrency);
+        futures::pin_mut!(lists);
+        while let Some(found) = lists.next().await {
+            out.extend(found?);
+            self.progress.inc();
+        }
+        let head = GetOptions { head: true, ..GetOptions::default() };
+        let heads = futures::stream::iter(heads.into_iter().map(|i| {
+            let head = head.clone();
+            async move {
+                let key = self.store.target.key(&local[i].rel);
+                (i, self.store.inner.get_opts(&key, head).await)
             }
+        }))
+        .buffer_unordered(self.opts.concurrency);
+        futures::pin_mut!(heads);
+        while let Some((i, got)) = heads.next().await {
+            match got {
+                Ok(got) if got.meta.size == local[i].size => {
+                    out.push((i, got.meta.last_modified.timestamp()));
+                }
+                Ok(_) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(self.failed("checking", &local[i].rel, e)),
+            }
+            self.progress.inc();
         }
         Ok(out)
     }

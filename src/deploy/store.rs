@@ -232,9 +232,6 @@ pub struct Store {
     /// Whether objects keep Content-Type, Cache-Control, Content-Encoding and metadata
     /// (a local folder keeps only bytes).
     pub keeps_headers: bool,
-    /// Whether a listing can start after a given key on the server (S3's `start-after`;
-    /// elsewhere object_store would list from the start and skip).
-    pub starts_after: bool,
     /// What was sent (none for a folder).
     pub requests: Option<Arc<Requests>>,
 }
@@ -396,9 +393,8 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
             (Arc::new(fs), false)
         }
     };
-    let starts_after = target.scheme == Scheme::S3;
     let requests = (target.scheme != Scheme::File).then_some(requests);
-    Ok(Store { inner, target: target.clone(), keeps_headers, starts_after, requests })
+    Ok(Store { inner, target: target.clone(), keeps_headers, requests })
 }
 
 /// Symlinks below a `file://` target, at most `limit` of them. The folder store follows

@@ -1162,6 +1162,17 @@ impl Drop for Proxy {
 
 impl Proxy {
     fn start(upstream: u16, cut_after: usize) -> Proxy {
+        Proxy::start_with(upstream, cut_after, false)
+    }
+
+    /// A proxy that blanks every `<ETag>` element of what the server answers (keeping
+    /// its length, so the framing holds): a store whose listings carry no ETags, as some
+    /// S3-compatible servers are.
+    fn without_listed_etags(upstream: u16) -> Proxy {
+        Proxy::start_with(upstream, usize::MAX, true)
+    }
+
+    fn start_with(upstream: u16, cut_after: usize, blank_etags: bool) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         listener.set_nonblocking(true).unwrap();
@@ -1189,7 +1200,11 @@ impl Proxy {
                 });
                 std::thread::spawn(move || {
                     let (mut from, mut to) = (s2, c2);
-                    let _ = std::io::copy(&mut from, &mut to);
+                    if blank_etags {
+                        pump_blanking_etags(&mut from, &mut to);
+                    } else {
+                        let _ = std::io::copy(&mut from, &mut to);
+                    }
                     let _ = to.shutdown(Shutdown::Both);
                 });
             }
@@ -1253,6 +1268,43 @@ fn pump_requests(
     }
     let _ = client.shutdown(Shutdown::Both);
     let _ = server.shutdown(Shutdown::Both);
+}
+
+/// Copies server → client, each `<ETag>...</ETag>` element turned into as many spaces
+/// (whitespace between XML elements). An element split across reads is held back until
+/// it is whole.
+fn pump_blanking_etags(from: &mut TcpStream, to: &mut TcpStream) {
+    let (open, close) = (b"<ETag>".as_slice(), b"</ETag>".as_slice());
+    let find = |hay: &[u8], needle: &[u8], from: usize| {
+        hay[from..].windows(needle.len()).position(|w| w == needle).map(|i| i + from)
+    };
+    let (mut pending, mut buf) = (Vec::new(), vec![0u8; 64 * 1024]);
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        pending.extend_from_slice(&buf[..n]);
+        let mut at = 0;
+        let mut hold = pending.len().saturating_sub(open.len() - 1);
+        while let Some(start) = find(&pending, open, at) {
+            match find(&pending, close, start) {
+                Some(end) => {
+                    pending[start..end + close.len()].fill(b' ');
+                    at = end + close.len();
+                }
+                None => {
+                    hold = start;
+                    break;
+                }
+            }
+        }
+        if to.write_all(&pending[..hold]).is_err() {
+            return;
+        }
+        pending.drain(..hold);
+    }
+    let _ = to.write_all(&pending);
 }
 
 /// The kind of each request line in a chunk (at its start or after a `\n`: a request
@@ -1334,3 +1386,53 @@ fn a_killed_deploys_lease_is_taken_over_once_it_lapses(remote: &Remote) {
     assert!(remote.objects() == published(&p));
 }
 on_every_store!(a_killed_deploys_lease_is_taken_over_once_it_lapses, prefix = "travel");
+
+#[test]
+fn s3_a_store_that_lists_no_etags_is_vouched_for_by_modification_times() {
+    // Some S3-compatible servers (s3s-fs, which the deploy benchmark runs) list objects
+    // without ETags. folio then learns each object's modification time (from a listing,
+    // or a HEAD of what it just uploaded) and trusts a record entry whose object still has
+    // it; without that, every object would get a HEAD on every deploy.
+    let Some(moto) = Moto::start(false) else { return };
+    let proxy = Proxy::without_listed_etags(moto.port);
+    let remote = Remote::s3(&moto, "travel").through(proxy.port);
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let requests =
+        |run: &Run| run.stdout().split("; requests: ").nth(1).unwrap().trim().to_string();
+    // The first deploy saw no listing to tell: the next checks every object once.
+    let learn = remote.deploy(&p, &[]).success();
+    assert_eq!(counts(&learn), (0, SAMPLE_OBJECTS, 0));
+    // A HEAD an object, one of the record once the lease is held; the lease and the record
+    // with the learnt times written.
+    assert_eq!(requests(&learn), "22 list, 80 head, 1 get, 2 put, 1 delete");
+    let noop = remote.deploy(&p, &[]).success();
+    assert_eq!(requests(&noop), "22 list, 0 head, 1 get, 0 put, 0 delete");
+    // A changed record: its pages go up, and their times are learnt at once.
+    rename_first_record(&p);
+    p.folio(&["build"]).success();
+    let change = remote.deploy(&p, &[]).success();
+    assert_eq!(counts(&change).0, 8);
+    // Learnt with a listing of each small folder most of whose pages changed, a HEAD of
+    // each other page; plus the usual listings and the record's HEAD: 22 + 8 + 1.
+    let kinds: Vec<u64> = requests(&change)
+        .split(", ")
+        .map(|k| k.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(kinds[0] + kinds[1], 31, "{}", change.stdout());
+    assert_eq!(
+        requests(&remote.deploy(&p, &[]).success()),
+        "22 list, 0 head, 1 get, 0 put, 0 delete"
+    );
+    // Someone rewrites a page with other bytes of the same size, a second later: the
+    // time no longer vouches, and the page is sent again.
+    std::thread::sleep(Duration::from_millis(1100));
+    let page = "api/fr/attractions/10/2.json";
+    let mut other = published(&p)[page].clone();
+    other[3] = b'#';
+    remote.put_foreign(page, &other);
+    let repaired = remote.deploy(&p, &[]).success();
+    assert_eq!(counts(&repaired).0, 1, "{}", repaired.stdout());
+    assert!(remote.objects() == published(&p));
+}
