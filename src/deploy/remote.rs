@@ -325,14 +325,15 @@ impl Remote<'_> {
         Ok(())
     }
 
-    /// The bytes of `f`, read once: exactly the bytes whose MD5 the scan took, or an error
-    /// (something other than folio changed the file since; the output folder's lock keeps
-    /// folio's own builds out).
+    /// The bytes of `f`, read once: exactly the bytes the scan hashed (their xxh3, which
+    /// the MD5 folio records and sends was taken with), or an error (something other than
+    /// folio changed the file since; the output folder's lock keeps folio's own builds
+    /// out).
     fn read_as_scanned(&self, f: &LocalFile) -> Result<Vec<u8>, Failure> {
         let path = self.output.join(&f.rel);
         let bytes =
             std::fs::read(&path).with_context(|| format!("reading `{}`", path.display()))?;
-        if md5_of(&bytes) != f.md5 {
+        if crate::output::hash(&bytes) != f.xxh3 {
             return Err(Failure::Other(anyhow::anyhow!(
                 "`{}` changed while it was being deployed (something other than folio wrote to the output folder); nothing more was sent: run the deploy again",
                 crate::diag::display_path(&path).display()

@@ -16,8 +16,11 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use object_store::{ObjectStore, ObjectStoreExt};
 
-use crate::harness::{BIN, Gate, Project, Run, Server, Stderr, files, free_port, need};
+use crate::harness::{BIN, Gate, Project, Run, Running, Server, Stderr, files, free_port, need};
+
+mod gcs;
 use crate::table::request;
+use gcs::FakeGcs;
 
 const ACCESS_KEY: &str = "AKIAFOLIOTEST";
 const SECRET_KEY: &str = "folio-test-secret";
@@ -118,6 +121,15 @@ enum Remote {
         prefix: String,
     },
     Dir(PathBuf),
+    /// A bucket on fake-gcs-server, reached through `via` (the emulator's translating
+    /// proxy, or a counting proxy in front of it); `keys` holds the key files that say so.
+    Gcs {
+        via: u16,
+        server: u16,
+        bucket: String,
+        prefix: String,
+        keys: Arc<tempfile::TempDir>,
+    },
     /// A container on Azurite, reached through `via` (the server's port, or a proxy's).
     Azure {
         via: u16,
@@ -146,11 +158,37 @@ impl Remote {
         Remote::Azure { via: port, server: port, container: "site".into(), prefix: prefix.into() }
     }
 
+    fn gcs(emulator: &FakeGcs, prefix: &str) -> Remote {
+        emulator.bucket("site");
+        Remote::Gcs {
+            via: emulator.port,
+            server: emulator.port,
+            bucket: "site".into(),
+            prefix: prefix.into(),
+            keys: Arc::new(tempfile::tempdir().unwrap()),
+        }
+    }
+
+    /// The key file object_store reads for a GCS remote: its address, and no OAuth.
+    fn gcs_key(keys: &tempfile::TempDir, port: u16) -> PathBuf {
+        let path = keys.path().join(format!("gcs-{port}.json"));
+        let key = serde_json::json!({
+            "gcs_base_url": format!("http://127.0.0.1:{port}"),
+            "disable_oauth": true,
+            "client_email": "",
+            "private_key": "",
+            "private_key_id": "",
+        });
+        std::fs::write(&path, key.to_string()).unwrap();
+        path
+    }
+
     fn url(&self) -> String {
         match self {
             Remote::S3 { bucket, prefix, .. } => format!("s3://{bucket}/{prefix}"),
             Remote::Dir(dir) => format!("file://{}", dir.display()),
             Remote::Azure { container, prefix, .. } => format!("az://{container}/{prefix}"),
+            Remote::Gcs { bucket, prefix, .. } => format!("gs://{bucket}/{prefix}"),
         }
     }
 
@@ -168,6 +206,13 @@ impl Remote {
                 container: container.clone(),
                 prefix: prefix.clone(),
             },
+            Remote::Gcs { server, bucket, prefix, keys, .. } => Remote::Gcs {
+                via: port,
+                server: *server,
+                bucket: bucket.clone(),
+                prefix: prefix.clone(),
+                keys: keys.clone(),
+            },
             Remote::Dir(_) => panic!("a folder is reached through no proxy"),
         }
     }
@@ -180,10 +225,13 @@ impl Remote {
         if let Remote::S3 { via, .. } = self {
             cmd.arg("--endpoint").arg(format!("http://127.0.0.1:{via}"));
         }
-        for (key, _) in
-            std::env::vars().filter(|(k, _)| k.starts_with("AZURE") || k.starts_with("AZURITE"))
-        {
+        for (key, _) in std::env::vars().filter(|(k, _)| {
+            k.starts_with("AZURE") || k.starts_with("AZURITE") || k.starts_with("GOOGLE")
+        }) {
             cmd.env_remove(key);
+        }
+        if let Remote::Gcs { via, keys, .. } = self {
+            cmd.env("GOOGLE_SERVICE_ACCOUNT", Remote::gcs_key(keys, *via));
         }
         if let Remote::Azure { via, .. } = self {
             // object_store's emulator settings, as a user of Azurite sets them.
@@ -223,6 +271,14 @@ impl Remote {
                 Arc::new(object_store::local::LocalFileSystem::new_with_prefix(dir).unwrap()),
                 String::new(),
             ),
+            Remote::Gcs { server, bucket, prefix, keys, .. } => {
+                let gcs = object_store::gcp::GoogleCloudStorageBuilder::new()
+                    .with_service_account_path(Remote::gcs_key(keys, *server).to_string_lossy())
+                    .with_bucket_name(bucket)
+                    .build()
+                    .unwrap();
+                (Arc::new(gcs), prefix.clone())
+            }
             Remote::Azure { server: port, container, prefix, .. } => {
                 // The emulator's address by endpoint, not by the process-wide variable
                 // (tests run side by side, each with its own Azurite).
@@ -450,6 +506,12 @@ macro_rules! on_every_store {
                 let Some(azurite) = super::Azurite::start() else { return };
                 super::$scenario(&super::Remote::azure(&azurite, $prefix));
             }
+
+            #[test]
+            fn gcs() {
+                let Some(emulator) = super::FakeGcs::start() else { return };
+                super::$scenario(&super::Remote::gcs(&emulator, $prefix));
+            }
         }
     };
     // Stores that keep headers: not a folder.
@@ -465,6 +527,12 @@ macro_rules! on_every_store {
             fn azure() {
                 let Some(azurite) = super::Azurite::start() else { return };
                 super::$scenario(&super::Remote::azure(&azurite, $prefix));
+            }
+
+            #[test]
+            fn gcs() {
+                let Some(emulator) = super::FakeGcs::start() else { return };
+                super::$scenario(&super::Remote::gcs(&emulator, $prefix));
             }
         }
     };
@@ -707,7 +775,7 @@ fn a_build_waits_for_a_deploy_which_publishes_one_build(remote: &Remote) {
     let gate = Gate::new();
     let mut deploy = remote.command(&p, &[]);
     deploy.envs(gate.env("wait-upload:3")).stdout(Stdio::null()).stderr(Stdio::null());
-    let mut deploy = deploy.spawn().unwrap();
+    let mut deploy = Running(deploy.spawn().unwrap());
     gate.wait_reached(&mut deploy);
     // Meanwhile the data changes again and a build starts: it waits, saying so.
     rename_first_record(&p);
@@ -743,7 +811,7 @@ fn a_file_changed_behind_folios_back_stops_the_deploy(remote: &Remote) {
     let gate = Gate::new();
     let mut deploy = remote.command(&p, &[]);
     deploy.envs(gate.env("wait-upload:3")).stdout(Stdio::null()).stderr(Stdio::piped());
-    let mut deploy = deploy.spawn().unwrap();
+    let mut deploy = Running(deploy.spawn().unwrap());
     let said = Stderr::of(&mut deploy);
     gate.wait_reached(&mut deploy);
     // The index goes up after every page: it has not been read yet.
@@ -894,7 +962,9 @@ fn a_noop_writes_nothing_and_reads_one_listing_a_folder(remote: &Remote) {
     // A no-op deploy, from a fresh clone: no write request at all, and reads in proportion
     // to folio's folders, not its files (counted by a proxy in between, and by folio).
     let server = match remote {
-        Remote::S3 { server, .. } | Remote::Azure { server, .. } => *server,
+        Remote::S3 { server, .. } | Remote::Azure { server, .. } | Remote::Gcs { server, .. } => {
+            *server
+        }
         Remote::Dir(_) => unreachable!("stores with headers only"),
     };
     let proxy = Proxy::start(server, usize::MAX);
@@ -1324,10 +1394,12 @@ fn request_kinds(chunk: &[u8]) -> Vec<&'static str> {
         if !version.starts_with("HTTP/1") {
             continue;
         }
-        let query = target.split_once('?').map_or("", |(_, q)| q);
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
         let has = |w: &str| query.split('&').any(|p| p == w || p.starts_with(&format!("{w}=")));
         kinds.push(match method {
-            "GET" if has("list-type") || query.contains("comp=list") => "list",
+            "GET" if has("list-type") || query.contains("comp=list") || path.ends_with("/o") => {
+                "list"
+            }
             "GET" => "get",
             "HEAD" => "head",
             "DELETE" => "delete",
@@ -1351,14 +1423,14 @@ fn two_deploys_to_one_store_take_turns_and_leave_one_build(remote: &Remote) {
     let gate = Gate::new();
     let mut one = remote.command(&first, &[]);
     one.envs(gate.env("wait-upload:3,lease:1")).stdout(Stdio::null()).stderr(Stdio::null());
-    let mut one = one.spawn().unwrap();
+    let mut one = Running(one.spawn().unwrap());
     gate.wait_reached(&mut one);
     let refused =
         remote.deploy_env(&second, &["--no-wait"], &[("FOLIO_FAULT", "lease:1")]).fails(1);
     assert!(refused.stderr().contains("another folio deploy is "), "{}", refused.stderr());
     let mut two = remote.command(&second, &[]);
     two.env("FOLIO_FAULT", "lease:1").stdout(Stdio::null()).stderr(Stdio::piped());
-    let mut two = two.spawn().unwrap();
+    let mut two = Running(two.spawn().unwrap());
     let said = Stderr::of(&mut two);
     said.wait_for("waiting");
     // Longer than a lease lasts unrenewed: the first keeps renewing it, so the second

@@ -78,11 +78,7 @@ impl Project {
 
     /// Starts `folio ARGS` in the project folder and returns at once, with its stderr
     /// collected as it runs (stdout is dropped).
-    pub fn spawn_folio(
-        &self,
-        args: &[&str],
-        env: &[(String, String)],
-    ) -> (std::process::Child, Stderr) {
+    pub fn spawn_folio(&self, args: &[&str], env: &[(String, String)]) -> (Running, Stderr) {
         let mut child = Command::new(BIN)
             .args(args)
             .current_dir(self.dir.path())
@@ -93,7 +89,7 @@ impl Project {
             .spawn()
             .expect("starting folio");
         let stderr = Stderr::of(&mut child);
-        (child, stderr)
+        (Running(child), stderr)
     }
 
     /// Every file under `rel` with its content.
@@ -345,6 +341,32 @@ fn missing_is_ok(found: bool, what: &str) -> bool {
         eprintln!("skipping: {what} is not installed (.ci/run installs it)");
     }
     found
+}
+
+/// A command started in the background, killed when the test ends (also when it fails
+/// while the command stands at a gate that will never open).
+pub struct Running(pub std::process::Child);
+
+impl std::ops::Deref for Running {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Running {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.0.try_wait().is_ok_and(|status| status.is_none()) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 }
 
 /// A gate for `FOLIO_FAULT=wait-STEP:N`: the command stops before that step until the

@@ -95,6 +95,17 @@ impl Response {
 /// One raw HTTP/1.1 request: the request bytes are written here by hand, so that the
 /// target is sent exactly as given (never normalized); the response is read with httparse.
 pub fn request(port: u16, method: &str, target: &str, headers: &[(&str, &str)]) -> Response {
+    request_with_body(port, method, target, headers, b"")
+}
+
+/// [`request`] with a body (sent with its Content-Length).
+pub fn request_with_body(
+    port: u16,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Response {
     let mut stream =
         TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("connect :{port}: {e}"));
     stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -104,10 +115,12 @@ pub fn request(port: u16, method: &str, target: &str, headers: &[(&str, &str)]) 
         req.push_str(&format!("{k}: {v}\r\n"));
     }
     if method != "GET" && method != "HEAD" {
-        req.push_str("Content-Length: 0\r\n");
+        req.push_str(&format!("Content-Length: {}\r\n", body.len()));
     }
     req.push_str("\r\n");
-    stream.write_all(req.as_bytes()).unwrap();
+    let mut req = req.into_bytes();
+    req.extend_from_slice(body);
+    stream.write_all(&req).unwrap();
     // Read until the response is complete by its own framing, or the server closes: some
     // (workerd) keep the connection open for seconds despite `Connection: close`.
     let (mut raw, mut buf) = (Vec::new(), [0; 65536]);
