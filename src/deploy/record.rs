@@ -17,7 +17,7 @@
 //! clean relative paths are dropped, and a record that does not parse is no record.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Read, Write};
+use std::io::Read;
 
 use serde::{Deserialize, Serialize};
 
@@ -165,10 +165,9 @@ impl Record {
             unpurged: self.unpurged.iter().cloned().collect(),
             headers: sets.0,
         };
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
-        serde_json::to_writer(&mut gz, &wire).expect("writing to a Vec cannot fail");
-        gz.write_all(b"\n").expect("writing to a Vec cannot fail");
-        gz.finish().expect("writing to a Vec cannot fail")
+        let mut json = serde_json::to_vec(&wire).expect("writing to a Vec cannot fail");
+        json.push(b'\n');
+        crate::compress::Codec::Gzip.compress(&json)
     }
 
     /// Parses a stored record; `Err` says why it is not one (it is then ignored).
@@ -244,6 +243,7 @@ mod tests {
     }
 
     fn gz(text: &str) -> Vec<u8> {
+        use std::io::Write;
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(text.as_bytes()).unwrap();
         gz.finish().unwrap()

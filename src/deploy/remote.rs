@@ -35,6 +35,20 @@ pub struct Remote<'a> {
     pub progress: &'a dyn Progress,
 }
 
+/// The bytes at `path`, read once: exactly the bytes the scan hashed (`xxh3`, which the
+/// MD5 folio records and sends was taken with), or an error (something other than folio
+/// changed the file since; the output folder's lock keeps folio's own builds out).
+fn read_as_scanned(path: &Path, xxh3: u128) -> Result<Vec<u8>, Failure> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading `{}`", path.display()))?;
+    if crate::output::hash(&bytes) != xxh3 {
+        return Err(Failure::Other(anyhow::anyhow!(
+            "`{}` changed while it was being deployed (something other than folio wrote to the output folder); nothing more was sent: run the deploy again",
+            crate::diag::display_path(path).display()
+        )));
+    }
+    Ok(bytes)
+}
+
 /// An object to delete: folio's old object (with its record entry), or one a deploy cut
 /// short uploaded.
 #[derive(Debug, Clone)]
@@ -299,18 +313,22 @@ impl Remote<'_> {
             self.progress.start(what, jobs.len() as u64);
             let puts = futures::stream::iter(jobs.into_iter().map(|(i, reason)| async move {
                 let f = &local[i];
-                let bytes = self.read_as_scanned(f)?;
-                if let Err(e) = faults.before_upload() {
-                    return Err(Failure::Other(
-                        anyhow::Error::from(e).context(format!("uploading `{}`", f.rel)),
-                    ));
-                }
+                let (path, xxh3, rel) = (self.output.join(&f.rel), f.xxh3, f.rel.clone());
+                let bytes = tokio::task::spawn_blocking(move || {
+                    let bytes = read_as_scanned(&path, xxh3)?;
+                    faults.before_upload().map_err(|e| {
+                        Failure::Other(anyhow::Error::from(e).context(format!("uploading `{rel}`")))
+                    })?;
+                    Ok::<_, Failure>(bytes)
+                })
+                .await
+                .map_err(|e| anyhow::anyhow!("reading `{}`: {e}", f.rel))??;
                 let options =
                     PutOptions { attributes: self.attributes(f), ..PutOptions::default() };
                 let key = self.store.target.key(&f.rel);
                 let put = (self.store.inner.put_opts(&key, PutPayload::from(bytes), options).await)
                     .map_err(|e| self.failed("uploading", &f.rel, e))?;
-                Ok((i, reason, put.e_tag.map(|e| e.trim_matches('"').to_string())))
+                Ok::<_, Failure>((i, reason, put.e_tag.map(|e| e.trim_matches('"').to_string())))
             }))
             .buffer_unordered(self.opts.concurrency);
             futures::pin_mut!(puts);
@@ -323,23 +341,6 @@ impl Remote<'_> {
             }
         }
         Ok(())
-    }
-
-    /// The bytes of `f`, read once: exactly the bytes the scan hashed (their xxh3, which
-    /// the MD5 folio records and sends was taken with), or an error (something other than
-    /// folio changed the file since; the output folder's lock keeps folio's own builds
-    /// out).
-    fn read_as_scanned(&self, f: &LocalFile) -> Result<Vec<u8>, Failure> {
-        let path = self.output.join(&f.rel);
-        let bytes =
-            std::fs::read(&path).with_context(|| format!("reading `{}`", path.display()))?;
-        if crate::output::hash(&bytes) != f.xxh3 {
-            return Err(Failure::Other(anyhow::anyhow!(
-                "`{}` changed while it was being deployed (something other than folio wrote to the output folder); nothing more was sent: run the deploy again",
-                crate::diag::display_path(&path).display()
-            )));
-        }
-        Ok(bytes)
     }
 
     /// Deletes `doomed`; S3 in batches of 1,000.
