@@ -2,9 +2,10 @@
 # Deploy benchmark: scripts/bench-deploy.sh N [WORKDIR]
 #
 # Builds N generated records (examples/gen.rs, seed 42, the project of scripts/bench.toml)
-# and publishes them to one local S3 server on 127.0.0.1 (s3s-fs, a Rust S3 server on a
-# folder: `cargo install s3s-fs@0.14.1 --features binary --locked`), in one run, into three
-# buckets, with:
+# and publishes them to a local S3 server on 127.0.0.1 (s3s-fs, a Rust S3 server on a
+# folder: `cargo install s3s-fs@0.14.1 --features binary --locked`), in one run, each tool
+# to a server of its own (s3s-fs keeps two files of metadata an object in one flat folder,
+# which grows slower as it fills: no tool pays for another's objects), with:
 #   - folio deploy;
 #   - rclone sync at its best for this job (Debian `rclone`): --checksum (content, not
 #     times), --no-update-modtime, 32 transfers and 32 checkers (rclone lists folder by
@@ -15,7 +16,9 @@
 #   1. the first deploy into an empty bucket;
 #   2. a no-op after a fresh build: the same sources built again in a new folder (new
 #      mtimes, same bytes), as a CI job from a fresh clone does;
-#   3. one record's text changed, rebuilt, published again.
+#   3. one record's text changed, rebuilt, published again;
+#   4. a no-op again: each tool as it runs from then on (on s3s-fs, whose listings carry no
+#      ETags, folio learns the objects' times on step 2, and trusts them from here on).
 # Every request is counted at the server (s3s-fs logs each one at debug level, for every
 # tool alike) and classed as list (a GET of the bucket with a prefix, a delimiter or
 # list-type: ListObjects and ListObjectsV2), head, get, put or delete.
@@ -33,20 +36,27 @@ need rclone "apt-get install rclone"
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
 BIN=$ROOT/target/release
 rm -rf "$WORK"
-mkdir -p "$WORK/a/data" "$WORK/s3/folio" "$WORK/s3/rclone" "$WORK/s3/awscli"
+mkdir -p "$WORK/a/data"
 "$BIN/examples/gen" "$N" "$WORK/a/data/attractions.json" 42
 cp "$ROOT/scripts/bench.toml" "$WORK/a/folio.toml"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_DEFAULT_REGION=us-east-1
-RUST_LOG=s3s::service=debug s3s-fs --host 127.0.0.1 --port "$PORT" \
-  --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" "$WORK/s3" >"$WORK/s3s.log" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true' EXIT
-EP=http://127.0.0.1:$PORT
-until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT))" 2>/dev/null; do sleep 0.1; done
+declare -A PORTS SERVERS
+trap 'kill "${SERVERS[@]}" 2>/dev/null || true' EXIT
+# One server a tool, on a folder of its own, with its bucket `bench`; each request logged.
+for tool in folio rclone aws; do
+  [ "$tool" = aws ] && [ "$AWS" = 0 ] && continue
+  mkdir -p "$WORK/s3-$tool/bench"
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  RUST_LOG=s3s::service=debug s3s-fs --host 127.0.0.1 --port "$port" \
+    --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" "$WORK/s3-$tool" >"$WORK/s3s-$tool.log" 2>&1 &
+  SERVERS[$tool]=$!
+  PORTS[$tool]=$port
+  until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null; do sleep 0.1; done
+done
 # rclone's remote `s3:` from the environment, no config file.
-export RCLONE_CONFIG_S3_TYPE=s3 RCLONE_CONFIG_S3_PROVIDER=Other RCLONE_CONFIG_S3_ENDPOINT=$EP \
+export RCLONE_CONFIG_S3_TYPE=s3 RCLONE_CONFIG_S3_PROVIDER=Other \
+  RCLONE_CONFIG_S3_ENDPOINT=http://127.0.0.1:${PORTS[rclone]} \
   RCLONE_CONFIG_S3_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_S3_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
   RCLONE_CONFIG_S3_REGION=us-east-1 RCLONE_CONFIG_S3_FORCE_PATH_STYLE=true
 
@@ -54,9 +64,9 @@ export RCLONE_CONFIG_S3_TYPE=s3 RCLONE_CONFIG_S3_PROVIDER=Other RCLONE_CONFIG_S3
 objects=$(find "$WORK/a/output" -type f -not -path '*/.*' | wc -l)
 bytes=$(du -sb --exclude='.*' "$WORK/a/output" | cut -f1)
 
-# The requests logged since byte OFFSET of the server's log, for BUCKET: "list head get put delete".
+# The requests in TOOL's server log since byte OFFSET: "list head get put delete".
 requests() {
-  tail -c +"$(($1 + 1))" "$WORK/s3s.log" | grep -o 's3s::service: req: Request { method: [A-Z]*, uri: /'"$2"'[/?][^ ,]*' |
+  tail -c +"$(($2 + 1))" "$WORK/s3s-$1.log" | grep -o 's3s::service: req: Request { method: [A-Z]*, uri: /bench[/?][^ ,]*' |
     awk '{ m = $6; u = $8; sub(",", "", m)
            if (m == "GET" && u ~ /^\/[^\/?]*\?(.*&)?(list-type|prefix|delimiter)=/) l++; else if (m == "GET") g++
            else if (m == "HEAD") h++; else if (m == "DELETE" || (m == "POST" && u ~ /[?&]delete/)) d++
@@ -66,22 +76,22 @@ requests() {
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}'; }
 
-# run TOOL DIR BUCKET -> "seconds written list head get put delete"
+# run TOOL DIR -> "seconds written list head get put delete"
 run() {
-  local tool=$1 dir=$2 bucket=$3 offset start written
-  offset=$(stat -c %s "$WORK/s3s.log")
+  local tool=$1 dir=$2 offset start written ep=http://127.0.0.1:${PORTS[$1]}
+  offset=$(stat -c %s "$WORK/s3s-$tool.log")
   start=$(now)
   case $tool in
-    folio) written=$(cd "$dir" && "$BIN/folio" deploy --to "s3://$bucket" --endpoint "$EP" | grep -o '[0-9]* uploaded' | cut -d' ' -f1) ;;
+    folio) written=$(cd "$dir" && "$BIN/folio" deploy --to s3://bench --endpoint "$ep" | grep -o '[0-9]* uploaded' | cut -d' ' -f1) ;;
     # (AWS_CA_BUNDLE, where a machine sets it, makes rclone refuse a plain-http endpoint.)
-    rclone) env -u AWS_CA_BUNDLE rclone sync "$dir/output" "s3:$bucket" --checksum --no-update-modtime --transfers 32 --checkers 32 \
+    rclone) env -u AWS_CA_BUNDLE rclone sync "$dir/output" s3:bench --checksum --no-update-modtime --transfers 32 --checkers 32 \
               --exclude '.*' --exclude '**/.*' --log-level ERROR ;;
-    aws) aws --endpoint-url "$EP" s3 sync "$dir/output" "s3://$bucket" --no-progress --exclude '.*' --exclude '*/.*' >/dev/null ;;
+    aws) aws --endpoint-url "$ep" s3 sync "$dir/output" s3://bench --no-progress --exclude '.*' --exclude '*/.*' >/dev/null ;;
   esac
   local secs
   secs=$(since "$start")
   sleep 0.5 # the server's log catches up
-  read -r l h g p d <<< "$(requests "$offset" "$bucket")"
+  read -r l h g p d <<< "$(requests "$tool" "$offset")"
   # rclone and aws write one object a PUT; folio says what it uploaded (its record and
   # lease are PUTs too).
   [ "$tool" = folio ] || written=$p
@@ -90,9 +100,9 @@ run() {
 
 declare -A R
 step() { # STEP DIR
-  R[$1,folio]=$(run folio "$2" folio)
-  R[$1,rclone]=$(run rclone "$2" rclone)
-  if [ "$AWS" != 0 ]; then R[$1,aws]=$(run aws "$2" awscli); fi
+  R[$1,folio]=$(run folio "$2")
+  R[$1,rclone]=$(run rclone "$2")
+  if [ "$AWS" != 0 ]; then R[$1,aws]=$(run aws "$2"); fi
 }
 
 step first "$WORK/a"
@@ -110,17 +120,21 @@ open(p, "w", encoding="utf-8").write(s.replace('"en":"', '"en":"changed ', 1))
 PY
 (cd "$WORK/b" && "$BIN/folio" build --quiet)
 step change "$WORK/b"
+step again "$WORK/b"
 
 cell() { # "secs written l h g p d" -> table cell
   read -r s w l h g p d <<< "$1"
   printf '%s s, %s written; %s list, %s head, %s get, %s put, %s delete' "$s" "$w" "$l" "$h" "$g" "$p" "$d"
 }
 ratio() { awk -v a="${1%% *}" -v b="${2%% *}" 'BEGIN {printf "%.2f", a / b}'; }
-printf '\nfolio deploy bench: N=%s, %s objects, %s bytes, s3s-fs on 127.0.0.1, work in %s\n\n' "$N" "$objects" "$bytes" "$WORK"
+printf '\nfolio deploy bench: N=%s, %s objects, %s bytes, s3s-fs on 127.0.0.1 (a server a tool), work in %s\n\n' "$N" "$objects" "$bytes" "$WORK"
 printf '| step | folio deploy | rclone sync | folio / rclone |%s\n' "$([ "$AWS" != 0 ] && echo ' aws s3 sync | folio / aws |')"
 printf '|---|---|---|---|%s\n' "$([ "$AWS" != 0 ] && echo '---|---|')"
-for st in first noop change; do
-  case $st in first) name="first deploy into an empty bucket" ;; noop) name="no-op after a fresh build" ;; change) name="one record changed" ;; esac
+for st in first noop change again; do
+  case $st in
+    first) name="first deploy into an empty bucket" ;; noop) name="no-op after a fresh build" ;;
+    change) name="one record changed" ;; again) name="no-op again" ;;
+  esac
   extra=""
   [ "$AWS" != 0 ] && extra=" $(cell "${R[$st,aws]}") | $(ratio "${R[$st,folio]}" "${R[$st,aws]}")x |"
   printf '| %s | %s | %s | %sx |%s\n' "$name" "$(cell "${R[$st,folio]}")" "$(cell "${R[$st,rclone]}")" \

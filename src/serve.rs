@@ -246,7 +246,13 @@ impl App {
         if method != Method::GET && method != Method::HEAD {
             return plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
         }
-        let rel = path.strip_prefix(&routes.mount).and_then(|p| p.strip_prefix('/')).unwrap_or("");
+        // Outside the mount (a base_url path) there is nothing.
+        let inside = path.strip_prefix(&routes.mount);
+        let Some(rel) =
+            inside.and_then(|p| if p.is_empty() { Some(p) } else { p.strip_prefix('/') })
+        else {
+            return plain(StatusCode::NOT_FOUND, "not found\n");
+        };
         let rel = if rel.is_empty() || rel.ends_with('/') {
             format!("{rel}index.html")
         } else {
@@ -256,6 +262,20 @@ impl App {
             && let Some(res) = self.file(&rel, headers, head, false, "")
         {
             return res;
+        }
+        // The address `folio serve` prints: with no index.html of the project's, the
+        // explorer is what there is to see.
+        if rel == "index.html" {
+            let explorer = format!("{}/{}", routes.mount, crate::routes::layout::EXPLORER);
+            return respond(
+                StatusCode::TEMPORARY_REDIRECT,
+                vec![
+                    (header::LOCATION, explorer.clone()),
+                    (header::CONTENT_TYPE, "text/plain; charset=utf-8".into()),
+                ],
+                format!("see {explorer}\n").into_bytes(),
+                head,
+            );
         }
         plain(StatusCode::NOT_FOUND, "not found\n")
     }

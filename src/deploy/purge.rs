@@ -2,8 +2,9 @@
 //! deleted becomes its public URLs under the build's base URL: a page's path form and the
 //! query forms folio emits in links and documents (`?page=P&per_page=S`; `?page=P` at the
 //! default size; the bare endpoint for page 1 at the default size; Laravel's
-//! `?per_page=S&page=P` when a Laravel envelope is on); a sibling (`.br`, `.gz`) is its
-//! page; any other file is its path.
+//! `?per_page=S&page=P` when a Laravel envelope is on), and `?per_page=S` for page 1, the
+//! form a client writes that leaves the page out; a sibling (`.br`, `.gz`) is its page; any
+//! other file is its path.
 //!
 //! Shaped for the two big CDNs: CloudFront invalidation paths (root-relative, a trailing
 //! `*` allowed) and Cloudflare purge requests (absolute URLs, 30 a request). A variant
@@ -86,6 +87,10 @@ fn paths(site: &Site, rel: &str) -> (Vec<String>, Option<String>) {
                 }
             } else if site.laravel {
                 out.push(format!("{endpoint}?per_page={size}&page={page}"));
+            }
+            // Page 1 is what a client gets that gives only the size.
+            if page == 1 {
+                out.push(format!("{endpoint}?per_page={size}"));
             }
             (out, Some(endpoint.to_string()))
         }
@@ -200,8 +205,13 @@ mod tests {
                 "https://example.org/travel/api/en/attractions/10/1.json",
                 "https://example.org/travel/api/en/attractions?page=1",
                 "https://example.org/travel/api/en/attractions?page=1&per_page=10",
+                "https://example.org/travel/api/en/attractions?per_page=10",
             ]
         );
+        // Page 1 at another size: also the size alone, as clients write it.
+        let first = purge(&site("", false), ["api/fr/attractions/20/1.json"]).urls;
+        assert!(first.contains(&"/api/fr/attractions?per_page=20".to_string()), "{first:?}");
+        assert!(!first.contains(&"/api/fr/attractions".to_string()), "{first:?}");
         assert_eq!(p.cloudfront[0], "/travel/api/en/attractions");
         assert_eq!(p.cloudflare, [json!({"files": p.urls})]);
         // Another size: no default-size forms; Laravel's order only with its envelope;
@@ -231,12 +241,13 @@ mod tests {
         let mut changed: Vec<&str> = many.iter().map(String::as_str).collect();
         changed.push("api/en/attractions/20/1.json");
         let p = purge(&site("https://example.org", false), changed);
-        assert_eq!(p.urls.len(), 20 * 2 + 2);
+        assert_eq!(p.urls.len(), 20 * 2 + 1 + 3, "page 1 of fr (and en) has one form more");
         assert_eq!(
             p.cloudfront,
             [
                 "/api/en/attractions/20/1.json",
                 "/api/en/attractions?page=1&per_page=20",
+                "/api/en/attractions?per_page=20",
                 "/api/fr/attractions*"
             ]
         );

@@ -629,7 +629,8 @@ on_every_store!(changes_are_purged_until_a_purge_list_names_them, prefix = "trav
 
 /// The URLs a CDN may hold for changed files of the sample (root-relative: its base_url is
 /// empty), written out independently of folio: the path form, the query form of links,
-/// and at the default size (10) `?page=P` and, for page 1, the bare endpoint.
+/// at the default size (10) `?page=P` and, for page 1, the bare endpoint, and for page 1
+/// of every size `?per_page=S`.
 fn expected_urls(changed: &BTreeSet<String>) -> BTreeSet<String> {
     let page = regex::Regex::new(r"^(api/(?:[a-z]+/)?attractions)/(\d+)/(\d+)\.json$").unwrap();
     let mut out = BTreeSet::new();
@@ -643,6 +644,9 @@ fn expected_urls(changed: &BTreeSet<String>) -> BTreeSet<String> {
                 if page == "1" {
                     out.insert(format!("/{endpoint}"));
                 }
+            }
+            if page == "1" {
+                out.insert(format!("/{endpoint}?per_page={size}"));
             }
         }
     }

@@ -315,3 +315,25 @@ fn folio_serve_fails_when_the_first_build_fails() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("data/a.json:1: expected an object"));
     assert!(!p.path("output").exists(), "nothing of the preview lands in the project");
 }
+
+#[test]
+fn the_address_serve_prints_leads_to_the_explorer() {
+    let p = fixture("");
+    let cfg = p
+        .read("folio.toml")
+        .replace("base_url = \"\"", "base_url = \"https://example.org/travel\"");
+    p.write("folio.toml", cfg);
+    let served = serve(p.dir.path());
+    for at in ["/travel/", "/travel"] {
+        let res = request(served.port, "GET", at, &[]);
+        assert_eq!(res.status, 307, "{at}");
+        assert_eq!(res.header("location"), Some("/travel/api/explorer.html"), "{at}");
+    }
+    let explorer = request(served.port, "GET", "/travel/api/explorer.html", &[]);
+    assert_eq!(explorer.status, 200);
+    assert!(String::from_utf8_lossy(&explorer.body).contains("<html"));
+    // Only the mount's own root: elsewhere there is nothing.
+    for elsewhere in ["/", "/travelling/", "/api/explorer.html"] {
+        assert_eq!(request(served.port, "GET", elsewhere, &[]).status, 404, "{elsewhere}");
+    }
+}
