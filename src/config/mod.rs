@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 pub use base_url::BaseUrl;
 pub use paths::normalize;
+pub use validate::is_known_language;
 
 use crate::diag::ConfigError;
 use crate::error::Failure;
@@ -29,6 +30,7 @@ pub struct Config {
     pub templates_dir: PathBuf,
     pub hosting_dir: PathBuf,
     pub listing: ListingConfig,
+    pub input: InputConfig,
     pub fields: BTreeMap<String, FieldSpec>,
     pub i18n: I18nConfig,
     pub output: OutputConfig,
@@ -45,6 +47,7 @@ impl Default for Config {
             templates_dir: "templates".into(),
             hosting_dir: "hosting".into(),
             listing: ListingConfig::default(),
+            input: InputConfig::default(),
             fields: BTreeMap::new(),
             i18n: I18nConfig::default(),
             output: OutputConfig::default(),
@@ -81,6 +84,21 @@ impl Default for ListingConfig {
             envelope: "standard".into(),
             url_style: UrlStyle::Query,
         }
+    }
+}
+
+/// `[input]`: how the data files are read.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InputConfig {
+    /// The character between a CSV file's fields: `,` (the default), `;` (what Excel writes
+    /// in many locales), a tab or `|`.
+    pub csv_delimiter: String,
+}
+
+impl Default for InputConfig {
+    fn default() -> Self {
+        InputConfig { csv_delimiter: ",".into() }
     }
 }
 
@@ -252,10 +270,18 @@ impl Config {
     }
 }
 
-/// serde's `unknown field `x`, expected one of `a`, `b`` (or `unknown variant`) as folio
-/// says it: the key or value, the table it is in, and the valid one nearest to it (else
-/// the valid ones). Other messages pass through.
+/// serde's and toml's messages as folio says them:
+/// - `unknown field `x`, expected one of `a`, `b`` (or `unknown variant`): the key or
+///   value, the table it is in, and the valid one nearest to it (else the valid ones); on a
+///   table's header, the table (`unknown table `[il8n]`; did you mean `[i18n]`?`);
+/// - `invalid type: string "10", expected u64` (or `invalid value`): the key, its table,
+///   the TOML type expected and what was found.
+///
+/// Other messages pass through.
 fn explain(message: &str, text: &str, line: Option<usize>) -> String {
+    if let Some(said) = explain_type(message, text, line) {
+        return said;
+    }
     let (what, rest) = if let Some(rest) = message.strip_prefix("unknown field `") {
         ("key", rest)
     } else if let Some(rest) = message.strip_prefix("unknown variant `") {
@@ -268,6 +294,22 @@ fn explain(message: &str, text: &str, line: Option<usize>) -> String {
     };
     // The valid names are the backquoted words after the unknown one.
     let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    // On a table's header (`[il8n]`, `[listing.x]`), the unknown key is a table.
+    let header = line.and_then(|l| text.lines().nth(l - 1)).and_then(header_name);
+    if what == "key"
+        && let Some(header) = header.filter(|h| h.rsplit('.').next() == Some(word))
+    {
+        let parent = header.rsplit_once('.').map(|(p, _)| format!("{p}."));
+        let parent = parent.unwrap_or_default();
+        let hint = match crate::diag::nearest(word, valid.iter().copied()) {
+            Some(best) => format!("; did you mean `[{parent}{best}]`?"),
+            None => format!(
+                "; expected one of: {}",
+                valid.iter().map(|v| format!("[{parent}{v}]")).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        return format!("unknown table `[{header}]`{hint}");
+    }
     let table = match line.and_then(|l| table_before(text, l)) {
         Some(name) => format!("in [{name}]"),
         None => "at the top level".to_string(),
@@ -278,6 +320,58 @@ fn explain(message: &str, text: &str, line: Option<usize>) -> String {
         None => format!("; expected one of: {}", valid.join(", ")),
     };
     format!("unknown {what} '{word}' {table}{hint}")
+}
+
+/// The name of the table a header line opens (`[listing]`, `[fields.name]`), if it is one.
+fn header_name(line: &str) -> Option<&str> {
+    let inner = line.trim().strip_prefix('[')?.split(']').next()?.trim();
+    (!inner.is_empty() && !inner.starts_with('[')).then_some(inner)
+}
+
+/// `invalid type: string "10", expected u64` as `` `default_page_size` in [listing] must be
+/// an integer, not a string ("10") ``.
+fn explain_type(message: &str, text: &str, line: Option<usize>) -> Option<String> {
+    let rest = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "))?;
+    let (found, expected) = rest.rsplit_once(", expected ")?;
+    let want = match expected.trim() {
+        "u64" | "u32" | "u16" | "u8" | "usize" => "a whole number, 0 or more",
+        "i64" | "i32" | "isize" => "an integer",
+        "f64" | "f32" => "a number",
+        "a boolean" | "bool" => "true or false",
+        "a string" | "a path" => "a string",
+        "a sequence" => "an array",
+        "a map" | "struct" => "a table",
+        other if other.starts_with("struct ") => "a table",
+        other if other.contains("variant") => return None,
+        other => other,
+    };
+    let found = match found.split_once(' ') {
+        Some(("string", value)) => format!("a string ({value})"),
+        Some(("integer", value)) => format!("an integer ({})", value.trim_matches('`')),
+        Some(("floating", value)) => {
+            format!("a number ({})", value.trim_start_matches("point ").trim_matches('`'))
+        }
+        Some(("boolean", value)) => format!("a boolean ({})", value.trim_matches('`')),
+        _ if found == "sequence" => "an array".into(),
+        _ if found == "map" => "a table".into(),
+        _ => found.to_string(),
+    };
+    let l = line?;
+    let key = text
+        .lines()
+        .take(l)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .find_map(|line| line.split_once('=').map(|(k, _)| k.trim().trim_matches('"')))
+        .filter(|k| !k.is_empty() && !k.starts_with('['))?;
+    let table = match table_before(text, l) {
+        Some(name) => format!("in [{name}]"),
+        None => "at the top level".to_string(),
+    };
+    Some(format!("`{key}` {table} must be {want}, not {found}"))
 }
 
 /// The `[table]` whose keys line `line` (1-based) belongs to: the last header above it.
@@ -334,12 +428,15 @@ pub struct Project {
     pub url_style: UrlStyle,
     pub schema: BTreeMap<String, FieldSpec>,
     pub fallback: Fallback,
+    /// The byte between a CSV file's fields (`[input] csv_delimiter`).
+    pub csv_delimiter: u8,
     pub cache_control: String,
     pub precompress: Vec<crate::compress::Codec>,
     pub hosting: HostingConfig,
     pub deploy: DeployConfig,
-    /// Digest of the config file's bytes (set by `site::project`): a build records it, and
-    /// `folio deploy` refuses an output built from another config.
+    /// Digest of every setting that shapes the output ([`Project::shape_digest`], set by
+    /// [`Project::discover`]): a build records it, and `folio deploy` refuses an output
+    /// built from other settings. Comments and `[deploy]` are not in it.
     pub config_digest: String,
 }
 
@@ -356,12 +453,62 @@ impl Project {
             )));
         }
         let shown = crate::diag::display_path(&path);
-        let (cfg, digest) = Config::from_file(&path)?;
+        let (cfg, _) = Config::from_file(&path)?;
         let cfg = cfg.map_err(|e| Failure::Config(vec![e]))?;
         let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
-        let mut project = cfg.validate(&shown, &root, &cwd, overrides).map_err(Failure::Config)?;
-        project.config_digest = digest;
+        let data_dir = match &overrides.data_dir {
+            Some(dir) => cwd.join(dir),
+            None => root.join(&cfg.data_dir),
+        };
+        let localized: std::collections::BTreeSet<String> =
+            (cfg.fields.iter()).filter(|(_, s)| s.localized).map(|(k, _)| k.clone()).collect();
+        let delimiter = cfg.input.csv_delimiter.bytes().next().unwrap_or(b',');
+        let languages = cfg.listing.languages.clone();
+        let mut project = cfg.validate(&shown, &root, &cwd, overrides).map_err(|mut errors| {
+            // A language that is no language: the one the data has, when it has one.
+            if errors.iter().any(|e| e.message.contains(validate::NO_LANGUAGE)) {
+                let found = crate::load::languages::in_data(&data_dir, delimiter, &|f| {
+                    localized.contains(f)
+                });
+                let unconfigured: Vec<&str> = (found.keys().map(String::as_str))
+                    .filter(|l| !languages.iter().any(|c| c == l))
+                    .collect();
+                for e in &mut errors {
+                    let Some(word) = e.message.split('`').nth(1).map(str::to_string) else {
+                        continue;
+                    };
+                    if !e.message.contains(validate::NO_LANGUAGE) {
+                        continue;
+                    }
+                    let meant = crate::diag::nearest(&word, unconfigured.iter().copied()).or(
+                        match unconfigured.as_slice() {
+                            [only] => Some(*only),
+                            _ => None,
+                        },
+                    );
+                    if let Some(meant) = meant {
+                        let (field, file) = &found[meant];
+                        e.message.push_str(&format!(
+                            "; did you mean `{meant}`? ({} has `{field}.{meant}`)",
+                            crate::diag::display_path(file).display()
+                        ));
+                    }
+                }
+            }
+            Failure::Config(errors)
+        })?;
+        project.config_digest = project.shape_digest();
         Ok(project)
+    }
+
+    /// A digest of every setting that shapes the output: all of the validated project but
+    /// `[deploy]` (where the output goes, not what it is). Two configs with the same digest
+    /// build the same files; a comment or a `[deploy]` edit leaves it as it is.
+    pub fn shape_digest(&self) -> String {
+        let mut shape = self.clone();
+        shape.deploy = DeployConfig::default();
+        shape.config_digest = String::new();
+        format!("{:032x}", xxhash_rust::xxh3::xxh3_128(format!("{shape:?}").as_bytes()))
     }
 }
 
@@ -423,6 +570,37 @@ pub(crate) mod tests {
         // Nothing near: the valid keys are listed.
         let err = project("[i18n]\nzzz = 1\n").unwrap_err();
         assert_eq!(err, ["folio.toml:2: unknown key 'zzz' in [i18n]; expected one of: fallback"]);
+    }
+
+    #[test]
+    fn a_misspelled_table_is_named_as_a_table() {
+        let err = project("[deploy]\nurl = \"\"\n\n[il8n]\nfallback = \"null\"\n").unwrap_err();
+        assert_eq!(err, ["folio.toml:4: unknown table `[il8n]`; did you mean `[i18n]`?"]);
+        let err = project("[listing.sizes]\n").unwrap_err();
+        assert!(err[0].starts_with("folio.toml:1: unknown table `[listing.sizes]`"), "{err:?}");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_key_and_the_type_expected() {
+        let err = project("[listing]\ndefault_page_size = \"10\"\n").unwrap_err();
+        assert_eq!(
+            err,
+            [
+                "folio.toml:2: `default_page_size` in [listing] must be a whole number, 0 or more, not a string (\"10\")"
+            ]
+        );
+        let err = project("base_url = 3\n").unwrap_err();
+        assert_eq!(
+            err,
+            ["folio.toml:1: `base_url` at the top level must be a string, not an integer (3)"]
+        );
+        let err = project("[listing]\nlanguages = \"en\"\n").unwrap_err();
+        assert!(
+            err[0].contains("`languages` in [listing] must be an array, not a string"),
+            "{err:?}"
+        );
+        let err = project("[deploy]\nsiblings = \"yes\"\n").unwrap_err();
+        assert!(err[0].contains("`siblings` in [deploy] must be true or false"), "{err:?}");
     }
 
     #[test]

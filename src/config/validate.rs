@@ -27,6 +27,20 @@ fn is_language_tag(tag: &str) -> bool {
         })
 }
 
+/// True when the tag's primary subtag is a language of ISO 639 (`es`, `pt` of `pt-br`, `yue`):
+/// `sp` is no language, whatever its shape.
+pub fn is_known_language(tag: &str) -> bool {
+    let primary = tag.split('-').next().unwrap_or("").to_ascii_lowercase();
+    match primary.len() {
+        2 => isolang::Language::from_639_1(&primary).is_some(),
+        3 => isolang::Language::from_639_3(&primary).is_some(),
+        _ => false,
+    }
+}
+
+/// The message of a language tag that is no language.
+pub const NO_LANGUAGE: &str = "is no language: its first part is no ISO 639 code";
+
 /// True for a name usable as one URL path segment and file name.
 fn is_safe_segment(s: &str) -> bool {
     !s.is_empty()
@@ -44,6 +58,10 @@ fn languages_and_sizes(l: &ListingConfig, err: Err) -> usize {
         if !is_language_tag(lang) {
             err(format!(
                 "listing.languages: `{lang}` is not a lowercase BCP 47 tag like `en` or `pt-br`"
+            ));
+        } else if !is_known_language(lang) {
+            err(format!(
+                "listing.languages: `{lang}` {NO_LANGUAGE} (such as `es` for Spanish, or `pt-br` for Portuguese as spoken in Brazil)"
             ));
         }
         if l.languages[..i].contains(lang) {
@@ -215,6 +233,19 @@ impl Config {
         let default_language = languages_and_sizes(&self.listing, &mut err);
         let (sort, envelope) = sort_fields_envelope(&self.listing, &mut err);
         let precompress = the_rest(&self, &mut err);
+        let csv_delimiter = match self.input.csv_delimiter.as_str() {
+            "," => b',',
+            ";" => b';',
+            "\t" => b'\t',
+            "|" => b'|',
+            other => {
+                err(format!(
+                    "input.csv_delimiter `{}` is not one of \",\", \";\", \"\\t\" (a tab) and \"|\"",
+                    other.escape_debug()
+                ));
+                b','
+            }
+        };
         let folders = Folders::resolve(&self, root, cwd, overrides, &mut err);
         if !errors.is_empty() {
             return Err(errors);
@@ -239,6 +270,7 @@ impl Config {
             url_style: l.url_style,
             schema: self.fields,
             fallback: self.i18n.fallback,
+            csv_delimiter,
             cache_control: self.output.cache_control,
             precompress,
             hosting: self.hosting,

@@ -113,12 +113,6 @@ pub fn finished(project: &Project) -> Result<Manifest, Failure> {
             crate::diag::display_path(&path).display()
         ))
     })?;
-    if manifest.stamp.config != project.config_digest {
-        return Err(Failure::Refused(format!(
-            "`{}` changed since `{shown}` was built: run `folio build`, then deploy",
-            project.config_path.display()
-        )));
-    }
     let configured = project.base.prefix();
     if manifest.stamp.base_url != configured {
         let name = |b: &str| {
@@ -129,6 +123,13 @@ pub fn finished(project: &Project) -> Result<Manifest, Failure> {
             name(&manifest.stamp.base_url),
             project.config_path.display(),
             name(&configured),
+        )));
+    }
+    // Only what shapes the output counts: a comment or a `[deploy]` setting needs no build.
+    if manifest.stamp.config != project.config_digest {
+        return Err(Failure::Refused(format!(
+            "`{}` changed since `{shown}` was built, in what shapes the output: run `folio build`, then deploy",
+            project.config_path.display()
         )));
     }
     Ok(manifest)
@@ -408,7 +409,8 @@ pub(crate) fn remote_failure(
     let on = store.target.display();
     let doing =
         if rel.is_empty() { format!("{what} {on}") } else { format!("{what} `{rel}` on {on}") };
-    Failure::Other(anyhow::anyhow!("{doing}: {}", store_says(&e)))
+    let hint = store.no_credentials.as_deref().map(|h| format!("; {h}")).unwrap_or_default();
+    Failure::Other(anyhow::anyhow!("{doing}: {}{hint}", store_says(&e)))
 }
 
 /// What a store error comes down to, in one line: object_store's errors repeat their

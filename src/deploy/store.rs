@@ -46,6 +46,15 @@ impl Target {
         if path.split('/').any(|seg| seg == "." || seg == "..") {
             return Err(format!("`{raw}`: its path must be plain names separated by `/`"));
         }
+        if !raw.contains("://") && !raw.is_empty() {
+            // A folder given as a path: say how to name it.
+            let path = std::path::Path::new(raw);
+            let absolute = std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or(path.into());
+            return Err(format!(
+                "`{raw}` is a path, not a URL: to publish to that folder, write `file://{}`",
+                absolute.display()
+            ));
+        }
         let url = url::Url::parse(raw).map_err(|e| format!("`{raw}` is not a URL ({e})"))?;
         let scheme = match url.scheme() {
             "s3" => Scheme::S3,
@@ -234,6 +243,50 @@ pub struct Store {
     pub keeps_headers: bool,
     /// What was sent (none for a folder).
     pub requests: Option<Arc<Requests>>,
+    /// When the environment holds no credentials for the store: which variables folio
+    /// looked for (said with any failure, which is then most likely why).
+    pub no_credentials: Option<String>,
+}
+
+/// The credentials a store reads from the environment, in the words of a message; `None`
+/// when some are set.
+fn missing_credentials(scheme: Scheme) -> Option<String> {
+    let (looked, ways): (&[&str], &str) = match scheme {
+        Scheme::S3 => (
+            &[
+                "AWS_ACCESS_KEY_ID",
+                "AWS_WEB_IDENTITY_TOKEN_FILE",
+                "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            ],
+            "AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN, or AWS_CONTAINER_CREDENTIALS_RELATIVE_URI or _FULL_URI, then asked the instance metadata service; ~/.aws files are not read",
+        ),
+        Scheme::Gcs => (
+            &[
+                "GOOGLE_SERVICE_ACCOUNT",
+                "GOOGLE_SERVICE_ACCOUNT_PATH",
+                "GOOGLE_SERVICE_ACCOUNT_KEY",
+                "GOOGLE_APPLICATION_CREDENTIALS",
+            ],
+            "GOOGLE_SERVICE_ACCOUNT (a key file), GOOGLE_SERVICE_ACCOUNT_KEY or GOOGLE_APPLICATION_CREDENTIALS, then asked the instance metadata service",
+        ),
+        Scheme::Azure => (
+            &[
+                "AZURE_STORAGE_ACCOUNT_KEY",
+                "AZURE_STORAGE_ACCESS_KEY",
+                "AZURE_STORAGE_SAS_KEY",
+                "AZURE_STORAGE_TOKEN",
+                "AZURE_CLIENT_ID",
+                "AZURE_STORAGE_USE_EMULATOR",
+            ],
+            "AZURE_STORAGE_ACCOUNT_NAME with AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_KEY or AZURE_STORAGE_TOKEN, AZURE_CLIENT_ID for a managed identity, or AZURE_STORAGE_USE_EMULATOR",
+        ),
+        Scheme::File => return None,
+    };
+    if looked.iter().any(|k| env(k).is_some()) {
+        return None;
+    }
+    Some(format!("no credentials were found in the environment: folio looked for {ways}"))
 }
 
 /// Retries: four, as the AWS SDKs' standard mode makes three attempts; a failure is then
@@ -394,7 +447,8 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
         }
     };
     let requests = (target.scheme != Scheme::File).then_some(requests);
-    Ok(Store { inner, target: target.clone(), keeps_headers, requests })
+    let no_credentials = missing_credentials(target.scheme);
+    Ok(Store { inner, target: target.clone(), keeps_headers, requests, no_credentials })
 }
 
 /// Symlinks below a `file://` target, at most `limit` of them. The folder store follows
@@ -448,6 +502,18 @@ mod tests {
         ] {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_path_is_answered_with_its_file_url() {
+        let e = Target::parse("/srv/www").unwrap_err();
+        assert_eq!(
+            e,
+            "`/srv/www` is a path, not a URL: to publish to that folder, write `file:///srv/www`"
+        );
+        let e = Target::parse("public").unwrap_err();
+        let cwd = std::env::current_dir().unwrap();
+        assert!(e.ends_with(&format!("write `file://{}`", cwd.join("public").display())), "{e}");
     }
 
     #[test]

@@ -58,7 +58,12 @@ pub fn convert(cell: &str, kind: Option<FieldType>) -> Result<Value, String> {
     }
 }
 
-fn plan(header: &[String], res: &Resolver, issues: &mut Vec<Problem>) -> Vec<Column> {
+fn plan(
+    header: &[String],
+    res: &Resolver,
+    issues: &mut Vec<Problem>,
+    warnings: &mut Vec<Problem>,
+) -> Vec<Column> {
     let schema = &res.project().schema;
     let mut columns = Vec::with_capacity(header.len());
     for (i, name) in header.iter().enumerate() {
@@ -88,7 +93,15 @@ fn plan(header: &[String], res: &Resolver, issues: &mut Vec<Problem>) -> Vec<Col
                     lang: lang.to_ascii_lowercase(),
                     kind: spec.and_then(|s| s.kind),
                 },
-                None => Column::Ignored,
+                None => {
+                    if crate::config::is_known_language(lang) {
+                        let lang = lang.to_ascii_lowercase();
+                        let languages = &res.project().languages;
+                        let msg = super::record::other_language(&lang, languages);
+                        warnings.push(Problem::unplaced(Some(1), msg).with_field(top));
+                    }
+                    Column::Ignored
+                }
             },
             _ => Column::Field {
                 path: name.split('.').map(String::from).collect(),
@@ -148,30 +161,57 @@ fn insert(obj: &mut Map<String, Value>, path: &[String], value: Value) {
     cur.insert(last.clone(), value);
 }
 
-/// Parses a whole CSV file (BOM already removed).
-pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Problem>) {
+/// Parses a whole CSV file (BOM already removed): its records, its problems, and its
+/// warnings.
+pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Problem>, Vec<Problem>) {
     let mut issues = Vec::new();
+    let mut warnings = Vec::new();
     let mut rows = Vec::new();
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(bytes);
+    let delimiter = res.project().csv_delimiter;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(bytes);
     let mut records = reader.byte_records();
     let header: Vec<String> = match records.next() {
-        None => return (rows, issues),
+        None => return (rows, issues, warnings),
         Some(Err(e)) => {
             issues.push(Problem::unplaced(Some(1), format!("unreadable header: {e}")));
-            return (rows, issues);
+            return (rows, issues, warnings);
         }
         Some(Ok(h)) => match h.iter().map(|c| std::str::from_utf8(c).map(str::to_string)).collect()
         {
             Ok(h) => h,
             Err(_) => {
                 issues.push(Problem::unplaced(Some(1), "header is not valid UTF-8"));
-                return (rows, issues);
+                return (rows, issues, warnings);
             }
         },
     };
-    let columns = plan(&header, res, &mut issues);
+    // One column that holds another delimiter between names: the file was saved with
+    // other separators (Excel writes `;` in many locales).
+    if let [only] = header.as_slice()
+        && let Some(other) = [b';', b'\t', b'|', b',']
+            .into_iter()
+            .find(|&d| d != delimiter && only.as_bytes().contains(&d))
+    {
+        let name = if other == b'\t' { "\\t".to_string() } else { (other as char).to_string() };
+        issues.push(Problem::unplaced(
+            Some(1),
+            format!(
+                "the header is one column, `{}`: its fields are separated by `{}`, not `{}`; set `csv_delimiter = \"{name}\"` under [input] in folio.toml, or save the file with `{}` between fields",
+                only.escape_debug(),
+                if other == b'\t' { "a tab".to_string() } else { (other as char).to_string() },
+                delimiter as char,
+                delimiter as char,
+            ),
+        ));
+        return (rows, issues, warnings);
+    }
+    let columns = plan(&header, res, &mut issues, &mut warnings);
     if !issues.is_empty() {
-        return (rows, issues);
+        return (rows, issues, warnings);
     }
     let lines = Lines::new(bytes);
     for rec in records {
@@ -225,7 +265,7 @@ pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Problem>) 
             rows.push(Raw::Object { line, object: obj });
         }
     }
-    (rows, issues)
+    (rows, issues, warnings)
 }
 
 #[cfg(test)]
@@ -236,7 +276,7 @@ mod tests {
     fn row_lines(text: &str) -> (Vec<u64>, Vec<Option<u64>>) {
         let project = crate::config::test_project("");
         let res = Resolver::new(&project);
-        let (rows, issues) = parse(text.as_bytes(), &res);
+        let (rows, issues, _) = parse(text.as_bytes(), &res);
         (rows.iter().map(Raw::line).collect(), issues.iter().map(|i| i.line).collect())
     }
 
@@ -251,7 +291,7 @@ mod tests {
             let text = format!("\u{feff}{text}");
             let bytes = text.as_bytes().strip_prefix(b"\xEF\xBB\xBF").unwrap();
             let project = crate::config::test_project("");
-            let (rows, _) = parse(bytes, &Resolver::new(&project));
+            let (rows, _, _) = parse(bytes, &Resolver::new(&project));
             let lines: Vec<u64> = rows.iter().map(Raw::line).collect();
             assert_eq!(lines, [2, 3, 6], "after a BOM, line ends {end:?}");
         }

@@ -91,6 +91,11 @@ struct Splitter {
     state: State,
     eof: bool,
     bom_checked: bool,
+    /// The last `,` between elements: its line and (when this chunk shows where its line
+    /// begins) its column, counted from 1.
+    comma: (u64, Option<usize>),
+    /// No byte of the file has left the buffer yet (the first line starts at 0).
+    first_chunk: bool,
 }
 
 /// One chunk split: the complete elements found (line, start, end in the buffer) and
@@ -146,6 +151,13 @@ impl Splitter {
                     pos += 1;
                     self.state = State::End;
                 }
+                State::Element if buf[pos] == b']' => {
+                    let (line, column) = self.comma;
+                    let at = column.map(|c| format!(" (column {c})")).unwrap_or_default();
+                    let message =
+                        format!("invalid JSON: a trailing comma after the last element{at}");
+                    return Ok(Split::Fail(vec![Problem::unplaced(Some(line), message)]));
+                }
                 State::First | State::Element => match value_len(&buf[pos..]) {
                     Some(len) => {
                         elements.push((self.line, pos, pos + len));
@@ -159,6 +171,14 @@ impl Splitter {
                     None => break,
                 },
                 State::After if buf[pos] == b',' => {
+                    let line_start = match buf[..pos].iter().rposition(|&b| b == b'\n') {
+                        Some(nl) => Some(nl + 1),
+                        None if self.first_chunk => {
+                            Some(if buf.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 })
+                        }
+                        None => None,
+                    };
+                    self.comma = (self.line, line_start.map(|s| pos - s + 1));
                     pos += 1;
                     self.state = State::Element;
                 }
@@ -200,7 +220,14 @@ pub fn stream_array(
     chunk: usize,
     sink: &mut (dyn FnMut(Vec<Raw<'_>>) + Send),
 ) -> io::Result<Vec<Problem>> {
-    let mut splitter = Splitter { line: 1, state: State::Start, eof: false, bom_checked: false };
+    let mut splitter = Splitter {
+        line: 1,
+        state: State::Start,
+        eof: false,
+        bom_checked: false,
+        comma: (1, None),
+        first_chunk: true,
+    };
     let mut buf: Vec<u8> = Vec::with_capacity(chunk);
     let mut next: Vec<u8> = Vec::with_capacity(chunk);
     let mut split = splitter.step(&mut reader, &mut buf, chunk)?;
@@ -222,6 +249,7 @@ pub fn stream_array(
         }
         next.clear();
         next.extend_from_slice(&buf[pos..]);
+        splitter.first_chunk &= pos == 0;
         let (_, following) = rayon::join(
             || {
                 if !raws.is_empty() {
@@ -343,6 +371,29 @@ mod tests {
         assert_eq!(found[1], (2, "\u{c}{}".to_string()));
         assert!(serde_json::from_str::<serde_json::Value>(&found[1].1).is_err());
         assert_eq!(msg(""), (Some(1), "expected an array of objects".into()));
+    }
+
+    #[test]
+    fn a_trailing_comma_is_named_at_its_line_and_column_whatever_the_chunk_size() {
+        let text = "[\n  {\"id\": 1},\n  {\"id\": 2},\n]\n";
+        for chunk in [1, 2, 5, 64, 4096] {
+            let (_, issues) = stream(text, chunk);
+            let (line, message) = (issues[0].line, issues[0].message.as_str());
+            assert_eq!(line, Some(3), "chunk {chunk}");
+            // The column is known when the chunk holds the start of the comma's line.
+            assert!(
+                message.starts_with("invalid JSON: a trailing comma after the last element"),
+                "{message}"
+            );
+            if chunk >= 64 {
+                assert!(message.ends_with("(column 12)"), "chunk {chunk}: {message}");
+            }
+        }
+        let (_, issues) = stream("\u{feff}[{\"id\": 1},]", 4096);
+        assert_eq!(
+            issues[0].message,
+            "invalid JSON: a trailing comma after the last element (column 11)"
+        );
     }
 
     use proptest::prelude::*;

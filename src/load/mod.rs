@@ -5,6 +5,7 @@
 pub mod csv;
 pub mod emit;
 pub mod json;
+pub mod languages;
 pub mod record;
 
 use std::collections::{BTreeMap, HashMap};
@@ -106,10 +107,15 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
 
     let mut set = Dataset { files, ..Dataset::default() };
     let mut problems = Vec::new();
+    let mut said = std::collections::HashSet::new();
     for (records, errs, warns, missing) in per_file {
         set.records.extend(records);
         problems.extend(errs);
-        set.warnings.extend(warns);
+        // A language the config does not list is said once, at its first file.
+        let once = |w: &Problem| {
+            !w.message.starts_with("has values in `") || said.insert(w.message.clone())
+        };
+        set.warnings.extend(warns.into_iter().filter(once));
         for key in missing {
             *set.missing.entry(key).or_default() += 1;
         }
@@ -118,12 +124,30 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     check_sort_types(project, &set, &mut problems);
     diag::sort(&mut problems);
     // Typos in the config's field names come first: they explain what follows.
-    let typos = resolver.unknown_fields().into_iter().map(|(key, field)| {
-        let msg = format!("no record has the field `{field}` and [fields] does not declare it");
-        Problem::new(0, &project.config_path, None, msg).with_field(key)
-    });
-    problems.splice(0..0, typos);
+    let unknown = resolver.unknown_fields();
+    if !unknown.is_empty() {
+        let text = std::fs::read_to_string(&project.config_path).unwrap_or_default();
+        let known = resolver.field_names();
+        let typos = unknown.into_iter().map(|(key, field)| {
+            let hint = crate::diag::nearest(field, known.iter().map(String::as_str))
+                .map(|best| format!("; did you mean `{best}`?"))
+                .unwrap_or_default();
+            let msg =
+                format!("no record has the field `{field}` and [fields] does not declare it{hint}");
+            let line = line_of_entry(&text, field);
+            Problem::new(0, &project.config_path, line, msg).with_field(key)
+        });
+        problems.splice(0..0, typos.collect::<Vec<_>>());
+    }
     if problems.is_empty() { Ok(set) } else { Err(problems) }
+}
+
+/// The line (1-based) of folio.toml where `field` is written as an entry of a list
+/// (`"rating"`, `"-rating"`), if it is.
+fn line_of_entry(text: &str, field: &str) -> Option<u64> {
+    let (plain, descending) = (format!("\"{field}\""), format!("\"-{field}\""));
+    let at = text.lines().position(|l| l.contains(&plain) || l.contains(&descending))?;
+    Some(at as u64 + 1)
 }
 
 type FileResult = (Vec<Record>, Vec<Problem>, Vec<Problem>, Vec<(usize, String)>);
@@ -185,7 +209,8 @@ impl FileOut<'_> {
                             let why = format!(
                                 "invalid JSON: {} ({at}column {})",
                                 json::message(&e),
-                                e.column()
+                                // serde_json says 0 at the end of input; columns count from 1.
+                                e.column().max(1)
                             );
                             found.problems.push(Problem::unplaced(None, why));
                             None
@@ -201,6 +226,13 @@ impl FileOut<'_> {
             for mut p in found.problems {
                 p.line = Some(line);
                 self.problems.push(p.at(index, &self.shown));
+            }
+            for (lang, field) in found.other_languages {
+                if self.warned.insert(format!("lang:{lang}")) {
+                    let msg = record::other_language(&lang, &self.resolver.project().languages);
+                    self.warnings
+                        .push(Problem::new(index, &self.shown, Some(line), msg).with_field(field));
+                }
             }
             for field in found.looks_localized {
                 if self.warned.insert(field.clone()) {
@@ -253,8 +285,13 @@ fn read_file(
             let mut bytes = Vec::new();
             reader.read_to_end(&mut bytes).map(|_| {
                 let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-                let (raws, issues) = csv::parse(bytes, resolver);
+                let (raws, issues, warnings) = csv::parse(bytes, resolver);
                 issues.into_iter().for_each(|i| out.issue(i));
+                for w in warnings {
+                    if out.warned.insert(w.message.clone()) {
+                        out.warnings.push(w.at(index, &out.shown));
+                    }
+                }
                 out.batch(raws);
             })
         }

@@ -25,6 +25,17 @@ pub struct Findings {
     pub missing: Vec<(usize, String)>,
     /// Undeclared fields whose value looks like a language map.
     pub looks_localized: Vec<String>,
+    /// `(language, field)` of values of a localized field in a language that is not
+    /// configured (not published).
+    pub other_languages: Vec<(String, String)>,
+}
+
+/// A value in a language the config does not list, said once per language.
+pub fn other_language(lang: &str, languages: &[String]) -> String {
+    format!(
+        "has values in `{lang}`, which is not in [listing] languages ({}): they are not published; add `{lang}` to languages to publish them",
+        languages.join(", ")
+    )
 }
 
 /// The config, indexed for per-record work.
@@ -34,7 +45,13 @@ pub struct Resolver<'a> {
     /// (`id` aside): (config key, field, whether some record has it). A name no record has
     /// and the schema does not know is a typo, reported once the whole data set is read.
     undeclared: Vec<(&'static str, String, AtomicBool)>,
+    /// The field names of the first records (nested objects as dotted paths), kept only
+    /// while an undeclared name is unseen: what a typo is compared with.
+    sampled: std::sync::Mutex<(usize, std::collections::BTreeSet<String>)>,
 }
+
+/// Records whose field names [`Resolver::field_names`] keeps.
+const SAMPLED: usize = 200;
 
 /// Shows a JSON value briefly inside a message.
 pub fn brief(v: &Value) -> String {
@@ -135,7 +152,35 @@ impl<'a> Resolver<'a> {
                 undeclared.push((key, field.clone(), AtomicBool::new(false)));
             }
         }
-        Resolver { project, undeclared }
+        Resolver { project, undeclared, sampled: Default::default() }
+    }
+
+    /// The field names of the first records and `[fields]`' (see `sampled`).
+    pub fn field_names(&self) -> std::collections::BTreeSet<String> {
+        let mut names = self.sampled.lock().unwrap_or_else(|p| p.into_inner()).1.clone();
+        names.extend(self.project.schema.keys().cloned());
+        names
+    }
+
+    fn sample(&self, obj: &Map<String, Value>) {
+        fn walk(
+            prefix: &str,
+            map: &Map<String, Value>,
+            out: &mut std::collections::BTreeSet<String>,
+        ) {
+            for (key, value) in map {
+                let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                if let Value::Object(inner) = value {
+                    walk(&path, inner, out);
+                }
+                out.insert(path);
+            }
+        }
+        let mut sampled = self.sampled.lock().unwrap_or_else(|p| p.into_inner());
+        if sampled.0 < SAMPLED {
+            sampled.0 += 1;
+            walk("", obj, &mut sampled.1);
+        }
     }
 
     /// `(config key, field)` of every sort key or `fields` entry that no record resolved so
@@ -175,10 +220,18 @@ impl<'a> Resolver<'a> {
         let before = found.problems.len();
         let p = self.project;
         let n_langs = p.languages.len();
+        let mut unseen = false;
         for (_, field, seen) in &self.undeclared {
-            if !seen.load(Ordering::Relaxed) && lookup(&obj, field).is_some() {
-                seen.store(true, Ordering::Relaxed);
+            if !seen.load(Ordering::Relaxed) {
+                if lookup(&obj, field).is_some() {
+                    seen.store(true, Ordering::Relaxed);
+                } else {
+                    unseen = true;
+                }
             }
+        }
+        if unseen {
+            self.sample(&obj);
         }
 
         let id = match obj.get("id") {
@@ -248,8 +301,13 @@ impl<'a> Resolver<'a> {
                 match value {
                     Value::Object(map) => {
                         for (lang, v) in map {
-                            if let Some(i) = self.lang_index(&lang) {
-                                each[i] = Some(v);
+                            match self.lang_index(&lang) {
+                                Some(i) => each[i] = Some(v),
+                                None if crate::config::is_known_language(&lang) => {
+                                    let lang = lang.to_ascii_lowercase();
+                                    found.other_languages.push((lang, key.clone()));
+                                }
+                                None => {}
                             }
                         }
                     }

@@ -1512,3 +1512,46 @@ fn s3_a_store_that_lists_no_etags_is_vouched_for_by_modification_times() {
     assert_eq!(counts(&repaired).0, 1, "{}", repaired.stdout());
     assert!(remote.objects() == published(&p));
 }
+
+#[test]
+fn a_comment_or_a_deploy_setting_needs_no_rebuild() {
+    let (_dir, remote) = folder();
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    p.write(
+        "folio.toml",
+        format!(
+            "# a comment\n{}\n[deploy]\nconcurrency = 8\nmax_deletes = 10\n",
+            p.read("folio.toml")
+        ),
+    );
+    // What shapes the output is as it was: the deploy goes ahead, a build writes nothing.
+    assert_eq!(counts(&remote.deploy(&p, &[]).success()).0, SAMPLE_OBJECTS);
+    assert_eq!(p.folio(&["build"]).success().counts(), (0, 83, 0));
+    // A setting that shapes the output still needs one.
+    set_config(&p, "sort = [\"id\"]", "sort = [\"-id\"]");
+    let run = remote.deploy(&p, &[]).fails(1);
+    assert!(
+        run.stderr().contains("changed since `output` was built, in what shapes the output"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn s3_missing_credentials_are_named() {
+    let Some(moto) = Moto::start(true) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let mut cmd = remote.command(&p, &[]);
+    cmd.env_remove("AWS_ACCESS_KEY_ID").env_remove("AWS_SECRET_ACCESS_KEY");
+    // No instance metadata service here: a closed port answers at once.
+    cmd.env("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9");
+    let run = Run::of("folio deploy (no credentials)".into(), cmd.output().unwrap()).fails(2);
+    assert!(
+        run.stderr().contains("no credentials were found in the environment: folio looked for AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY"),
+        "{}",
+        run.stderr()
+    );
+}

@@ -260,8 +260,8 @@ fn a_sort_key_or_field_that_no_record_has_is_a_typo() {
     );
     p.write("data/a.jsonl", "{\"id\": 1, \"name\": \"A\", \"rating\": 4}\n");
     insta::assert_snapshot!(rejected(&p), @r"
-    folio.toml: listing.sort: no record has the field `ratting` and [fields] does not declare it
-    folio.toml: listing.fields: no record has the field `nmae` and [fields] does not declare it
+    folio.toml:3: listing.sort: no record has the field `ratting` and [fields] does not declare it; did you mean `rating`?
+    folio.toml:4: listing.fields: no record has the field `nmae` and [fields] does not declare it; did you mean `name`?
     error: 2 problems in the input; nothing was written
     ");
     // Declared but in no record: allowed (it sorts as null).
@@ -321,4 +321,71 @@ fn a_closed_stdout_ends_quietly() {
         assert_eq!(out.status.code(), Some(0), "folio {args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "folio {args:?}: {stderr}");
     }
+}
+
+#[test]
+fn a_language_code_that_is_no_language_is_refused_with_the_code_the_data_has() {
+    let p = Project::new(
+        r#"
+            [listing]
+            languages = ["en", "fr", "sp"]
+            [fields.name]
+            localized = true
+        "#,
+    );
+    p.write("data/a.csv", "id,name.en,name.fr,name.es\n1,Tower,Tour,Torre\n");
+    let run = p.folio(&["check"]).fails(1);
+    insta::assert_snapshot!(run.stderr(), @"
+    folio.toml: listing.languages: `sp` is no language: its first part is no ISO 639 code (such as `es` for Spanish, or `pt-br` for Portuguese as spoken in Brazil); did you mean `es`? (data/a.csv has `name.es`)
+    error: invalid configuration; nothing was written
+    ");
+    // Region and script subtags stay as they are; three-letter codes are languages too.
+    p.write(
+        "folio.toml",
+        "[listing]\nlanguages = [\"en\", \"pt-br\", \"zh-hant\", \"yue\"]\n[fields.name]\nlocalized = true\n",
+    );
+    p.folio(&["check"]).success();
+}
+
+#[test]
+fn values_in_a_language_that_is_not_configured_are_warned_about_once() {
+    let p = Project::new(I18N);
+    p.write("data/a.csv", "id,name.en,name.fr,name.de\n1,Tower,Tour,Turm\n2,Gate,Porte,Tor\n");
+    p.write(
+        "data/b.jsonl",
+        "{\"id\": 3, \"name\": {\"en\": \"Bridge\", \"de\": \"Brücke\", \"es\": \"Puente\"}}\n{\"id\": 4, \"name\": {\"en\": \"Park\", \"es\": \"Parque\"}}\n",
+    );
+    let stderr = p.folio(&["check"]).success().stderr();
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: data/a.csv:1: name: has values in `de`, which is not in [listing] languages (en, fr): they are not published; add `de` to languages to publish them",
+            "warning: data/b.jsonl:1: name: has values in `es`, which is not in [listing] languages (en, fr): they are not published; add `es` to languages to publish them",
+        ],
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_csv_file_with_semicolons_is_named_as_such_and_read_with_its_setting() {
+    let p = Project::new(I18N);
+    p.write("data/a.csv", "id;name.en;name.fr;rating\n1;Tower;Tour;4.5\n");
+    insta::assert_snapshot!(rejected(&p), @r#"
+    data/a.csv:1: the header is one column, `id;name.en;name.fr;rating`: its fields are separated by `;`, not `,`; set `csv_delimiter = ";"` under [input] in folio.toml, or save the file with `,` between fields
+    error: 1 problem in the input; nothing was written
+    "#);
+    p.write("folio.toml", format!("{I18N}\n[input]\ncsv_delimiter = \";\"\n"));
+    p.folio(&["build"]).success();
+    assert_eq!(p.json("output/api/fr/attractions/10/1.json")["data"][0]["name"], "Tour");
+}
+
+#[test]
+fn a_trailing_comma_at_the_end_of_an_array_is_named_at_the_comma() {
+    let p = Project::new(I18N);
+    p.write("data/extra.json", "[\n  {\"id\": 1, \"name\": {\"en\": \"A\"}},\n  {\"id\": 2, \"name\": {\"en\": \"B\"}},\n]\n");
+    insta::assert_snapshot!(rejected(&p), @r"
+    data/extra.json:3: invalid JSON: a trailing comma after the last element (column 33)
+    error: 1 problem in the input; nothing was written
+    ");
 }

@@ -274,10 +274,19 @@ fn parser_keys() -> BTreeMap<String, BTreeSet<String>> {
         let list = err.split("expected one of: ").nth(1).unwrap_or_else(|| panic!("{err}"));
         list.lines().next().unwrap().split(", ").map(str::to_string).collect()
     };
-    ["Top level", "[listing]", "[fields.NAME]", "[i18n]", "[output]", "[hosting]", "[deploy]"]
-        .into_iter()
-        .map(|t| (t.to_string(), probe(&t.replace("NAME", "name"))))
-        .collect()
+    [
+        "Top level",
+        "[listing]",
+        "[fields.NAME]",
+        "[input]",
+        "[i18n]",
+        "[output]",
+        "[hosting]",
+        "[deploy]",
+    ]
+    .into_iter()
+    .map(|t| (t.to_string(), probe(&t.replace("NAME", "name"))))
+    .collect()
 }
 
 /// The keys docs/config.md documents: the first column of the tables under each `## `
