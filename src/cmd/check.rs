@@ -27,15 +27,19 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
                 Ok(())
             }
         },
-        Err(mut failures) => {
-            // Every failure but the last prints its lines here; main prints the last.
-            let last = failures.pop().expect("at least one failure");
+        Err(failures) => {
+            // Every failure prints its lines here; the last one's summary is main's to say,
+            // without "nothing was written": check never writes.
             for f in &failures {
                 for line in f.details() {
                     crate::diag::eprint(&line);
                 }
             }
-            Err(last)
+            let last = failures.last().expect("at least one failure");
+            match last.exit_code() {
+                1 => Err(Failure::Refused(last.to_string().replace("; nothing was written", ""))),
+                _ => Err(failures.into_iter().next_back().expect("at least one failure")),
+            }
         }
     }
 }
@@ -63,10 +67,12 @@ fn warn(listing: &site::Listing) {
 fn summary(project: &Project, listing: &site::Listing) -> Result<(), Failure> {
     let data = &listing.data;
     warn(listing);
+    let (records, files) = (data.records.len(), data.files.len());
+    let s = |n: usize| if n == 1 { "" } else { "s" };
     say(format_args!(
-        "{} records in {} files; languages: {} (default {})",
-        data.records.len(),
-        data.files.len(),
+        "{records} record{} in {files} file{}; languages: {} (default {})",
+        s(records),
+        s(files),
         project.languages.join(", "),
         project.languages[project.default_language]
     ))?;

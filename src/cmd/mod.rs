@@ -32,9 +32,10 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-/// The man pages: `folio.1`, and `folio-COMMAND.1` for every command.
+/// The man pages: `folio.1`, and `folio-COMMAND.1` for every command (`help` is no page:
+/// `--help` is on every one).
 fn man_pages() -> Vec<(String, clap::Command)> {
-    let mut top = <Cli as clap::CommandFactory>::command();
+    let mut top = <Cli as clap::CommandFactory>::command().disable_help_subcommand(true);
     top.build();
     let mut pages = vec![("folio.1".to_string(), top.clone())];
     for sub in top.get_subcommands().filter(|s| s.get_name() != "help") {
@@ -48,15 +49,80 @@ fn man(args: crate::cli::ManArgs) -> Result<(), Failure> {
     use anyhow::Context;
     let Some(dir) = args.out_dir else {
         let (_, top) = man_pages().remove(0);
-        return print(|out| clap_mangen::Man::new(top).render(out));
+        return print(|out| render_man(top, out));
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating `{}`", dir.display()))?;
     for (file, cmd) in man_pages() {
         let mut page = Vec::new();
-        clap_mangen::Man::new(cmd).render(&mut page).context("rendering a man page")?;
+        render_man(cmd, &mut page).context("rendering a man page")?;
         let path = dir.join(&file);
         std::fs::write(&path, page).with_context(|| format!("writing `{}`", path.display()))?;
         say(format_args!("{}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// What every page says about exit codes (docs/cli.md has the table by command).
+const EXIT_STATUS: &str = "0: done. 1: refused, with the reason (invalid data, config or template, a file in the way, a folder folio will not write to, a deploy it will not do; a build then wrote nothing). 2: a usage error (an unknown flag, a missing folio.toml, an address it cannot bind) or an I/O or remote failure.";
+
+/// The environment folio reads.
+const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN",
+        "credentials for s3:// deploys; also AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN, and container credentials. ~/.aws files are not read.",
+    ),
+    (
+        "AWS_REGION, AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL",
+        "the S3 region and endpoint when [deploy] and the command line give none; a variable set to \"\" counts as unset.",
+    ),
+    ("GOOGLE_SERVICE_ACCOUNT, GOOGLE_APPLICATION_CREDENTIALS", "credentials for gs:// deploys."),
+    (
+        "AZURE_STORAGE_ACCOUNT_NAME, AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_KEY",
+        "credentials for az:// deploys; AZURE_STORAGE_USE_EMULATOR and AZURITE_BLOB_STORAGE_URL reach Azurite.",
+    ),
+    ("TMPDIR", "where folio serve builds its preview (never in the output folder)."),
+];
+
+/// A man page: clap_mangen's sections, the command's examples as typed (no hyphenation, no
+/// filling), then EXIT STATUS and ENVIRONMENT.
+fn render_man(cmd: clap::Command, out: &mut dyn Write) -> std::io::Result<()> {
+    use clap_mangen::roff::{Roff, roman};
+    let man = clap_mangen::Man::new(cmd.clone());
+    man.render_title(out)?;
+    // Examples name files and flags: a hyphen broken into `fo‐lio.toml` misleads.
+    out.write_all(b".nh\n.ad l\n")?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(out)?;
+    }
+    if cmd.get_subcommands().next().is_some() {
+        man.render_subcommands_section(out)?;
+    }
+    let mut roff = Roff::new();
+    if let Some(after) = cmd.get_after_help() {
+        let text = after.to_string();
+        let examples = text.strip_prefix("Examples:\n").unwrap_or(&text);
+        roff.control("SH", ["EXAMPLES"]);
+        roff.control("nf", []);
+        for line in examples.lines() {
+            roff.text([roman(line.trim_start())]);
+            roff.control("br", []);
+        }
+        roff.control("fi", []);
+    }
+    roff.control("SH", ["EXIT STATUS"]);
+    roff.text([roman(EXIT_STATUS)]);
+    roff.control("SH", ["ENVIRONMENT"]);
+    for (names, what) in ENVIRONMENT {
+        roff.control("TP", []);
+        roff.text([roman(*names)]);
+        roff.text([roman(*what)]);
+    }
+    roff.to_writer(out)?;
+    if cmd.get_version().is_some() || cmd.get_long_version().is_some() {
+        man.render_version_section(out)?;
     }
     Ok(())
 }

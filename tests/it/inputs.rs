@@ -294,7 +294,7 @@ fn check_reports_templates_that_do_not_parse_like_build() {
     insta::assert_snapshot!(run.stderr(), @r"
     templates/explorer.html.j2:2: syntax error: unexpected end of block
     templates/page.json.j2:2: syntax error: unexpected `}`, expected end of variable block
-    error: a template failed; nothing was written
+    error: a template failed
     ");
     // Rendering is checked too: a name the context does not have.
     p.write("templates/explorer.html.j2", "<p>fine</p>\n");
@@ -337,7 +337,7 @@ fn a_language_code_that_is_no_language_is_refused_with_the_code_the_data_has() {
     let run = p.folio(&["check"]).fails(1);
     insta::assert_snapshot!(run.stderr(), @"
     folio.toml: listing.languages: `sp` is no language: its first part is no ISO 639 code (such as `es` for Spanish, or `pt-br` for Portuguese as spoken in Brazil); did you mean `es`? (data/a.csv has `name.es`)
-    error: invalid configuration; nothing was written
+    error: invalid configuration
     ");
     // Region and script subtags stay as they are; three-letter codes are languages too.
     p.write(

@@ -77,7 +77,7 @@ fn init_refuses_an_existing_project_and_force_never_touches_data() {
     assert!(run.stdout().contains("Add /output/ and /hosting/ to your .gitignore"));
     // The newcomer's own CSV builds with the generated config.
     let check = p.folio(&["check"]).success().stdout();
-    assert!(check.starts_with("1 records in 1 files"), "{check}");
+    assert!(check.starts_with("1 record in 1 file;"), "{check}");
     p.folio(&["build"]).success();
     assert_eq!(p.json("output/api/fr/attractions/10/1.json")["data"][0]["name"], "Le Louvre");
 
@@ -198,6 +198,13 @@ fn completions_for_every_shell_and_a_man_page() {
     for word in ["init", "deploy", "completions"] {
         assert!(man.contains(word), "the man page lists {word}");
     }
+    // Examples read as typed (no hyphenation); exit codes and the environment are said.
+    assert!(man.contains("\n.nh\n"), "no hyphenation");
+    for section in [".SH EXAMPLES", ".SH \"EXIT STATUS\"", ".SH ENVIRONMENT"] {
+        assert!(man.contains(section), "the man page has {section}");
+    }
+    assert!(man.contains("AWS_ACCESS_KEY_ID"), "credentials are named");
+    assert!(!man.contains("folio\\-help"), "no page for help is referred to");
     // Every page the overview refers to is written by --out-dir.
     let pages = tmp.path().join("man1");
     let listed = folio_in(tmp.path(), &["man", "--out-dir", "man1"]).success().stdout();
