@@ -822,7 +822,8 @@ fn a_file_changed_behind_folios_back_stops_the_deploy(remote: &Remote) {
     let edited = b"{\"edited\": \"by hand, mid-deploy\"}\n";
     p.write("output/api/index.json", edited);
     gate.open();
-    assert_eq!(deploy.wait().unwrap().code(), Some(2));
+    let code = deploy.wait().unwrap().code();
+    assert_eq!(code, Some(2), "{}", said.text());
     assert!(
         said.text().contains("`output/api/index.json` changed while it was being deployed"),
         "{}",

@@ -338,9 +338,20 @@ fn missing_is_ok(found: bool, what: &str) -> bool {
             std::env::var_os("CI").is_none(),
             "{what} is missing, and CI must run this test (.ci/run installs it)"
         );
-        eprintln!("skipping: {what} is not installed (.ci/run installs it)");
+        skipped(&format!("{what} is not installed (.ci/run installs it)"));
     }
     found
+}
+
+/// Says that the running test skips, and why, where `cargo test` shows it without
+/// `--nocapture`: libtest captures `eprintln!`, not writes to the stderr handle. The test
+/// still counts as passed, so the line is the only sign of the skip.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    let line = format!("SKIPPED {test}: {why}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// A command started in the background, killed when the test ends (also when it fails

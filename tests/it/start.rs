@@ -336,3 +336,89 @@ fn docs_config_md_documents_exactly_the_keys_the_parser_accepts() {
         );
     }
 }
+
+/// The fenced ```yaml blocks of a doc.
+fn yaml_blocks(doc: &str) -> Vec<String> {
+    let text = fs::read_to_string(repo().join(doc)).unwrap();
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match (&mut current, line.trim_start()) {
+            (None, "```yaml") => current = Some(String::new()),
+            (Some(block), "```") => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn ci_recipes_install_a_pinned_folio_in_a_project_repository_and_cache_by_its_revision() {
+    // A project repository holds folio.toml and data/, no Cargo.toml: `--path .` fails
+    // there, and a cache key that never changes never refreshes.
+    let mut recipes = 0;
+    for doc in ["docs/ci.md", "docs/publish.md"] {
+        for block in yaml_blocks(doc).iter().filter(|b| b.contains("cargo install")) {
+            recipes += 1;
+            assert!(
+                !block.contains("install --locked --path"),
+                "{doc}: installs from a path\n{block}"
+            );
+            assert!(
+                block.contains(r#"cargo install --locked --git "$FOLIO_REPO" --rev "$FOLIO_REV""#),
+                "{doc}: not installed from a pinned revision\n{block}"
+            );
+            for var in ["FOLIO_REPO:", "FOLIO_REV:"] {
+                assert!(block.contains(var), "{doc}: {var} is not set\n{block}");
+            }
+            let keys: Vec<&str> = block.lines().filter(|l| l.contains("key:")).collect();
+            assert!(!keys.is_empty(), "{doc}: no cache\n{block}");
+            for key in keys {
+                assert!(
+                    key.contains("FOLIO_REV"),
+                    "{doc}: the cache key ignores the version: {key}"
+                );
+            }
+        }
+    }
+    assert_eq!(recipes, 3, "the GitHub and GitLab pipelines and the OIDC job");
+}
+
+#[test]
+fn a_skipped_test_says_so_in_the_default_output() {
+    // This very binary, run on one test that needs a program, with no PATH to find it
+    // on and CI unset: the skip must show without --nocapture, naming the test and why.
+    let me = std::env::current_exe().unwrap();
+    let test = "frontend::openapi_document_passes_openapi_spec_validator";
+    let out = Command::new(me)
+        .args([test, "--exact", "--test-threads=2"])
+        .env("PATH", "")
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    let said =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("1 passed"), "the test ran: {said}");
+    assert!(
+        said.contains(&format!(
+            "SKIPPED {test}: openapi-spec-validator is not installed (.ci/run installs it)"
+        )),
+        "{said}"
+    );
+    // Under CI the same test fails instead: .ci/run installs what it needs.
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact"])
+        .env("PATH", "")
+        .env("CI", "true")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "a missing program fails under CI");
+}
