@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::config::Project;
 use crate::output::manifest::Manifest;
-use crate::routes::ErrorCode;
+use crate::routes::layout::{FileKind, Layout};
 
 /// The headers folio sets on an object.
 #[derive(
@@ -64,73 +64,34 @@ pub struct Scanned {
     pub phase: Phase,
 }
 
-/// What decides a file's role: the listing's layout and the headers' values.
-pub struct Roles<'p> {
-    project: &'p Project,
+/// What decides a file's headers: the listing's layout and the headers' values.
+pub struct Roles {
+    layout: Layout,
+    cache_control: String,
     siblings: bool,
 }
 
-/// What a path below `output/` is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Role {
-    Page,
-    /// A precompressed sibling of a page, with its coding (`br`, `gzip`).
-    Sibling(&'static str),
-    Error,
-    /// `api/index.json`, `api/openapi.json`, `api/explorer.html`, anything else under `api/`.
-    Api,
-    /// Anything outside `api/` (host files such as `_redirects`, the user's own files).
-    Other,
-}
-
-impl<'p> Roles<'p> {
-    pub fn new(project: &'p Project, siblings: bool) -> Self {
-        Roles { project, siblings }
-    }
-
-    /// Is `rel` a page file: `api/[{lang}/]{resource}/{size}/{page}.json`?
-    pub fn is_page(&self, rel: &str) -> bool {
-        let p = self.project;
-        let Some(rest) = rel.strip_prefix("api/") else { return false };
-        let parts: Vec<&str> = rest.split('/').collect();
-        let (res, size, page) = match parts.as_slice() {
-            [lang, res, size, page] if p.languages.iter().any(|l| l == lang) => (res, size, page),
-            [res, size, page] => (res, size, page),
-            _ => return false,
-        };
-        let number = page.strip_suffix(".json").unwrap_or("");
-        *res == p.resource
-            && p.page_sizes.iter().any(|s| s.to_string() == *size)
-            && crate::routes::valid_page(number)
-    }
-
-    pub fn role(&self, rel: &str) -> Role {
-        if self.is_page(rel) {
-            return Role::Page;
+impl Roles {
+    pub fn new(project: &Project, siblings: bool) -> Self {
+        Roles {
+            layout: Layout::new(project),
+            cache_control: project.cache_control.clone(),
+            siblings,
         }
-        for (ext, coding) in [(".br", "br"), (".gz", "gzip")] {
-            if rel.strip_suffix(ext).is_some_and(|page| self.is_page(page)) {
-                return Role::Sibling(coding);
-            }
-        }
-        if ErrorCode::ALL.iter().any(|c| c.file() == rel) {
-            return Role::Error;
-        }
-        if rel.starts_with("api/") { Role::Api } else { Role::Other }
     }
 
     /// The headers of `rel` on the store, or `None` when it is not published (a sibling
     /// without `siblings = true`).
     pub fn headers(&self, rel: &str) -> Option<(Headers, Phase)> {
-        let cache = Some(self.project.cache_control.clone());
+        let cache = Some(self.cache_control.clone());
         let typed = |cache_control| Headers {
             content_type: crate::routes::content_type(rel).to_string(),
             cache_control,
             content_encoding: None,
         };
-        Some(match self.role(rel) {
-            Role::Page => (typed(cache), Phase::Pages),
-            Role::Sibling(coding) if self.siblings => {
+        Some(match self.layout.kind(rel) {
+            FileKind::Page(_) => (typed(cache), Phase::Pages),
+            FileKind::Sibling(_, coding) if self.siblings => {
                 let page = rel.rsplit_once('.').map_or(rel, |(page, _)| page);
                 let headers = Headers {
                     content_type: crate::routes::content_type(page).to_string(),
@@ -139,8 +100,8 @@ impl<'p> Roles<'p> {
                 };
                 (headers, Phase::Pages)
             }
-            Role::Sibling(_) => return None,
-            Role::Error => (
+            FileKind::Sibling(..) => return None,
+            FileKind::Error => (
                 Headers {
                     content_type: "application/problem+json".into(),
                     cache_control: None,
@@ -148,8 +109,8 @@ impl<'p> Roles<'p> {
                 },
                 Phase::Links,
             ),
-            Role::Api => (typed(cache), Phase::Links),
-            Role::Other => (typed(None), Phase::Links),
+            FileKind::Api => (typed(cache), Phase::Links),
+            FileKind::Other => (typed(None), Phase::Links),
         })
     }
 }
@@ -300,13 +261,14 @@ mod tests {
             h("robots.txt"),
             Some(("text/plain; charset=utf-8".into(), None, None, Phase::Links))
         );
-        // Not pages: an unknown language, size or page number.
+        // Not pages: an unknown language, size or page number; no cache for a sibling
+        // of none.
         for rel in [
             "api/de/attractions/10/1.json",
             "api/en/attractions/15/1.json",
             "api/en/attractions/10/01.json",
         ] {
-            assert_eq!(roles.role(rel), Role::Api, "{rel}");
+            assert_eq!(h(rel), Some((json.clone(), cc.clone(), None, Phase::Links)), "{rel}");
         }
         let without = Roles::new(&p, false);
         assert_eq!(without.headers("api/en/attractions/10/1.json.gz"), None);

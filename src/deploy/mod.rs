@@ -27,10 +27,11 @@ pub mod store;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
-use crate::config::{BaseUrl, Envelope, Project};
+use crate::config::Project;
 use crate::error::Failure;
 use crate::output::lock::{Access, Busy, Lock};
 use crate::output::manifest::{MANIFEST, Manifest};
+use crate::routes::layout::Layout;
 use crate::site::Progress;
 use lease::Lease;
 use local::Roles;
@@ -163,15 +164,9 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         .enable_all()
         .build()
         .map_err(|e| anyhow::Error::from(e).context("starting the deploy's runtime"))?;
-    let site = purge::Site {
-        base: BaseUrl::parse(&manifest.stamp.base_url).unwrap_or_default(),
-        resource: project.resource.clone(),
-        languages: project.languages.clone(),
-        default_size: project.default_page_size,
-        laravel: matches!(project.envelope, Envelope::Laravel | Envelope::LaravelResource),
-    };
+    let layout = Layout::new(project);
     let purged = |objects: BTreeSet<String>| {
-        PurgeList::new(&site, &manifest.stamp.base_url, objects.into_iter().collect())
+        PurgeList::new(&layout, &manifest.stamp.base_url, objects.into_iter().collect())
     };
     let lifetime = crate::output::fault::process()
         .lease_secs

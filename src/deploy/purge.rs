@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use crate::config::BaseUrl;
+use crate::routes::layout::{API, FileKind, Layout};
 
 /// Past this many exact entries, a variant collapses to one wildcard or prefix.
 pub const VARIANT_LIMIT: usize = 30;
@@ -32,17 +33,6 @@ pub const VARIANT_LIMIT: usize = 30;
 pub const CLOUDFLARE_BATCH: usize = 30;
 /// Wildcard invalidations CloudFront runs at once.
 pub const CLOUDFRONT_WILDCARDS: usize = 15;
-
-/// What the URLs depend on.
-#[derive(Debug, Clone)]
-pub struct Site {
-    pub base: BaseUrl,
-    pub resource: String,
-    pub languages: Vec<String>,
-    pub default_size: u64,
-    /// A Laravel envelope is on: its `?per_page=S&page=P` URLs are in links too.
-    pub laravel: bool,
-}
 
 /// The purge list of one deploy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -57,55 +47,29 @@ pub struct Purge {
     pub cloudflare: Vec<Value>,
 }
 
-/// A page file's variant endpoint (`api/en/attractions` or `api/attractions`), size and
-/// page number.
-fn page_of<'r>(site: &Site, rel: &'r str) -> Option<(&'r str, u64, u64)> {
-    let stem = rel.strip_suffix(".json")?;
-    let (rest, page) = stem.rsplit_once('/')?;
-    let (endpoint, size) = rest.rsplit_once('/')?;
-    let inner = endpoint.strip_prefix("api/")?;
-    let ok = inner == site.resource
-        || inner.split_once('/').is_some_and(|(lang, res)| {
-            res == site.resource && site.languages.iter().any(|l| l == lang)
-        });
-    (ok && crate::routes::valid_page(page)).then_some(())?;
-    Some((endpoint, size.parse().ok()?, page.parse().ok()?))
-}
-
 /// The URL paths (below the mount, without the leading `/`) of one changed object, and
-/// its variant's endpoint when it is a page.
-fn paths(site: &Site, rel: &str) -> (Vec<String>, Option<String>) {
-    let page_rel = rel.strip_suffix(".br").or_else(|| rel.strip_suffix(".gz")).unwrap_or(rel);
-    match page_of(site, page_rel) {
-        Some((endpoint, size, page)) => {
-            let mut out =
-                vec![page_rel.to_string(), format!("{endpoint}?page={page}&per_page={size}")];
-            if size == site.default_size {
-                out.push(format!("{endpoint}?page={page}"));
-                if page == 1 {
-                    out.push(endpoint.to_string());
-                }
-            } else if site.laravel {
-                out.push(format!("{endpoint}?per_page={size}&page={page}"));
-            }
-            // Page 1 is what a client gets that gives only the size.
-            if page == 1 {
-                out.push(format!("{endpoint}?per_page={size}"));
-            }
-            (out, Some(endpoint.to_string()))
+/// its variant's endpoint when it is a page or a page's sibling.
+fn paths(layout: &Layout, rel: &str) -> (Vec<String>, Option<String>) {
+    match layout.kind(rel) {
+        FileKind::Page(p) | FileKind::Sibling(p, _) => {
+            (layout.urls(&p), Some(layout.endpoint(p.variant)))
         }
-        None => (vec![rel.to_string()], None),
+        _ => (vec![rel.to_string()], None),
     }
 }
 
 /// The purge list for `changed`: keys below `output/` uploaded or deleted.
-pub fn purge<'a>(site: &Site, changed: impl IntoIterator<Item = &'a str>) -> Purge {
-    let mount = &site.base.path;
-    let origin = &site.base.origin;
+pub fn purge<'a>(
+    base: &BaseUrl,
+    layout: &Layout,
+    changed: impl IntoIterator<Item = &'a str>,
+) -> Purge {
+    let mount = &base.path;
+    let origin = &base.origin;
     // Variant endpoint ("" for files that are no page) → exact paths below the mount.
     let mut by_variant: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for rel in changed {
-        let (paths, variant) = paths(site, rel);
+        let (paths, variant) = paths(layout, rel);
         by_variant.entry(variant.unwrap_or_default()).or_default().extend(paths);
     }
     let absolute = |p: &str| format!("{origin}{mount}/{p}");
@@ -126,8 +90,8 @@ pub fn purge<'a>(site: &Site, changed: impl IntoIterator<Item = &'a str>) -> Pur
     }
     if wildcards.len() > CLOUDFRONT_WILDCARDS {
         // Too many wildcards in progress for CloudFront: the whole API at once.
-        cloudfront.retain(|p| !p.starts_with(&format!("{mount}/api/")));
-        wildcards = vec![format!("{mount}/api/*")];
+        cloudfront.retain(|p| !p.starts_with(&format!("{mount}/{API}")));
+        wildcards = vec![format!("{mount}/{API}*")];
     }
     cloudfront.extend(wildcards);
     let cloudflare = if origin.is_empty() {
@@ -159,8 +123,10 @@ pub struct PurgeList {
 }
 
 impl PurgeList {
-    pub fn new(site: &Site, base_url: &str, objects: Vec<String>) -> PurgeList {
-        let purge = purge(site, objects.iter().map(String::as_str));
+    /// The list for `objects` of a build made for `base_url`.
+    pub fn new(layout: &Layout, base_url: &str, objects: Vec<String>) -> PurgeList {
+        let base = BaseUrl::parse(base_url).unwrap_or_default();
+        let purge = purge(&base, layout, objects.iter().map(String::as_str));
         PurgeList { base_url: base_url.to_string(), objects, purge }
     }
 
@@ -185,14 +151,20 @@ impl PurgeList {
 mod tests {
     use super::*;
 
-    fn site(base: &str, laravel: bool) -> Site {
-        Site {
-            base: BaseUrl::parse(base).unwrap(),
+    fn site(base: &str, laravel: bool) -> (BaseUrl, Layout) {
+        let layout = Layout {
             resource: "attractions".into(),
             languages: vec!["en".into(), "fr".into()],
+            default_language: 0,
+            sizes: vec![10, 20],
             default_size: 10,
             laravel,
-        }
+        };
+        (BaseUrl::parse(base).unwrap(), layout)
+    }
+
+    fn purge<'a>(site: &(BaseUrl, Layout), changed: impl IntoIterator<Item = &'a str>) -> Purge {
+        super::purge(&site.0, &site.1, changed)
     }
 
     #[test]
@@ -258,7 +230,7 @@ mod tests {
     fn too_many_wildcards_become_the_whole_api() {
         let langs: Vec<String> = (0..20).map(|i| format!("l{i}")).collect();
         let mut s = site("https://example.org", false);
-        s.languages = langs.clone();
+        s.1.languages = langs.clone();
         let changed: Vec<String> = langs
             .iter()
             .flat_map(|l| (1..=40).map(move |p| format!("api/{l}/attractions/20/{p}.json")))

@@ -53,8 +53,8 @@ impl Links {
 
     pub fn page(&self, size: u64, page: usize) -> String {
         match self.style {
-            UrlStyle::Query => format!("{}?page={page}&per_page={size}", self.endpoint),
-            UrlStyle::Path => format!("{}/{size}/{page}.json", self.endpoint),
+            UrlStyle::Query => format!("{}{}", self.endpoint, layout::query(size, page)),
+            UrlStyle::Path => format!("{}{}", self.endpoint, layout::path_suffix(size, page)),
         }
     }
 
@@ -71,9 +71,10 @@ impl Links {
         out.push(b'"');
         out.extend_from_slice(self.endpoint_json.as_bytes());
         let w = match self.style {
-            UrlStyle::Path => write!(out, "/{size}/{page}.json\""),
-            UrlStyle::Query if size == self.default_size => write!(out, "?page={page}\""),
-            UrlStyle::Query => write!(out, "?per_page={size}&page={page}\""),
+            UrlStyle::Path => write!(out, "{}\"", layout::path_suffix(size, page)),
+            UrlStyle::Query => {
+                write!(out, "{}\"", layout::laravel_query(size, page, self.default_size))
+            }
         };
         w.expect("writing to a Vec cannot fail");
     }

@@ -11,7 +11,9 @@
 //! The endpoints are `api/{lang}/{resource}` and `api/{resource}` (a page is asked for with
 //! `?page=P&per_page=S`); a page file is also served by its path (the path form).
 
-use crate::config::Project;
+use std::fmt::Display;
+
+use crate::config::{Envelope, Project};
 
 pub const INDEX: &str = "api/index.json";
 pub const OPENAPI: &str = "api/openapi.json";
@@ -21,21 +23,21 @@ pub const NOJEKYLL: &str = ".nojekyll";
 
 /// The problem document of an error code.
 pub fn error_file(code: &str) -> String {
-    format!("api/errors/{code}.json")
+    format!("{API}errors/{code}.json")
 }
 
 /// The endpoint of a language (`None`: the unprefixed one): `api/{lang}/{resource}`.
 pub fn endpoint(lang: Option<&str>, resource: &str) -> String {
     match lang {
-        Some(lang) => format!("api/{lang}/{resource}"),
-        None => format!("api/{resource}"),
+        Some(lang) => format!("{API}{lang}/{resource}"),
+        None => format!("{API}{resource}"),
     }
 }
 
 /// The file of page `page` at size `size` below an endpoint (`page` may be a host's
 /// placeholder, as Netlify's `:page`).
-pub fn page_file(endpoint: &str, size: u64, page: impl std::fmt::Display) -> String {
-    format!("{endpoint}/{size}/{page}.json")
+pub fn page_file(endpoint: &str, size: u64, page: impl Display) -> String {
+    format!("{endpoint}{}", path_suffix(size, page))
 }
 
 /// The files below `api/` other than pages that a build writes.
@@ -45,37 +47,168 @@ pub fn api_files() -> Vec<String> {
     files
 }
 
+/// The folder of the API below the output folder and the mount point, with its slash.
+pub const API: &str = "api/";
+
+/// The query of a page as links spell it: `?page=P&per_page=S`.
+pub fn query(size: u64, page: impl Display) -> impl Display {
+    Spelled(move |f: &mut std::fmt::Formatter| write!(f, "?page={page}&per_page={size}"))
+}
+
+/// Laravel's spelling of a page's query: `?page=P` at the default size,
+/// `?per_page=S&page=P` otherwise.
+pub fn laravel_query(size: u64, page: impl Display, default_size: u64) -> impl Display {
+    Spelled(move |f: &mut std::fmt::Formatter| {
+        if size == default_size {
+            write!(f, "?page={page}")
+        } else {
+            write!(f, "?per_page={size}&page={page}")
+        }
+    })
+}
+
+/// The path form of a page below its endpoint: `/{size}/{page}.json`.
+pub fn path_suffix(size: u64, page: impl Display) -> impl Display {
+    Spelled(move |f: &mut std::fmt::Formatter| write!(f, "/{size}/{page}.json"))
+}
+
+/// A spelling written straight into its destination (links are written a dozen times a
+/// page: no `String` for each).
+struct Spelled<F>(F);
+
+impl<F: Fn(&mut std::fmt::Formatter) -> std::fmt::Result> Display for Spelled<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        (self.0)(f)
+    }
+}
+
 /// A page file, named by its parts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageFile<'r> {
-    /// `api/{lang}/{resource}` or `api/{resource}`.
-    pub endpoint: &'r str,
-    pub lang: Option<&'r str>,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageFile {
+    /// The language (an index into the configured ones) and whether its URLs carry it.
+    pub variant: Variant,
     pub size: u64,
     pub page: u64,
 }
 
-/// `rel` as a page file of this listing (a configured language and size, a valid page
-/// number), or `None`.
-pub fn parse_page<'r>(
-    rel: &'r str,
-    resource: &str,
-    languages: &[String],
-    sizes: &[u64],
-) -> Option<PageFile<'r>> {
-    let stem = rel.strip_suffix(".json")?;
-    let (rest, page) = stem.rsplit_once('/')?;
-    let (endpoint, size) = rest.rsplit_once('/')?;
-    let lang = match endpoint.strip_prefix("api/")?.split_once('/') {
-        None if endpoint == format!("api/{resource}") => None,
-        Some((lang, res)) if res == resource && languages.iter().any(|l| l == lang) => Some(lang),
-        _ => return None,
-    };
-    let size: u64 = size.parse().ok().filter(|s| sizes.contains(s))?;
-    if !super::valid_page(page) {
-        return None;
+/// What a path below the output folder is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Page(PageFile),
+    /// A precompressed sibling of a page, with its coding (`br`, `gzip`).
+    Sibling(PageFile, &'static str),
+    /// A problem document, `api/errors/{code}.json`.
+    Error,
+    /// Anything else under `api/`: the index, the OpenAPI document, the explorer.
+    Api,
+    /// Anything outside `api/` (host files such as `_redirects`, the user's own files).
+    Other,
+}
+
+/// The precompressed siblings a page may have: the file's extension and its coding.
+pub const SIBLINGS: [(&str, &str); 2] = [(".br", "br"), (".gz", "gzip")];
+
+/// The two-way map of one listing's files and URLs: what a build names each page, which
+/// page a file is, and the URLs a client may ask for it by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub resource: String,
+    pub languages: Vec<String>,
+    pub default_language: usize,
+    pub sizes: Vec<u64>,
+    pub default_size: u64,
+    /// A Laravel envelope is on: its spelling of a page's query is in links too.
+    pub laravel: bool,
+}
+
+impl Layout {
+    pub fn new(project: &Project) -> Layout {
+        Layout {
+            resource: project.resource.clone(),
+            languages: project.languages.clone(),
+            default_language: project.default_language,
+            sizes: project.page_sizes.clone(),
+            default_size: project.default_page_size,
+            laravel: matches!(project.envelope, Envelope::Laravel | Envelope::LaravelResource),
+        }
     }
-    Some(PageFile { endpoint, lang, size, page: page.parse().ok()? })
+
+    /// A variant's endpoint below the mount point: `api/{lang}/{resource}` or
+    /// `api/{resource}`.
+    pub fn endpoint(&self, variant: Variant) -> String {
+        let lang = variant.prefixed.then(|| self.languages[variant.lang].as_str());
+        endpoint(lang, &self.resource)
+    }
+
+    /// The file of a page, relative to the output folder.
+    pub fn page_file(&self, p: &PageFile) -> String {
+        page_file(&self.endpoint(p.variant), p.size, p.page)
+    }
+
+    /// `rel` as a page file of this listing (a configured language and size, a valid page
+    /// number), or `None`: the inverse of [`Layout::page_file`].
+    pub fn parse(&self, rel: &str) -> Option<PageFile> {
+        let stem = rel.strip_suffix(".json")?.strip_prefix(API)?;
+        let (rest, page) = stem.rsplit_once('/')?;
+        let (endpoint, size) = rest.rsplit_once('/')?;
+        let variant = match endpoint.split_once('/') {
+            None if endpoint == self.resource => {
+                Variant { lang: self.default_language, prefixed: false }
+            }
+            Some((lang, res)) if res == self.resource => {
+                Variant { lang: self.languages.iter().position(|l| l == lang)?, prefixed: true }
+            }
+            _ => return None,
+        };
+        let size = self.sizes.iter().copied().find(|s| s.to_string() == size)?;
+        if !super::valid_page(page) {
+            return None;
+        }
+        Some(PageFile { variant, size, page: page.parse().ok()? })
+    }
+
+    /// What `rel` (a path below the output folder) is.
+    pub fn kind(&self, rel: &str) -> FileKind {
+        if let Some(page) = self.parse(rel) {
+            return FileKind::Page(page);
+        }
+        for (ext, coding) in SIBLINGS {
+            if let Some(page) = rel.strip_suffix(ext).and_then(|p| self.parse(p)) {
+                return FileKind::Sibling(page, coding);
+            }
+        }
+        if super::ErrorCode::ALL.iter().any(|c| c.file() == rel) {
+            FileKind::Error
+        } else if rel.starts_with(API) {
+            FileKind::Api
+        } else {
+            FileKind::Other
+        }
+    }
+
+    /// Every URL below the mount point (without its leading `/`) that answers with this
+    /// page: its path form, the query its links spell, `?page=P` at the default size, the
+    /// bare endpoint for page 1 at the default size, `?per_page=S` for page 1 (an absent
+    /// page is 1), and Laravel's spelling when a Laravel envelope is on.
+    pub fn urls(&self, p: &PageFile) -> Vec<String> {
+        let endpoint = self.endpoint(p.variant);
+        let (size, page) = (p.size, p.page);
+        let mut out = vec![
+            format!("{endpoint}{}", path_suffix(size, page)),
+            format!("{endpoint}{}", query(size, page)),
+        ];
+        let laravel = format!("{endpoint}{}", laravel_query(size, page, self.default_size));
+        if size == self.default_size || self.laravel {
+            out.push(laravel);
+        }
+        if page == 1 {
+            if size == self.default_size {
+                out.push(endpoint.clone());
+            }
+            out.push(format!("{endpoint}?per_page={size}"));
+        }
+        out
+    }
 }
 
 /// Which copy of the listing a page belongs to: a language, prefixed (`/api/fr/...`) or
@@ -111,26 +244,111 @@ impl Variant {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn layout(laravel: bool) -> Layout {
+        Layout {
+            resource: "sights".into(),
+            languages: vec!["en".into(), "pt-br".into()],
+            default_language: 0,
+            sizes: vec![10, 25],
+            default_size: 25,
+            laravel,
+        }
+    }
+
+    fn page(lang: usize, prefixed: bool, size: u64, page: u64) -> PageFile {
+        PageFile { variant: Variant { lang, prefixed }, size, page }
+    }
 
     #[test]
     fn page_files_are_named_and_read_back() {
-        let langs = ["en".to_string(), "pt-br".to_string()];
-        let file = page_file(&endpoint(Some("pt-br"), "sights"), 25, 3);
+        let l = layout(false);
+        let file = l.page_file(&page(1, true, 25, 3));
         assert_eq!(file, "api/pt-br/sights/25/3.json");
-        assert_eq!(
-            parse_page(&file, "sights", &langs, &[10, 25]),
-            Some(PageFile { endpoint: "api/pt-br/sights", lang: Some("pt-br"), size: 25, page: 3 })
-        );
-        assert_eq!(parse_page("api/sights/10/1.json", "sights", &langs, &[10]).unwrap().lang, None);
+        assert_eq!(l.parse(&file), Some(page(1, true, 25, 3)));
+        assert_eq!(l.parse("api/sights/10/1.json"), Some(page(0, false, 10, 1)));
         for not in [
             "api/de/sights/10/1.json",
             "api/en/sights/15/1.json",
             "api/en/sights/10/01.json",
+            "api/en/sights/10/0.json",
             "api/en/other/10/1.json",
             "api/en/sights/10/1.json.br",
             "api/errors/not_found.json",
+            "en/sights/10/1.json",
         ] {
-            assert_eq!(parse_page(not, "sights", &langs, &[10, 25]), None, "{not}");
+            assert_eq!(l.parse(not), None, "{not}");
+        }
+    }
+
+    #[test]
+    fn every_file_has_a_kind() {
+        let l = layout(false);
+        let p = page(0, true, 10, 2);
+        assert_eq!(l.kind("api/en/sights/10/2.json"), FileKind::Page(p));
+        assert_eq!(l.kind("api/en/sights/10/2.json.br"), FileKind::Sibling(p, "br"));
+        assert_eq!(l.kind("api/en/sights/10/2.json.gz"), FileKind::Sibling(p, "gzip"));
+        assert_eq!(l.kind("api/errors/not_found.json"), FileKind::Error);
+        assert_eq!(l.kind("api/errors/nope.json"), FileKind::Api);
+        assert_eq!(l.kind(INDEX), FileKind::Api);
+        assert_eq!(l.kind("api/de/sights/10/2.json"), FileKind::Api);
+        assert_eq!(l.kind("_redirects"), FileKind::Other);
+    }
+
+    #[test]
+    fn a_page_is_asked_for_by_every_spelling_of_its_query() {
+        let urls = layout(false).urls(&page(0, true, 25, 1));
+        assert_eq!(
+            urls,
+            [
+                "api/en/sights/25/1.json",
+                "api/en/sights?page=1&per_page=25",
+                "api/en/sights?page=1",
+                "api/en/sights",
+                "api/en/sights?per_page=25",
+            ]
+        );
+        let urls = layout(false).urls(&page(0, false, 10, 3));
+        assert_eq!(urls, ["api/sights/10/3.json", "api/sights?page=3&per_page=10"]);
+        let urls = layout(true).urls(&page(0, false, 10, 3));
+        assert!(urls.contains(&"api/sights?per_page=10&page=3".to_string()), "{urls:?}");
+    }
+
+    fn any_layout() -> impl Strategy<Value = Layout> {
+        let langs = prop::collection::btree_set("[a-z]{2,3}(-[a-z0-9]{1,8})?", 1..4);
+        let sizes = prop::collection::btree_set(1u64..100_000, 1..4);
+        (langs, sizes, "[a-z][a-z0-9_-]{0,12}", any::<bool>(), any::<prop::sample::Index>())
+            .prop_filter("a resource is no language", |(langs, _, res, _, _)| {
+                !langs.contains(res) && res != "errors"
+            })
+            .prop_map(|(langs, sizes, resource, laravel, default)| {
+                let languages: Vec<String> = langs.into_iter().collect();
+                let sizes: Vec<u64> = sizes.into_iter().collect();
+                Layout {
+                    default_language: default.index(languages.len()),
+                    default_size: sizes[default.index(sizes.len())],
+                    resource,
+                    languages,
+                    sizes,
+                    laravel,
+                }
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn parse_inverts_page_file(
+            l in any_layout(),
+            pick in any::<(prop::sample::Index, prop::sample::Index, bool)>(),
+            number in 1u64..=999_999_999,
+        ) {
+            let (lang, size, prefixed) = pick;
+            let lang = if prefixed { lang.index(l.languages.len()) } else { l.default_language };
+            let p = page(lang, prefixed, size.get(&l.sizes).to_owned(), number);
+            let file = l.page_file(&p);
+            prop_assert_eq!(l.parse(&file), Some(p));
+            prop_assert_eq!(l.kind(&format!("{file}.br")), FileKind::Sibling(p, "br"));
         }
     }
 }

@@ -282,6 +282,41 @@ mod tests {
         }
     }
 
+    #[test]
+    fn every_url_of_a_page_resolves_to_its_file() {
+        // What a purge list names for a changed file is what the table answers with it.
+        let r = routes();
+        for laravel in [false, true] {
+            let l = layout::Layout {
+                resource: r.resource.clone(),
+                languages: r.languages.clone(),
+                default_language: 0,
+                sizes: r.sizes.iter().map(|s| s.size).collect(),
+                default_size: r.default_size,
+                laravel,
+            };
+            let variants = [(0, true), (1, true), (0, false)];
+            for (lang, prefixed) in variants {
+                for size in &r.sizes {
+                    for page in 1..=size.pages as u64 {
+                        let variant = layout::Variant { lang, prefixed };
+                        let p = layout::PageFile { variant, size: size.size, page };
+                        let file = l.page_file(&p);
+                        assert_eq!(l.parse(&file), Some(p));
+                        for url in l.urls(&p) {
+                            let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+                            let got = match r.resolve("GET", &format!("/{path}"), query) {
+                                Outcome::Page(f) | Outcome::File(f) => f,
+                                other => panic!("{url}: {other:?}"),
+                            };
+                            assert_eq!(got, file, "{url}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     fn page(s: &str) -> Outcome {
         Outcome::Page(s.into())
     }
