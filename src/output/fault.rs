@@ -16,6 +16,10 @@
 //!
 //! Tests and CI run as root, which ignores file permissions, so permissions cannot stand
 //! in for this.
+//!
+//! Only a build with the cargo feature `fault-injection` reads these variables: the tests
+//! turn it on (a dev-dependency of the crate on itself), `cargo build` and `cargo install`
+//! do not, so a shipped binary has no hook a stray environment variable could pull.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -60,7 +64,20 @@ pub struct Faults {
 /// interrupted switch is not failed again by the same spec.
 pub fn process() -> &'static Faults {
     static FAULTS: std::sync::OnceLock<Faults> = std::sync::OnceLock::new();
-    FAULTS.get_or_init(|| Faults::parse(&std::env::var("FOLIO_FAULT").unwrap_or_default()))
+    FAULTS.get_or_init(|| {
+        Faults::from_env(cfg!(feature = "fault-injection"), || std::env::var("FOLIO_FAULT").ok())
+    })
+}
+
+impl Faults {
+    /// The faults of `spec` (`FOLIO_FAULT`'s value) when fault injection is built in;
+    /// else none, and the variable is not even read.
+    fn from_env(built_in: bool, spec: impl FnOnce() -> Option<String>) -> Faults {
+        if !built_in {
+            return Faults::default();
+        }
+        Faults::parse(&spec().unwrap_or_default())
+    }
 }
 
 impl Faults {
@@ -143,5 +160,23 @@ mod tests {
         assert!(f.before(Step::Upload).is_ok() && f.before(Step::Upload).is_ok());
         assert!(f.before(Step::Upload).is_err());
         assert_eq!(f.at.len(), 2, "what does not parse is no fault");
+    }
+
+    #[test]
+    fn only_a_build_with_the_feature_reads_the_environment() {
+        let spec = || Some("write:1,lease:5".to_string());
+        let without = Faults::from_env(false, || panic!("the variable is not read"));
+        assert!(without.at.is_empty() && without.lease_secs.is_none());
+        let with = Faults::from_env(true, spec);
+        assert!(with.before_write().is_err());
+        assert_eq!(with.lease_secs, Some(5));
+        // The shipped build leaves it out: no default feature turns it on.
+        let manifest: toml::Table =
+            toml::from_str(include_str!("../../Cargo.toml")).expect("Cargo.toml parses");
+        let features = manifest["features"].as_table().expect("a [features] table");
+        assert!(features.contains_key("fault-injection"));
+        let default =
+            features.get("default").and_then(|d| d.as_array()).cloned().unwrap_or_default();
+        assert!(!default.iter().any(|f| f.as_str() == Some("fault-injection")), "{default:?}");
     }
 }
