@@ -119,14 +119,28 @@ pub enum Format {
     Json,
 }
 
+/// `--config FILE`, which every command that reads a project takes.
+#[derive(Debug, Args)]
+pub struct ConfigPath {
+    /// The config file (default: folio.toml in the working directory).
+    #[arg(id = "config", long = "config", value_name = "FILE")]
+    pub path: Option<PathBuf>,
+}
+
+/// `--data DIR`, for the commands that read the data.
+#[derive(Debug, Args)]
+pub struct DataPath {
+    /// The data folder, overriding `data_dir`.
+    #[arg(id = "data", long = "data", value_name = "DIR")]
+    pub path: Option<PathBuf>,
+}
+
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// The config file (default: folio.toml in the working directory).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// The data folder, overriding `data_dir`.
-    #[arg(long, value_name = "DIR")]
-    pub data: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigPath,
+    #[command(flatten)]
+    pub data: DataPath,
     /// The output folder, overriding `output_dir`.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -144,12 +158,10 @@ pub struct BuildArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The config file (default: folio.toml in the working directory).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// The data folder, overriding `data_dir`.
-    #[arg(long, value_name = "DIR")]
-    pub data: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigPath,
+    #[command(flatten)]
+    pub data: DataPath,
     /// How to report.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -157,9 +169,8 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The config file (default: folio.toml in the working directory).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigPath,
     /// The port to listen on; 0 picks a free one.
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
@@ -170,9 +181,8 @@ pub struct ServeArgs {
 
 #[derive(Debug, Args)]
 pub struct DeployArgs {
-    /// The config file (default: folio.toml in the working directory).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigPath,
     /// Where to publish, overriding `[deploy] url`: s3://bucket/prefix, gs://bucket/prefix,
     /// az://container/prefix or file:///dir.
     #[arg(long, value_name = "URL")]
@@ -199,4 +209,13 @@ pub struct DeployArgs {
     /// Print only problems.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

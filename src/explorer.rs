@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use minijinja::{Environment, UndefinedBehavior, Value, context};
 
-use crate::config::{Envelope, Project};
+use crate::config::Project;
 
 /// The override's file name in `templates_dir`, and the built-in template's name.
 pub const TEMPLATE: &str = "explorer.html.j2";
@@ -37,12 +37,7 @@ pub fn render(shown: &str, source: &str, project: &Project) -> Result<Vec<u8>, S
     env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
     // The name decides autoescaping; keep `.html.j2` whatever the shown path is.
     env.add_template(TEMPLATE, source).map_err(located)?;
-    let envelope = match &project.envelope {
-        Envelope::Standard => "standard".to_string(),
-        Envelope::Laravel => "laravel".to_string(),
-        Envelope::LaravelResource => "laravel-resource".to_string(),
-        Envelope::Template(name) => format!("template:{name}"),
-    };
+    let envelope = project.envelope.to_string();
     let languages: Vec<Value> = project.languages.iter().map(Value::from).collect();
     let sizes: Vec<Value> = project.page_sizes.iter().map(|&s| Value::from(s)).collect();
     let default_language = project.languages[project.default_language].as_str();

@@ -5,6 +5,7 @@
 //! bodies, and [`output`] puts files on disk atomically. [`site`] owns that pipeline;
 //! [`cmd`] is the glue the binary calls.
 
+pub mod bytes;
 pub mod cli;
 pub mod cmd;
 pub mod compress;

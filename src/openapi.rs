@@ -468,12 +468,7 @@ fn page_schema(project: &Project, routes: &Routes) -> Value {
         }),
     };
     if let Some(obj) = schema.as_object_mut() {
-        let envelope = match &project.envelope {
-            Envelope::Standard => "standard".to_string(),
-            Envelope::Laravel => "laravel".to_string(),
-            Envelope::LaravelResource => "laravel-resource".to_string(),
-            Envelope::Template(name) => format!("template:{name}"),
-        };
+        let envelope = project.envelope.to_string();
         obj.insert("title".into(), json!(format!("A page in the `{envelope}` envelope")));
     }
     schema

@@ -11,8 +11,8 @@ use crate::site::{self, BuildOptions};
 
 pub fn run(args: BuildArgs) -> Result<(), Failure> {
     let overrides =
-        Overrides { data_dir: args.data, output_dir: args.out, base_url: args.base_url };
-    let project = Project::discover(args.config.as_deref(), &overrides)?;
+        Overrides { data_dir: args.data.path, output_dir: args.out, base_url: args.base_url };
+    let project = Project::discover(args.config.path.as_deref(), &overrides)?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let note = |line: &str| crate::diag::eprint(&format!("folio: {line}"));
     let options = BuildOptions {

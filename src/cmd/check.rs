@@ -47,8 +47,9 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
 /// The project and its loaded listing, or every failure: the config's alone (nothing
 /// else can be checked without it), else the templates' and the data's.
 fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
-    let overrides = Overrides { data_dir: args.data.clone(), ..Overrides::default() };
-    let project = Project::discover(args.config.as_deref(), &overrides).map_err(|f| vec![f])?;
+    let overrides = Overrides { data_dir: args.data.path.clone(), ..Overrides::default() };
+    let project =
+        Project::discover(args.config.path.as_deref(), &overrides).map_err(|f| vec![f])?;
     let listing = site::load(&project);
     match (site::check_templates(&project, listing.as_ref().ok()), listing) {
         (Ok(()), Ok(listing)) => Ok((project, listing)),

@@ -14,7 +14,7 @@ use crate::output::lock::Busy;
 use crate::site::Progress;
 
 pub fn run(args: DeployArgs) -> Result<(), Failure> {
-    let project = Project::discover(args.config.as_deref(), &Overrides::default())?;
+    let project = Project::discover(args.config.path.as_deref(), &Overrides::default())?;
     let d = &project.deploy;
     let url = args.to.clone().unwrap_or_else(|| d.url.clone());
     if url.is_empty() {

@@ -5,7 +5,6 @@
 //! init's own, resolved below the folder with no symlinked folder on the way.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
@@ -111,14 +110,9 @@ fn write_new(path: &Path, file: &InitFile) -> Result<(), Failure> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).with_context(|| format!("creating `{}`", shown.display()))?;
     }
-    let mut out = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
+    crate::output::paths::create_new(path, false, |out| out.write_all(file.contents.as_bytes()))
+        .and_then(|out| out.sync_all())
         .with_context(|| format!("creating `{}`", shown.display()))?;
-    out.write_all(file.contents.as_bytes())
-        .and_then(|()| out.sync_all())
-        .with_context(|| format!("writing `{}`", shown.display()))?;
     Ok(())
 }
 

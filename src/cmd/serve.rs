@@ -14,7 +14,7 @@ use crate::error::Failure;
 use crate::serve::{self, Preview};
 
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
-    let config = args.config.clone();
+    let config = args.config.path.clone();
     let project = Project::discover(config.as_deref(), &Overrides::default())?;
     let reload = move || Project::discover(config.as_deref(), &Overrides::default());
     let listener = std::net::TcpListener::bind((args.bind, args.port))

@@ -400,6 +400,48 @@ pub enum Envelope {
     Template(String),
 }
 
+impl Envelope {
+    /// The built-in envelopes' names, as `[listing] envelope` spells them.
+    pub const BUILT_IN: [&str; 3] = ["standard", "laravel", "laravel-resource"];
+}
+
+/// As `[listing] envelope` spells it: `standard`, `laravel`, `laravel-resource`,
+/// `template:NAME`.
+impl std::fmt::Display for Envelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Envelope::Standard => f.write_str(Envelope::BUILT_IN[0]),
+            Envelope::Laravel => f.write_str(Envelope::BUILT_IN[1]),
+            Envelope::LaravelResource => f.write_str(Envelope::BUILT_IN[2]),
+            Envelope::Template(name) => write!(f, "template:{name}"),
+        }
+    }
+}
+
+/// The inverse of `Display`; a template's name is letters, digits, `-` and `_`.
+impl std::str::FromStr for Envelope {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Envelope, ()> {
+        match s {
+            "standard" => Ok(Envelope::Standard),
+            "laravel" => Ok(Envelope::Laravel),
+            "laravel-resource" => Ok(Envelope::LaravelResource),
+            _ => match s.strip_prefix("template:") {
+                Some(name)
+                    if !name.is_empty()
+                        && name
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
+                {
+                    Ok(Envelope::Template(name.to_string()))
+                }
+                _ => Err(()),
+            },
+        }
+    }
+}
+
 /// One `sort` entry: a (possibly dotted) field name and a direction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SortKey {

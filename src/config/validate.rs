@@ -130,29 +130,14 @@ fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope)
             err("listing.fields: an empty field name".into());
         }
     }
-    let envelope = match l.envelope.as_str() {
-        "standard" => Envelope::Standard,
-        "laravel" => Envelope::Laravel,
-        "laravel-resource" => Envelope::LaravelResource,
-        other => match other.strip_prefix("template:") {
-            Some(name)
-                if !name.is_empty()
-                    && name
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
-            {
-                Envelope::Template(name.to_string())
-            }
-            _ => {
-                let names = ["standard", "laravel", "laravel-resource"];
-                err(format!(
-                    "listing.envelope `{other}` must be standard, laravel, laravel-resource or template:NAME{}",
-                    did_you_mean(other, names)
-                ));
-                Envelope::Standard
-            }
-        },
-    };
+    let envelope = l.envelope.parse().unwrap_or_else(|()| {
+        err(format!(
+            "listing.envelope `{}` must be standard, laravel, laravel-resource or template:NAME{}",
+            l.envelope,
+            did_you_mean(&l.envelope, Envelope::BUILT_IN)
+        ));
+        Envelope::Standard
+    });
     (sort, envelope)
 }
 

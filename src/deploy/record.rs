@@ -22,6 +22,7 @@ use std::io::Read;
 use serde::{Deserialize, Serialize};
 
 use super::local::Headers;
+use crate::output::manifest::hex128;
 
 /// The record's key below the deploy prefix.
 pub const RECORD: &str = ".folio-deploy.json.gz";
@@ -123,7 +124,7 @@ impl Sets {
         let md5 = md5_hex(&p.md5);
         let etag = if p.etag == md5 { String::new() } else { p.etag.clone() };
         let set = self.0.binary_search(&p.headers).expect("every set is listed");
-        let xxh3 = p.xxh3.map(|x| format!("{x:032x}")).unwrap_or_default();
+        let xxh3 = p.xxh3.map(hex128::encode).unwrap_or_default();
         (md5, p.size, etag, set, xxh3, p.modified)
     }
 
@@ -138,7 +139,7 @@ impl Sets {
         };
         let xxh3 = match xxh3.as_str() {
             "" => None,
-            hex => Some(u128::from_str_radix(hex, 16).map_err(|_| bad())?),
+            hex => Some(hex128::decode(hex).ok_or_else(bad)?),
         };
         let etag = if etag.is_empty() { md5_hex(&md5) } else { etag };
         Ok(Put { md5, xxh3, size, etag, modified, headers: headers.clone() })

@@ -18,7 +18,7 @@ fn needs_escape(s: &[u8]) -> bool {
 /// Appends `s` as a JSON string.
 pub fn string(s: &str, out: &mut Vec<u8>) {
     if needs_escape(s.as_bytes()) {
-        serde_json::to_writer(&mut *out, s).expect("writing to a Vec cannot fail");
+        crate::bytes::push_json(out, s);
     } else {
         out.reserve(s.len() + 2);
         out.push(b'"');
@@ -33,9 +33,7 @@ pub fn value(v: &Value, out: &mut Vec<u8>) {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => {
-            serde_json::to_writer(&mut *out, n).expect("writing to a Vec cannot fail")
-        }
+        Value::Number(n) => crate::bytes::push_json(out, n),
         Value::String(s) => string(s, out),
         Value::Array(items) => {
             out.push(b'[');

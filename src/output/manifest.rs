@@ -98,16 +98,42 @@ impl Manifest {
     }
 }
 
+/// A 128-bit hash as 32 lowercase hex digits, as the manifest and the deploy record write
+/// it (serde's `with` for the manifest).
 pub(crate) mod hex128 {
     use serde::{Deserialize, Deserializer, Serializer};
 
+    pub fn encode(v: u128) -> String {
+        hex::encode(v.to_be_bytes())
+    }
+
+    /// Exactly 32 hex digits, or `None`.
+    pub fn decode(s: &str) -> Option<u128> {
+        let mut bytes = [0u8; 16];
+        hex::decode_to_slice(s, &mut bytes).ok()?;
+        Some(u128::from_be_bytes(bytes))
+    }
+
     pub fn serialize<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&format_args!("{v:032x}"))
+        s.serialize_str(&encode(*v))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
         let s = String::deserialize(d)?;
-        u128::from_str_radix(&s, 16).map_err(serde::de::Error::custom)
+        decode(&s).ok_or_else(|| serde::de::Error::custom(format!("not 32 hex digits: `{s}`")))
+    }
+
+    #[cfg(test)]
+    #[test]
+    fn round_trips_and_refuses_anything_but_32_digits() {
+        for v in [0, 1, u128::MAX, 0x0123_4567_89ab_cdef] {
+            assert_eq!(decode(&encode(v)), Some(v));
+            assert_eq!(encode(v).len(), 32);
+        }
+        for bad in ["", "1", "+0000000000000000000000000000001", "g0000000000000000000000000000000"]
+        {
+            assert_eq!(decode(bad), None, "{bad}");
+        }
     }
 }
 

@@ -447,7 +447,7 @@ impl Tree {
         if !journal.renames.is_empty() || !journal.removals.is_empty() {
             fs::create_dir_all(&self.staging).with_context(|| ctx("creating", &self.staging))?;
             let path = self.staging.join(JOURNAL);
-            write_new(&path, |out| Ok(serde_json::to_writer(out, &journal)?))
+            paths::create_new(&path, true, |out| Ok(serde_json::to_writer(out, &journal)?))
                 .with_context(|| ctx("writing", &path))?;
             // The rename is the commit point: from here on the next build rolls forward.
             fs::rename(&path, self.staging.join(COMMIT))
@@ -570,7 +570,8 @@ impl Tree {
         if !nothing_ever && self.old_digest != Some(hash(&bytes)) {
             fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
             let tmp = self.root.join(format!("{MANIFEST}.tmp"));
-            write_new(&tmp, |out| out.write_all(&bytes)).with_context(|| ctx("writing", &tmp))?;
+            paths::create_new(&tmp, true, |out| out.write_all(&bytes))
+                .with_context(|| ctx("writing", &tmp))?;
             fs::rename(&tmp, self.root.join(MANIFEST))
                 .with_context(|| ctx("writing", &self.root.join(MANIFEST)))?;
         }
@@ -579,29 +580,6 @@ impl Tree {
         }
         Ok(())
     }
-}
-
-/// Writes a new file at `path` through `write`. What is already there (the leftover of a
-/// killed build, or a symlink planted at folio's temporary name) is removed first, never
-/// written through: the file is created with `O_EXCL`, which does not follow a symlink.
-fn write_new(
-    path: &Path,
-    write: impl FnOnce(&mut dyn io::Write) -> io::Result<()>,
-) -> io::Result<()> {
-    let open = || fs::OpenOptions::new().write(true).create_new(true).open(path);
-    let file = match open() {
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            if fs::symlink_metadata(path)?.is_dir() {
-                return Err(e);
-            }
-            fs::remove_file(path)?;
-            open()?
-        }
-        other => other?,
-    };
-    let mut out = io::BufWriter::new(file);
-    write(&mut out)?;
-    io::Write::flush(&mut out)
 }
 
 #[cfg(test)]

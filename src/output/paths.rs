@@ -19,6 +19,31 @@ pub fn is_clean(rel: &str) -> bool {
             .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains(['\\', '\0']))
 }
 
+/// Creates the file `path` and writes it through `write`, never through anything already
+/// there: it is opened with `O_EXCL`, which fails on an existing file and does not follow a
+/// symlink. With `replace_leftover`, a file (or symlink) already at `path` is removed
+/// first, as a killed build's leftover at folio's own temporary name is; a folder is not.
+pub fn create_new(
+    path: &Path,
+    replace_leftover: bool,
+    write: impl FnOnce(&mut dyn io::Write) -> io::Result<()>,
+) -> io::Result<fs::File> {
+    let open = || fs::OpenOptions::new().write(true).create_new(true).open(path);
+    let file = match open() {
+        Err(e) if replace_leftover && e.kind() == io::ErrorKind::AlreadyExists => {
+            if fs::symlink_metadata(path)?.is_dir() {
+                return Err(e);
+            }
+            fs::remove_file(path)?;
+            open()?
+        }
+        other => other?,
+    };
+    let mut out = io::BufWriter::new(file);
+    write(&mut out)?;
+    out.into_inner().map_err(io::IntoInnerError::into_error)
+}
+
 /// Why a path was not acted on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {

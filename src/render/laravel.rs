@@ -16,8 +16,6 @@
 //! Laravel's `json_encode` escapes `/` as `\/`; folio writes plain `/`. Both parse to the
 //! same strings.
 
-use std::io::Write;
-
 use super::{Links, PageInfo};
 
 /// Laravel's default `onEachSide`.
@@ -65,7 +63,7 @@ pub fn window(current: usize, last: usize, mut each: impl FnMut(Slot)) {
 
 fn num(out: &mut Vec<u8>, n: Option<usize>) {
     match n {
-        Some(n) => write!(out, "{n}").expect("writing to a Vec cannot fail"),
+        Some(n) => crate::bytes::push_fmt(out, format_args!("{n}")),
         None => out.extend_from_slice(b"null"),
     }
 }
@@ -126,14 +124,16 @@ fn data(out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
 /// Writes one page as `LengthAwarePaginator::toArray()`.
 pub fn write(info: &PageInfo, links: &Links, out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
     let span = info.span();
-    write!(out, "{{\"current_page\":{},", info.page).expect("writing to a Vec cannot fail");
+    crate::bytes::push_fmt(out, format_args!("{{\"current_page\":{},", info.page));
     data(out, items);
     out.extend_from_slice(b",\"first_page_url\":");
     url(out, links, info, Some(1));
     out.extend_from_slice(b",\"from\":");
     num(out, span.map(|s| s.0));
-    write!(out, ",\"last_page\":{},\"last_page_url\":", info.total_pages)
-        .expect("writing to a Vec cannot fail");
+    crate::bytes::push_fmt(
+        out,
+        format_args!(",\"last_page\":{},\"last_page_url\":", info.total_pages),
+    );
     url(out, links, info, Some(info.total_pages));
     out.extend_from_slice(b",\"links\":");
     link_list(out, links, info);
@@ -141,12 +141,11 @@ pub fn write(info: &PageInfo, links: &Links, out: &mut Vec<u8>, items: impl FnOn
     url(out, links, info, next_page(info));
     out.extend_from_slice(b",\"path\":");
     links.write_endpoint(out);
-    write!(out, ",\"per_page\":{},\"prev_page_url\":", info.per_page)
-        .expect("writing to a Vec cannot fail");
+    crate::bytes::push_fmt(out, format_args!(",\"per_page\":{},\"prev_page_url\":", info.per_page));
     url(out, links, info, prev_page(info));
     out.extend_from_slice(b",\"to\":");
     num(out, span.map(|s| s.1));
-    writeln!(out, ",\"total\":{}}}", info.total).expect("writing to a Vec cannot fail");
+    crate::bytes::push_fmt(out, format_args!(",\"total\":{}}}\n", info.total));
 }
 
 /// Writes one page as a paginated API Resource collection.
@@ -167,17 +166,18 @@ pub fn write_resource(
     url(out, links, info, prev_page(info));
     out.extend_from_slice(b",\"next\":");
     url(out, links, info, next_page(info));
-    write!(out, "}},\"meta\":{{\"current_page\":{},\"from\":", info.page)
-        .expect("writing to a Vec cannot fail");
+    crate::bytes::push_fmt(
+        out,
+        format_args!("}},\"meta\":{{\"current_page\":{},\"from\":", info.page),
+    );
     num(out, span.map(|s| s.0));
-    write!(out, ",\"last_page\":{},\"links\":", info.total_pages)
-        .expect("writing to a Vec cannot fail");
+    crate::bytes::push_fmt(out, format_args!(",\"last_page\":{},\"links\":", info.total_pages));
     link_list(out, links, info);
     out.extend_from_slice(b",\"path\":");
     links.write_endpoint(out);
-    write!(out, ",\"per_page\":{},\"to\":", info.per_page).expect("writing to a Vec cannot fail");
+    crate::bytes::push_fmt(out, format_args!(",\"per_page\":{},\"to\":", info.per_page));
     num(out, span.map(|s| s.1));
-    writeln!(out, ",\"total\":{}}}}}", info.total).expect("writing to a Vec cannot fail");
+    crate::bytes::push_fmt(out, format_args!(",\"total\":{}}}}}\n", info.total));
 }
 
 #[cfg(test)]

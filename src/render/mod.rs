@@ -7,10 +7,9 @@ pub mod laravel;
 pub mod standard;
 pub mod template;
 
-use std::io::Write;
-
 use serde_json::json;
 
+use crate::bytes::push_fmt;
 use crate::config::{Project, UrlStyle};
 use crate::paginate;
 use crate::routes::layout::{self, Variant};
@@ -70,13 +69,13 @@ impl Links {
     pub fn write_laravel(&self, out: &mut Vec<u8>, size: u64, page: usize) {
         out.push(b'"');
         out.extend_from_slice(self.endpoint_json.as_bytes());
-        let w = match self.style {
-            UrlStyle::Path => write!(out, "{}\"", layout::path_suffix(size, page)),
-            UrlStyle::Query => {
-                write!(out, "{}\"", layout::laravel_query(size, page, self.default_size))
-            }
-        };
-        w.expect("writing to a Vec cannot fail");
+        match self.style {
+            UrlStyle::Path => push_fmt(out, format_args!("{}\"", layout::path_suffix(size, page))),
+            UrlStyle::Query => push_fmt(
+                out,
+                format_args!("{}\"", layout::laravel_query(size, page, self.default_size)),
+            ),
+        }
     }
 }
 

@@ -1,13 +1,11 @@
 //! The standard envelope (docs/api.md, "Envelopes"): `{"page", "per_page", "total", "total_pages", "data",
 //! "links": {"first", "prev", "next", "last"}}`, keys in that order.
 
-use std::io::Write;
-
 use super::{Links, PageInfo};
 
 fn link(out: &mut Vec<u8>, url: Option<String>) {
     match url {
-        Some(u) => serde_json::to_writer(&mut *out, &u).expect("writing to a Vec cannot fail"),
+        Some(u) => crate::bytes::push_json(out, &u),
         None => out.extend_from_slice(b"null"),
     }
 }
@@ -15,8 +13,12 @@ fn link(out: &mut Vec<u8>, url: Option<String>) {
 /// Writes one page; `items` appends the items, comma-separated, without brackets.
 pub fn write(info: &PageInfo, links: &Links, out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
     let PageInfo { page, per_page, total, total_pages } = *info;
-    write!(out, "{{\"page\":{page},\"per_page\":{per_page},\"total\":{total},\"total_pages\":{total_pages},\"data\":[")
-        .expect("writing to a Vec cannot fail");
+    crate::bytes::push_fmt(
+        out,
+        format_args!(
+            "{{\"page\":{page},\"per_page\":{per_page},\"total\":{total},\"total_pages\":{total_pages},\"data\":["
+        ),
+    );
     items(out);
     out.extend_from_slice(b"],\"links\":{\"first\":");
     link(out, Some(links.page(per_page, 1)));
