@@ -1,0 +1,209 @@
+//! The switch of a staged build into place, journaled: the renames and removals are
+//! written down (`{staging}/journal.json`, renamed to `commit.json` as the commit point)
+//! before the first one happens, so that a build killed or failed midway is finished by
+//! the next one ([`Tree::open`] rolls it forward), and the new manifest is written last.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use super::manifest::{self, Entry, MANIFEST, Manifest, Stamp};
+use super::paths::{self, Confined};
+use super::{COMMIT, JOURNAL, Report, Staged, TREE, Tree, ctx, hash, mtime_ns, shown};
+
+/// The switch, written down before it starts so that it can be finished after a kill.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Journal {
+    /// Paths moved from `{staging}/tree/` into place: a file, or a whole folder that did
+    /// not exist yet (a first build moves `api/` in one rename).
+    pub(super) renames: Vec<String>,
+    pub(super) removals: Vec<String>,
+    /// Every file of the build.
+    pub(super) files: Vec<JournalFile>,
+    #[serde(flatten)]
+    pub(super) stamp: Stamp,
+}
+
+/// One file of a build, as the journal records it.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct JournalFile {
+    pub(super) rel: String,
+    #[serde(with = "manifest::hex128")]
+    pub(super) hash: u128,
+    pub(super) size: u64,
+    /// Known when folio wrote or checked the file; else read after the switch.
+    pub(super) mtime: Option<u64>,
+}
+
+impl Tree {
+    /// Switches the staged files in, removes files folio no longer produces, and records
+    /// the new manifest (rewritten only when it changes). Returns what it did and every
+    /// warning about entries it did not act on (from opening the tree on).
+    pub fn commit(
+        mut self,
+        files: Vec<Staged>,
+        stamp: &Stamp,
+    ) -> anyhow::Result<(Report, Vec<String>)> {
+        let planned: BTreeSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+        let removals: Vec<String> =
+            self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect();
+        drop(planned);
+        let renames = self.rename_units(files.iter().filter(|f| f.changed).map(|f| f.rel.as_str()));
+        let written = files.iter().filter(|f| f.changed).count();
+        let report = Report {
+            written: written as u64,
+            unchanged: (files.len() - written) as u64,
+            removed: removals.len() as u64,
+            bytes: self.bytes.load(Ordering::Relaxed),
+        };
+        let journal = Journal {
+            renames,
+            removals,
+            files: files
+                .into_iter()
+                .map(|f| JournalFile { rel: f.rel, hash: f.hash, size: f.size, mtime: f.mtime })
+                .collect(),
+            stamp: stamp.clone(),
+        };
+        if !journal.renames.is_empty() || !journal.removals.is_empty() {
+            fs::create_dir_all(&self.staging).with_context(|| ctx("creating", &self.staging))?;
+            let path = self.staging.join(JOURNAL);
+            paths::create_new(&path, true, |out| Ok(serde_json::to_writer(out, &journal)?))
+                .with_context(|| ctx("writing", &path))?;
+            // The rename is the commit point: from here on the next build rolls forward.
+            fs::rename(&path, self.staging.join(COMMIT))
+                .with_context(|| ctx("committing", &path))?;
+        }
+        let manifest = self.root.join(MANIFEST);
+        let root = shown(&self.root);
+        self.apply(journal, &manifest).with_context(|| {
+            format!(
+                "the switch into `{root}` failed midway: each file is the old build's or the new one's; the next `folio build` finishes the switch first (until then `folio deploy` refuses the folder)"
+            )
+        })?;
+        Ok((report, self.warnings))
+    }
+
+    /// The fewest renames that move `staged` files into place: the highest folder on each
+    /// file's path that does not exist yet moves as a whole, else the file itself.
+    fn rename_units<'a>(&self, staged: impl Iterator<Item = &'a str>) -> Vec<String> {
+        let mut exists: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
+        let mut units = BTreeSet::new();
+        for rel in staged {
+            let unit = rel
+                .match_indices('/')
+                .map(|(i, _)| &rel[..i])
+                .find(|dir| {
+                    !*exists
+                        .entry(dir)
+                        .or_insert_with(|| fs::symlink_metadata(self.root.join(dir)).is_ok())
+                })
+                .unwrap_or(rel);
+            units.insert(unit.to_string());
+        }
+        units.into_iter().collect()
+    }
+
+    /// Records that `rel`, listed in `source`, was not acted on, and why.
+    fn skip(&mut self, source: &Path, rel: &str, why: impl std::fmt::Display) {
+        self.warnings.push(format!(
+            "{}: entry `{}` was not acted on: {why}",
+            shown(source),
+            rel.escape_debug()
+        ));
+    }
+
+    /// Carries out a switch. `source` names where its paths come from (the manifest, or
+    /// the journal of an interrupted build) in warnings: each path is checked again here,
+    /// because a journal is read back from disk like a manifest.
+    pub(super) fn apply(&mut self, journal: Journal, source: &Path) -> anyhow::Result<()> {
+        let mut inside = Confined::new(&self.root);
+        let mut staged = Confined::new(&self.staging.join(TREE));
+        let mut made = BTreeSet::new();
+        for rel in &journal.renames {
+            let (from, to) = match (staged.resolve(rel), inside.resolve(rel)) {
+                (Ok(from), Ok(to)) => (from, to),
+                (Err(why), _) | (_, Err(why)) => {
+                    self.skip(source, rel, why);
+                    continue;
+                }
+            };
+            if let Some(parent) = to.parent()
+                && made.insert(parent.to_path_buf())
+            {
+                fs::create_dir_all(parent).with_context(|| ctx("creating", parent))?;
+            }
+            match self.faults.before_rename().and_then(|()| fs::rename(&from, &to)) {
+                Ok(()) => {}
+                // Already moved by the build this one is finishing.
+                Err(e) if e.kind() == io::ErrorKind::NotFound && to.exists() => {}
+                Err(e) => return Err(e).with_context(|| ctx("moving into place", &to)),
+            }
+        }
+        for rel in &journal.removals {
+            let path = match inside.resolve(rel) {
+                Ok(path) => path,
+                Err(why) => {
+                    self.skip(source, rel, why);
+                    continue;
+                }
+            };
+            match fs::symlink_metadata(&path) {
+                Ok(m) if m.is_file() => match fs::remove_file(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(e).with_context(|| ctx("removing", &path)),
+                },
+                Ok(_) => {
+                    self.skip(source, rel, "it is a folder or a symlink, not a file folio wrote");
+                    continue;
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e).with_context(|| ctx("removing", &path)),
+            }
+            // Folders the removal emptied, up to (not including) the root.
+            let mut dir = path.parent();
+            while let Some(d) = dir.filter(|d| *d != self.root && d.starts_with(&self.root)) {
+                if fs::remove_dir(d).is_err() {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
+        let mut entries = BTreeMap::new();
+        let nothing_ever = journal.files.is_empty() && self.old_digest.is_none();
+        for JournalFile { rel, hash, size, mtime } in journal.files {
+            let path = match inside.resolve(&rel) {
+                Ok(path) => path,
+                Err(why) => {
+                    self.skip(source, &rel, why);
+                    continue;
+                }
+            };
+            let mtime = match mtime {
+                Some(m) => m,
+                None => mtime_ns(&fs::metadata(&path).with_context(|| ctx("reading", &path))?),
+            };
+            entries.insert(rel, Entry { hash, size, mtime });
+        }
+        let manifest = Manifest::new(journal.stamp, entries);
+        let bytes = manifest.to_bytes();
+        if !nothing_ever && self.old_digest != Some(hash(&bytes)) {
+            fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
+            let tmp = self.root.join(format!("{MANIFEST}.tmp"));
+            paths::create_new(&tmp, true, |out| out.write_all(&bytes))
+                .with_context(|| ctx("writing", &tmp))?;
+            fs::rename(&tmp, self.root.join(MANIFEST))
+                .with_context(|| ctx("writing", &self.root.join(MANIFEST)))?;
+        }
+        if self.staging.exists() {
+            fs::remove_dir_all(&self.staging).with_context(|| ctx("removing", &self.staging))?;
+        }
+        Ok(())
+    }
+}
