@@ -94,6 +94,12 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, _, c)| c)
 }
 
+/// `; did you mean `x`?` when a candidate is close to `word` (as [`nearest`]), else
+/// nothing: the one spelling of a suggestion in every message.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    nearest(word, candidates).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
+}
+
 /// Sorts problems into walk order, then line order; problems on one line keep the order
 /// in which they were found.
 pub fn sort(problems: &mut [Problem]) {

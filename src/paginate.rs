@@ -9,7 +9,7 @@ pub fn total_pages(total: usize, size: usize) -> usize {
 }
 
 /// The item indices on 1-based `page`: `(page-1)*size .. min(page*size, total)`.
-pub fn page_range(total: usize, size: usize, page: usize) -> Range<usize> {
+pub fn items_of_page(total: usize, size: usize, page: usize) -> Range<usize> {
     assert!(page >= 1, "pages are 1-based");
     let start = ((page - 1) * size).min(total);
     start..(start + size).min(total)
@@ -23,13 +23,13 @@ mod tests {
     #[test]
     fn empty_listing_has_one_empty_page() {
         assert_eq!(total_pages(0, 10), 1);
-        assert_eq!(page_range(0, 10, 1), 0..0);
+        assert_eq!(items_of_page(0, 10, 1), 0..0);
     }
 
     #[test]
     fn last_page_is_partial() {
         assert_eq!(total_pages(67, 10), 7);
-        assert_eq!(page_range(67, 10, 7), 60..67);
+        assert_eq!(items_of_page(67, 10, 7), 60..67);
         assert_eq!(total_pages(60, 20), 3);
     }
 
@@ -39,7 +39,7 @@ mod tests {
             let pages = total_pages(total, size);
             let mut next = 0;
             for p in 1..=pages {
-                let r = page_range(total, size, p);
+                let r = items_of_page(total, size, p);
                 prop_assert_eq!(r.start, next);
                 next = r.end;
             }
@@ -50,9 +50,9 @@ mod tests {
         fn only_the_last_page_is_short(total in 1usize..5000, size in 1usize..300) {
             let pages = total_pages(total, size);
             for p in 1..pages {
-                prop_assert_eq!(page_range(total, size, p).len(), size);
+                prop_assert_eq!(items_of_page(total, size, p).len(), size);
             }
-            let last = page_range(total, size, pages).len();
+            let last = items_of_page(total, size, pages).len();
             prop_assert!(last >= 1 && last <= size);
         }
 

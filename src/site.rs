@@ -250,7 +250,7 @@ impl Pages<'_> {
         let v = self.variants[variant];
         let (records, order) = (self.records, &self.orders[v.lang]);
         let info = PageInfo::new(records.len(), size, page);
-        let range = paginate::page_range(records.len(), size as usize, page);
+        let range = paginate::items_of_page(records.len(), size as usize, page);
         self.writer.write(&info, &self.links[variant], variant, out, |out| {
             let order = &order[range];
             for (i, &idx) in order.iter().enumerate() {

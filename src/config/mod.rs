@@ -314,12 +314,11 @@ fn explain(message: &str, text: &str, line: Option<usize>) -> String {
         Some(name) => format!("in [{name}]"),
         None => "at the top level".to_string(),
     };
-    let hint = match crate::diag::nearest(word, valid.iter().copied()) {
-        Some(best) => format!("; did you mean '{best}'?"),
-        None if valid.is_empty() => String::new(),
-        None => format!("; expected one of: {}", valid.join(", ")),
+    let hint = match crate::diag::did_you_mean(word, valid.iter().copied()) {
+        hint if !hint.is_empty() || valid.is_empty() => hint,
+        _ => format!("; expected one of: {}", valid.join(", ")),
     };
-    format!("unknown {what} '{word}' {table}{hint}")
+    format!("unknown {what} `{word}` {table}{hint}")
 }
 
 /// The name of the table a header line opens (`[listing]`, `[fields.name]`), if it is one.
@@ -597,21 +596,21 @@ pub(crate) mod tests {
         let err = project("base_url = \"\"\n[listing]\nlangauges = [\"en\"]\n").unwrap_err();
         assert_eq!(
             err,
-            ["folio.toml:3: unknown key 'langauges' in [listing]; did you mean 'languages'?"]
+            ["folio.toml:3: unknown key `langauges` in [listing]; did you mean `languages`?"]
         );
         let err = project("[fields.name]\nlocalised = true\n").unwrap_err();
         assert_eq!(
             err,
-            ["folio.toml:2: unknown key 'localised' in [fields.name]; did you mean 'localized'?"]
+            ["folio.toml:2: unknown key `localised` in [fields.name]; did you mean `localized`?"]
         );
         let err = project("bas_url = \"\"\n").unwrap_err();
         assert_eq!(
             err,
-            ["folio.toml:1: unknown key 'bas_url' at the top level; did you mean 'base_url'?"]
+            ["folio.toml:1: unknown key `bas_url` at the top level; did you mean `base_url`?"]
         );
         // Nothing near: the valid keys are listed.
         let err = project("[i18n]\nzzz = 1\n").unwrap_err();
-        assert_eq!(err, ["folio.toml:2: unknown key 'zzz' in [i18n]; expected one of: fallback"]);
+        assert_eq!(err, ["folio.toml:2: unknown key `zzz` in [i18n]; expected one of: fallback"]);
     }
 
     #[test]
@@ -650,10 +649,10 @@ pub(crate) mod tests {
         let err = project("[hosting]\ntargets = [\"ngnix\"]\n").unwrap_err();
         assert_eq!(
             err,
-            ["folio.toml:2: unknown value 'ngnix' in [hosting]; did you mean 'nginx'?"]
+            ["folio.toml:2: unknown value `ngnix` in [hosting]; did you mean `nginx`?"]
         );
         let err = project("[i18n]\nfallback = \"nul\"\n").unwrap_err();
-        assert!(err[0].ends_with("did you mean 'null'?"), "{err:?}");
+        assert!(err[0].ends_with("did you mean `null`?"), "{err:?}");
         let err = project("[listing]\nenvelope = \"laravell\"\n").unwrap_err();
         assert!(err[0].ends_with("; did you mean `laravel`?"), "{err:?}");
         let err = project("[listing]\nlanguages = [\"en\", \"fr\"]\ndefault_language = \"fe\"")

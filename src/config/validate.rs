@@ -80,7 +80,10 @@ fn languages_and_sizes(l: &ListingConfig, err: Err) -> usize {
                 "listing.default_language `{}` is not one of listing.languages ({}){}",
                 l.default_language,
                 l.languages.join(", "),
-                did_you_mean(&l.default_language, l.languages.iter().map(String::as_str))
+                crate::diag::did_you_mean(
+                    &l.default_language,
+                    l.languages.iter().map(String::as_str)
+                )
             ));
             0
         });
@@ -134,7 +137,7 @@ fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope)
         err(format!(
             "listing.envelope `{}` must be standard, laravel, laravel-resource or template:NAME{}",
             l.envelope,
-            did_you_mean(&l.envelope, Envelope::BUILT_IN)
+            crate::diag::did_you_mean(&l.envelope, Envelope::BUILT_IN)
         ));
         Envelope::Standard
     });
@@ -161,7 +164,7 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
             Some(_) => err(format!("output.precompress: `{p}` is listed twice")),
             None => err(format!(
                 "output.precompress: `{p}` must be gzip or br{}",
-                did_you_mean(p, ["gzip", "br"])
+                crate::diag::did_you_mean(p, ["gzip", "br"])
             )),
         }
     }
@@ -189,13 +192,6 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
         err(format!("deploy.endpoint `{}` must start with https:// or http://", d.endpoint));
     }
     precompress
-}
-
-/// `; did you mean `x`?` when a candidate is close to `word`, else nothing.
-fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    crate::diag::nearest(word, candidates)
-        .map(|c| format!("; did you mean `{c}`?"))
-        .unwrap_or_default()
 }
 
 impl Config {

@@ -88,7 +88,7 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
             sizes => minijinja::value::Serde(r.sizes.iter().map(|s| Size {
                 size: s.size,
                 quoted: q(&s.size.to_string()),
-                range: q(&format!("~^({}) {}$", patterns::page_range(s.pages), s.size)),
+                range: q(&format!("~^({}) {}$", patterns::page_numbers(s.pages), s.size)),
             }).collect::<Vec<_>>()),
             code => minijinja::value::Serde(codes(|c| c.code().to_string())),
             status => minijinja::value::Serde(codes(|c| internal_status(c).to_string())),

@@ -147,7 +147,7 @@ fn endpoint(r: &Routes, src: &str, base: &str) -> Vec<Value> {
             "has": has, "missing": no_page,
         }));
         let mut in_range = has;
-        in_range.push(query("page", Some(format!("(?<page>{})", patterns::page_range(pages)))));
+        in_range.push(query("page", Some(format!("(?<page>{})", patterns::page_numbers(pages)))));
         out.push(json!({
             "src": src, "caseSensitive": true, "dest": layout::page_file(base, size, "$page"),
             "has": in_range, "missing": missing,

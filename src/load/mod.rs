@@ -129,9 +129,7 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
         let text = std::fs::read_to_string(&project.config_path).unwrap_or_default();
         let known = resolver.field_names();
         let typos = unknown.into_iter().map(|(key, field)| {
-            let hint = crate::diag::nearest(field, known.iter().map(String::as_str))
-                .map(|best| format!("; did you mean `{best}`?"))
-                .unwrap_or_default();
+            let hint = crate::diag::did_you_mean(field, known.iter().map(String::as_str));
             let msg =
                 format!("no record has the field `{field}` and [fields] does not declare it{hint}");
             let line = line_of_entry(&text, field);

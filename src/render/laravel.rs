@@ -217,7 +217,7 @@ mod tests {
         page: usize,
     ) -> serde_json::Value {
         let info = PageInfo::new(total, size, page);
-        let ids: Vec<String> = crate::paginate::page_range(total, size as usize, page)
+        let ids: Vec<String> = crate::paginate::items_of_page(total, size as usize, page)
             .map(|i| format!("{{\"id\":{}}}", i + 1))
             .collect();
         let items = |o: &mut Vec<u8>| o.extend_from_slice(ids.join(",").as_bytes());

@@ -101,7 +101,7 @@ impl PageInfo {
     /// The 1-based numbers of the page's first and last item (Laravel's `from` and `to`);
     /// `None` on an empty page.
     pub fn span(&self) -> Option<(usize, usize)> {
-        let r = paginate::page_range(self.total, self.per_page as usize, self.page);
+        let r = paginate::items_of_page(self.total, self.per_page as usize, self.page);
         (!r.is_empty()).then(|| (r.start + 1, r.end))
     }
 }

@@ -277,7 +277,7 @@ mod tests {
     fn render(source: &str, total: usize, page: usize) -> Result<String, String> {
         let t = PageTemplate::compile("templates/t.json.j2", source.into(), &project())?;
         let info = PageInfo::new(total, 10, page);
-        let ids: Vec<String> = crate::paginate::page_range(total, 10, page)
+        let ids: Vec<String> = crate::paginate::items_of_page(total, 10, page)
             .map(|i| format!("{{\"id\":{},\"n\":\"<&>\\\"\"}}", i + 1))
             .collect();
         let mut out = b"kept".to_vec();

@@ -7,7 +7,7 @@
 //! | [`segment`], [`segments`] | [`super::clean_segment`] |
 //! | [`param`] | [`super::query_param`] |
 //! | [`PAGE`] | [`super::valid_page`] |
-//! | [`page_range`] | a page number within a size's page count |
+//! | [`page_numbers`] | a page number within a size's page count |
 //! | [`accepts_coding`] | [`super::accepts_coding`] |
 //!
 //! They use no lookaround and no backreference, so PCRE (nginx, Apache, Vercel), RE2
@@ -49,7 +49,7 @@ pub fn param(key: &str) -> String {
 /// The decimal numbers `1..=n` without leading zeros, as an alternation (no anchors, no
 /// capturing group): every shorter length, then n's length digit by digit
 /// (137 → `[1-9]|[1-9][0-9]|1[0-2][0-9]|13[0-7]`).
-pub fn page_range(n: usize) -> String {
+pub fn page_numbers(n: usize) -> String {
     fn class(lo: u32, hi: u32) -> String {
         if lo == hi { lo.to_string() } else { format!("[{lo}-{hi}]") }
     }
@@ -118,11 +118,11 @@ mod tests {
 
     #[test]
     fn page_ranges_are_written_digit_by_digit() {
-        assert_eq!(page_range(1), "1");
-        assert_eq!(page_range(7), "[1-7]");
-        assert_eq!(page_range(14), "[1-9]|1[0-4]");
-        assert_eq!(page_range(137), "[1-9]|[1-9][0-9]|1[0-2][0-9]|13[0-7]");
-        assert_eq!(page_range(2000), "[1-9]|[1-9][0-9]|[1-9][0-9]{2}|1[0-9]{3}|2000");
+        assert_eq!(page_numbers(1), "1");
+        assert_eq!(page_numbers(7), "[1-7]");
+        assert_eq!(page_numbers(14), "[1-9]|1[0-4]");
+        assert_eq!(page_numbers(137), "[1-9]|[1-9][0-9]|1[0-2][0-9]|13[0-7]");
+        assert_eq!(page_numbers(2000), "[1-9]|[1-9][0-9]|[1-9][0-9]{2}|1[0-9]{3}|2000");
     }
 
     #[test]
@@ -137,7 +137,7 @@ mod tests {
     proptest! {
         #[test]
         fn the_page_range_accepts_exactly_one_to_n(n in 1usize..100_000, v in 0usize..200_000, text in "[0-9]{0,6}") {
-            let re = whole(&page_range(n));
+            let re = whole(&page_numbers(n));
             prop_assert_eq!(re.is_match(&v.to_string()), (1..=n).contains(&v));
             let in_range = super::super::valid_page(&text) && text.parse::<usize>().is_ok_and(|p| p <= n);
             prop_assert_eq!(re.is_match(&text), in_range, "{}", text);

@@ -167,7 +167,7 @@ fn unknown_commands_and_values_suggest_the_one_meant() {
 
     let p = Project::new("[listing]\nlangauges = [\"en\"]\n");
     let run = p.folio(&["build"]).fails(1);
-    let want = "folio.toml:2: unknown key 'langauges' in [listing]; did you mean 'languages'?";
+    let want = "folio.toml:2: unknown key `langauges` in [listing]; did you mean `languages`?";
     assert!(run.stderr().contains(want), "{}", run.stderr());
 }
 
@@ -255,7 +255,7 @@ fn check_format_json_is_one_object_with_stable_keys() {
         serde_json::from_str(&p.folio(&["check", "--format", "json"]).fails(1).stdout()).unwrap();
     assert_eq!(cfg["problems"][0]["kind"], "config");
     assert_eq!(cfg["problems"][0]["line"], 3);
-    assert!(cfg["problems"][0]["message"].as_str().unwrap().contains("did you mean 'sort'?"));
+    assert!(cfg["problems"][0]["message"].as_str().unwrap().contains("did you mean `sort`?"));
 
     let empty = tempfile::tempdir().unwrap();
     let none: Value = serde_json::from_str(
