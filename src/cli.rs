@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 
 /// Pre-renders a paginated JSON API of attractions into static files.
 #[derive(Debug, Parser)]
-#[command(name = "folio", version = env!("FOLIO_VERSION"), about, after_help = EXAMPLES)]
+#[command(name = "folio", bin_name = "folio", version = env!("FOLIO_VERSION"), about, after_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

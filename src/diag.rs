@@ -106,14 +106,6 @@ pub fn sort(problems: &mut [Problem]) {
     problems.sort_by_key(|p| (p.file, p.line.unwrap_or(0)));
 }
 
-/// Writes one line to stderr. A closed stderr is ignored: there is nowhere left to say
-/// anything, and `eprintln!` would panic.
-pub fn eprint(line: &str) {
-    use std::io::Write;
-    let mut err = std::io::stderr().lock();
-    let _ = err.write_all(line.as_bytes()).and_then(|()| err.write_all(b"\n"));
-}
-
 /// Shows `path` relative to the working directory when it lies below it, so messages read
 /// like `data/a.csv:3: ...` rather than an absolute path.
 pub fn display_path(path: &Path) -> PathBuf {

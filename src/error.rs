@@ -37,6 +37,18 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
+impl From<crate::config::Error> for Failure {
+    /// No config file is a usage error (2); an invalid one, exit 1 with every problem.
+    fn from(e: crate::config::Error) -> Failure {
+        use crate::config::Error;
+        match e {
+            Error::Missing(message) => Failure::Usage(message),
+            Error::Invalid(errors) => Failure::Config(errors),
+            Error::Io(e) => Failure::Other(e),
+        }
+    }
+}
+
 impl From<crate::output::lock::LockError> for Failure {
     /// Busy or a stranger at the lock's name: refused (1); an I/O error: 2.
     fn from(e: crate::output::lock::LockError) -> Failure {

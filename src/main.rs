@@ -12,13 +12,7 @@ fn main() -> ExitCode {
         // `folio build | head -0`: the reader is gone, so is the point of going on (ripgrep).
         Err(failure) if failure.is_broken_pipe() => ExitCode::SUCCESS,
         Err(failure) => {
-            for line in failure.details() {
-                folio::diag::eprint(&line);
-            }
-            folio::diag::eprint(&format!("error: {failure}"));
-            for cause in failure.causes() {
-                folio::diag::eprint(&format!("caused by: {cause}"));
-            }
+            folio::cmd::messages::failure(&failure);
             ExitCode::from(failure.exit_code())
         }
     }

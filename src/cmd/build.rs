@@ -14,7 +14,7 @@ pub fn run(args: BuildArgs) -> Result<(), Failure> {
         Overrides { data_dir: args.data.path, output_dir: args.out, base_url: args.base_url };
     let project = Project::discover(args.config.path.as_deref(), &overrides)?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
-    let note = |line: &str| crate::diag::eprint(&format!("folio: {line}"));
+    let note = super::messages::note;
     let options = BuildOptions {
         busy: if args.no_wait { Busy::Refuse } else { Busy::Wait(&note) },
         ..BuildOptions::default()
@@ -25,7 +25,7 @@ pub fn run(args: BuildArgs) -> Result<(), Failure> {
         site::build_with(&project, &(), &options)?
     };
     for w in &built.warnings {
-        crate::diag::eprint(&format!("warning: {w}"));
+        super::messages::warn(w);
     }
     if !args.quiet {
         let r = built.report;

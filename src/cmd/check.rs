@@ -32,7 +32,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
             // without "nothing was written": check never writes.
             for f in &failures {
                 for line in f.details() {
-                    crate::diag::eprint(&line);
+                    super::messages::eprint(&line);
                 }
             }
             let last = failures.last().expect("at least one failure");
@@ -49,7 +49,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
 fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
     let overrides = Overrides { data_dir: args.data.path.clone(), ..Overrides::default() };
     let project =
-        Project::discover(args.config.path.as_deref(), &overrides).map_err(|f| vec![f])?;
+        Project::discover(args.config.path.as_deref(), &overrides).map_err(|e| vec![e.into()])?;
     let listing = site::load(&project);
     match (site::check_templates(&project, listing.as_ref().ok()), listing) {
         (Ok(()), Ok(listing)) => Ok((project, listing)),
@@ -61,7 +61,7 @@ fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
 
 fn warn(listing: &site::Listing) {
     for w in &listing.data.warnings {
-        crate::diag::eprint(&format!("warning: {w}"));
+        super::messages::warn(&w.to_string());
     }
 }
 

@@ -39,7 +39,7 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         Some(file) => file.write(list),
         None => Ok(()),
     };
-    let note = |line: &str| crate::diag::eprint(&format!("folio: {line}"));
+    let note = super::messages::note;
     let busy = if args.no_wait { Busy::Refuse } else { Busy::Wait(&note) };
     let bar;
     let progress: &dyn Progress = if !args.quiet && std::io::stderr().is_terminal() {
@@ -55,7 +55,7 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
     };
     let deployed = deploy::deploy(&project, &opts, hooks)?;
     for w in &deployed.warnings {
-        crate::diag::eprint(&format!("warning: {w}"));
+        super::messages::warn(w);
     }
     if deployed.dry_run {
         for (key, reason) in &deployed.uploaded {

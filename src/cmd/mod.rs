@@ -1,9 +1,13 @@
-//! One file per command: glue between the CLI and the pipeline in `site`, no logic.
+//! One file per command: what it prints and how it reads its arguments, around the
+//! library's work (`site`, `deploy`, `serve`, `init`). What a command decides stays with
+//! it: `init` which files to keep, `check` how its report reads, `serve` when to rebuild.
+//! All printing goes through `messages.rs`.
 
 pub mod build;
 pub mod check;
 pub mod deploy;
 pub mod init;
+pub mod messages;
 pub mod serve;
 
 use std::io::Write;
@@ -14,6 +18,7 @@ use crate::site::Progress;
 
 use crate::cli::{Cli, Command};
 use crate::error::Failure;
+pub use messages::{print, say};
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<(), Failure> {
@@ -125,24 +130,6 @@ fn render_man(cmd: clap::Command, out: &mut dyn Write) -> std::io::Result<()> {
         man.render_version_section(out)?;
     }
     Ok(())
-}
-
-/// Runs `write` on stdout; a failed write (a closed pipe too) is the command's error.
-fn print(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Failure> {
-    let mut out = std::io::stdout().lock();
-    write(&mut out)
-        .and_then(|()| out.flush())
-        .map_err(|e| Failure::Other(anyhow::Error::from(e).context("writing to stdout")))
-}
-
-/// Writes one line to stdout. A failed write is an error the command returns, so a
-/// closed pipe ends the command (quietly: see `Failure::is_broken_pipe`), never a panic.
-pub fn say(line: std::fmt::Arguments) -> Result<(), Failure> {
-    let mut out = std::io::stdout().lock();
-    out.write_fmt(line)
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush())
-        .map_err(|e| Failure::Other(anyhow::Error::from(e).context("writing to stdout")))
 }
 
 /// The progress bar on a terminal (stderr): a spinner for a phase of unknown length, a

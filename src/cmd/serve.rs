@@ -16,7 +16,7 @@ use crate::serve::{self, Preview};
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let config = args.config.path.clone();
     let project = Project::discover(config.as_deref(), &Overrides::default())?;
-    let reload = move || Project::discover(config.as_deref(), &Overrides::default());
+    let reload = move || Ok(Project::discover(config.as_deref(), &Overrides::default())?);
     let listener = std::net::TcpListener::bind((args.bind, args.port))
         .map_err(|e| Failure::Usage(format!("cannot bind {}:{}: {e}", args.bind, args.port)))?;
     let addr: SocketAddr = listener.local_addr().map_err(anyhow::Error::from)?;
@@ -27,7 +27,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     // Watching before the URL is printed: a change made as soon as it is read rebuilds.
     watch(watched, reload, Arc::downgrade(&preview))?;
     for w in &built.warnings {
-        crate::diag::eprint(&format!("warning: {w}"));
+        super::messages::warn(w);
     }
     say(format_args!("http://{addr}{mount}/"))?;
     say(format_args!(
@@ -168,7 +168,7 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, preview: &Preview) {
     match reload().and_then(|project| preview.rebuild(project)) {
         Ok(built) => {
             for w in &built.warnings {
-                crate::diag::eprint(&format!("warning: {w}"));
+                super::messages::warn(w);
             }
             // Nobody reading stdout any more is no reason to stop serving.
             let _ = say(format_args!(
@@ -178,9 +178,11 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, preview: &Preview) {
         }
         Err(failure) => {
             for line in failure.details() {
-                crate::diag::eprint(&line);
+                super::messages::eprint(&line);
             }
-            crate::diag::eprint(&format!("error: {failure}; still serving the last good build"));
+            super::messages::eprint(&format!(
+                "error: {failure}; still serving the last good build"
+            ));
         }
     }
 }

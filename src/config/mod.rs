@@ -5,6 +5,7 @@
 
 mod base_url;
 mod paths;
+pub mod target;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -18,7 +19,19 @@ pub use paths::normalize;
 pub use validate::is_known_language;
 
 use crate::diag::ConfigError;
-use crate::error::Failure;
+
+/// Why there is no project: no config file where one was looked for (a usage error), a
+/// config that does not parse or validate (every problem, each with its line), or a file
+/// that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Missing(String),
+    #[error("invalid configuration")]
+    Invalid(Vec<ConfigError>),
+    #[error(transparent)]
+    Io(#[from] anyhow::Error),
+}
 
 /// The raw config, exactly as written (paths not yet resolved).
 #[derive(Debug, Clone, Deserialize)]
@@ -484,18 +497,18 @@ pub struct Project {
 impl Project {
     /// Finds, reads and validates the config: `--config F`, else `folio.toml` in the
     /// working directory. A missing file is a usage error (exit 2).
-    pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Failure> {
+    pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Error> {
         let cwd = std::env::current_dir().context("reading the working directory")?;
         let path = cwd.join(config.unwrap_or(Path::new("folio.toml")));
         if !path.is_file() {
-            return Err(Failure::Usage(format!(
+            return Err(Error::Missing(format!(
                 "no config at `{}`: run folio in a folder with a folio.toml (`folio init` writes one), or pass --config",
                 crate::diag::display_path(&path).display()
             )));
         }
         let shown = crate::diag::display_path(&path);
         let (cfg, _) = Config::from_file(&path)?;
-        let cfg = cfg.map_err(|e| Failure::Config(vec![e]))?;
+        let cfg = cfg.map_err(|e| Error::Invalid(vec![e]))?;
         let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
         let data_dir = match &overrides.data_dir {
             Some(dir) => cwd.join(dir),
@@ -536,7 +549,7 @@ impl Project {
                     }
                 }
             }
-            Failure::Config(errors)
+            Error::Invalid(errors)
         })?;
         project.config_digest = project.shape_digest();
         Ok(project)

@@ -183,7 +183,7 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
         err(format!("deploy.concurrency {} must be between 1 and 1024", d.concurrency));
     }
     if !d.url.is_empty()
-        && let Err(e) = crate::deploy::store::Target::parse(&d.url)
+        && let Err(e) = super::target::Target::parse(&d.url)
     {
         err(format!("deploy.url: {e}"));
     }

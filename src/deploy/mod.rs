@@ -274,12 +274,7 @@ async fn survey(
 
 /// Would acting on `s` write anything to the store (an object, a delete, the record)?
 fn writes(s: &Surveyed, purge_list: bool) -> bool {
-    let keeps: Vec<Option<String>> = (s.plan.actions.iter())
-        .map(|a| match a {
-            Action::Keep(etag) => Some(etag.clone()),
-            _ => None,
-        })
-        .collect();
+    let keeps = kept(&s.plan);
     keeps.iter().any(Option::is_none)
         || !s.doomed.is_empty()
         || !s.plan.cut.is_empty()
@@ -289,7 +284,8 @@ fn writes(s: &Surveyed, purge_list: bool) -> bool {
         || plan::objects_after(&s.local, &keeps, &s.modified) != s.old.objects
 }
 
-/// The deploy on the store, phase by phase.
+/// The deploy on the store, phase by phase: survey, lease (when anything will be
+/// written), the intent record, uploads, deletes, the purge list, the record.
 async fn run(
     remote: &Remote<'_>,
     scanned: &[local::Scanned],
@@ -300,35 +296,12 @@ async fn run(
     let opts = remote.opts;
     let mut out = Deployed { dry_run: opts.dry_run, ..Deployed::default() };
     let mut s = survey(remote, scanned, &mut out.warnings).await?;
-    // One deploy at a time writes to the store (`lease.rs`). A deploy with nothing to
-    // write (a no-op, a dry run) takes no lease and sends no write request. One that took
-    // the lease goes on with its survey when no deploy wrote to the store meanwhile (the
-    // record is as it was, with nothing in flight), and surveys again otherwise.
     if !opts.dry_run && writes(&s, purge_list.is_some()) {
-        let (lease, warning) = Lease::take(remote.store, busy, lifetime).await?;
-        out.warnings.extend(warning);
-        let _ = remote.lease.set(lease);
-        let idle = s.old.pending.is_empty() && s.old.deleting.is_empty();
-        if !idle || remote.record_etag().await? != s.record_etag {
-            s = survey(remote, scanned, &mut out.warnings).await?;
-        }
+        s = lease(remote, scanned, s, (busy, lifetime), &mut out.warnings).await?;
     }
     let Surveyed { old, local, mut modified, etagless, plan, doomed, .. } = s;
-    if doomed.len() as u64 > opts.max_deletes {
-        return Err(Failure::Refused(format!(
-            "refusing to delete {} objects from {} (max_deletes is {}): if that is right, pass --max-deletes {}",
-            doomed.len(),
-            remote.store.target.display(),
-            opts.max_deletes,
-            doomed.len()
-        )));
-    }
-    let mut etags: Vec<Option<String>> = (plan.actions.iter())
-        .map(|a| match a {
-            Action::Keep(etag) => Some(etag.clone()),
-            _ => None,
-        })
-        .collect();
+    refuse_mass_delete(remote, &doomed)?;
+    let mut etags = kept(&plan);
     out.unchanged = etags.iter().filter(|e| e.is_some()).count();
     let uploads: Vec<(usize, Reason)> = (plan.actions.iter().enumerate())
         .filter_map(|(i, a)| match a {
@@ -350,19 +323,9 @@ async fn run(
         }
         return Ok(out);
     }
-    if !uploads.is_empty() || !doomed.is_empty() {
-        // Before anything changes, the store learns what is about to: a deploy cut from
-        // here on is finished, purged and cleaned up by the next.
-        let mut intent = old.clone();
-        for &(i, _) in &uploads {
-            intent.pending.entry(local[i].rel.clone()).or_default().insert(local[i].md5);
-        }
-        for d in &doomed {
-            if let Some(put) = &d.put {
-                intent.deleting.insert(d.key.clone(), put.clone());
-            }
-        }
-        intent.unpurged = unpurged.clone();
+    // Before anything changes, the store learns what is about to: a deploy cut from here
+    // on is finished, purged and cleaned up by the next.
+    if let Some(intent) = intent(&old, &local, &uploads, &doomed, &unpurged) {
         remote.put_record(&intent).await?;
     }
     remote.upload(&local, &uploads, &mut etags, &mut out).await?;
@@ -380,8 +343,8 @@ async fn run(
     out.deleted.sort();
     unpurged.extend(out.uploaded.iter().map(|(k, _)| k.clone()));
     unpurged.extend(out.deleted.iter().cloned());
-    let objects = plan::objects_after(&local, &etags, &modified);
-    let mut after = Record { objects, ..Record::default() };
+    let mut after =
+        Record { objects: plan::objects_after(&local, &etags, &modified), ..Record::default() };
     let written = purge_list.map(|write| write(&purged(unpurged.clone())));
     // Until a purge list names them, the record keeps them.
     if !matches!(written, Some(Ok(()))) {
@@ -391,6 +354,78 @@ async fn run(
         remote.put_record(&after).await?;
     }
     written.unwrap_or(Ok(())).map(|()| out)
+}
+
+/// One deploy at a time writes to the store (`lease.rs`); a deploy with nothing to write
+/// (a no-op, a dry run) takes no lease and sends no write request. One that took the lease
+/// goes on with its survey when no deploy wrote to the store meanwhile (the record is as
+/// it was, with nothing in flight), and surveys again otherwise.
+async fn lease(
+    remote: &Remote<'_>,
+    scanned: &[local::Scanned],
+    s: Surveyed,
+    (busy, lifetime): (Busy<'_>, std::time::Duration),
+    warnings: &mut Vec<String>,
+) -> Result<Surveyed, Failure> {
+    let (lease, warning) = Lease::take(remote.store, busy, lifetime).await?;
+    warnings.extend(warning);
+    let _ = remote.lease.set(lease);
+    let idle = s.old.pending.is_empty() && s.old.deleting.is_empty();
+    if idle && remote.record_etag().await? == s.record_etag {
+        return Ok(s);
+    }
+    survey(remote, scanned, warnings).await
+}
+
+/// `--max-deletes` (or `[deploy] max_deletes`) holds: more stale objects than that is
+/// taken for a mistake (a wrong prefix, an empty build).
+fn refuse_mass_delete(remote: &Remote<'_>, doomed: &[remote::Doomed]) -> Result<(), Failure> {
+    let max = remote.opts.max_deletes;
+    if doomed.len() as u64 <= max {
+        return Ok(());
+    }
+    Err(Failure::Refused(format!(
+        "refusing to delete {} objects from {} (max_deletes is {max}): if that is right, pass --max-deletes {}",
+        doomed.len(),
+        remote.store.target.display(),
+        doomed.len()
+    )))
+}
+
+/// Per file, the ETag of the object the plan keeps (`None`: it is uploaded).
+fn kept(plan: &plan::Plan) -> Vec<Option<String>> {
+    (plan.actions.iter())
+        .map(|a| match a {
+            Action::Keep(etag) => Some(etag.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The record written before the first change: the old one, with what is about to be
+/// uploaded as pending, what is about to be deleted as deleting, and what is not purged
+/// yet. `None` when nothing is about to change.
+fn intent(
+    old: &Record,
+    local: &[local::LocalFile],
+    uploads: &[(usize, Reason)],
+    doomed: &[remote::Doomed],
+    unpurged: &BTreeSet<String>,
+) -> Option<Record> {
+    if uploads.is_empty() && doomed.is_empty() {
+        return None;
+    }
+    let mut intent = old.clone();
+    for &(i, _) in uploads {
+        intent.pending.entry(local[i].rel.clone()).or_default().insert(local[i].md5);
+    }
+    for d in doomed {
+        if let Some(put) = &d.put {
+            intent.deleting.insert(d.key.clone(), put.clone());
+        }
+    }
+    intent.unpurged = unpurged.clone();
+    Some(intent)
 }
 
 /// A failure of the store, naming what folio was doing, the object, and the store's own

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant, SystemTime};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_folio");
+/// folio as the tests run it: the same main, with the fault points of `FOLIO_FAULT` built
+/// in (`src/bin/folio-faults.rs`).
+pub const BIN: &str = env!("CARGO_BIN_EXE_folio-faults");
 
 /// How many records the sample in `data/` has.
 pub const SAMPLE_RECORDS: usize = 67;
