@@ -7,26 +7,10 @@ use std::sync::OnceLock;
 use folio::config::{Config, Overrides, Project};
 use folio::diag::Problem;
 
-const CONFIG: &str = r#"
-[listing]
-languages = ["en", "fr", "ja"]
-sort = ["-rating", "name"]
-[fields.name]
-localized = true
-required = true
-[fields.rating]
-type = "number"
-[fields.rank]
-type = "integer"
-[fields."location.lat"]
-type = "number"
-[fields.tags]
-type = "list"
-[fields.open]
-type = "boolean"
-[fields.extra]
-type = "json"
-"#;
+const CONFIG: &str = concat!(
+    "[listing]\nlanguages = [\"en\", \"fr\", \"ja\"]\nsort = [\"-rating\", \"name\"]\n",
+    include_str!("../../tests/fixtures/fields.toml")
+);
 
 pub fn project() -> &'static Project {
     static PROJECT: OnceLock<Project> = OnceLock::new();

@@ -204,29 +204,10 @@ mod tests {
         document(&p, &Routes::new(&p, total))
     }
 
-    const SAMPLE: &str = r#"
-[listing]
-languages = ["en", "fr"]
-page_sizes = [10, 25]
-default_page_size = 25
-[fields.id]
-type = "integer"
-[fields.name]
-localized = true
-required = true
-[fields.summary]
-localized = true
-[fields."location.lat"]
-type = "number"
-required = true
-[fields."location.lon"]
-type = "number"
-[fields.tags]
-type = "list"
-[fields.open]
-type = "boolean"
-required = true
-"#;
+    const SAMPLE: &str = concat!(
+        "[listing]\nlanguages = [\"en\", \"fr\"]\npage_sizes = [10, 25]\ndefault_page_size = 25\n",
+        include_str!("../../tests/fixtures/fields.toml")
+    );
 
     #[test]
     fn enums_limits_and_defaults_come_from_the_config() {

@@ -205,39 +205,11 @@ fn varied_records() -> String {
     serde_json::to_string_pretty(&records).unwrap()
 }
 
-const VARIED_CONFIG: &str = r#"
-[listing]
-languages = ["en", "fr"]
-page_sizes = [10, 20, 200]
-default_page_size = 10
-LISTING_TAIL
-
-[fields.id]
-type = "integer"
-[fields.name]
-localized = true
-required = true
-[fields.summary]
-localized = true
-[fields."location.lat"]
-type = "number"
-required = true
-[fields."location.lon"]
-type = "number"
-[fields.tags]
-type = "list"
-[fields.rating]
-type = "number"
-[fields.open]
-type = "boolean"
-required = true
-
-[i18n]
-fallback = "FALLBACK"
-
-[hosting]
-targets = []
-"#;
+const VARIED_CONFIG: &str = concat!(
+    "[listing]\nlanguages = [\"en\", \"fr\"]\npage_sizes = [10, 20, 200]\ndefault_page_size = 10\nLISTING_TAIL\n\n",
+    "[i18n]\nfallback = \"FALLBACK\"\n\n[hosting]\ntargets = []\n\n",
+    include_str!("../fixtures/fields.toml")
+);
 
 #[test]
 fn every_page_of_every_envelope_matches_the_openapi_page_schema() {
