@@ -125,21 +125,6 @@ mod tests {
     }
 
     #[test]
-    fn languages_sizes_and_page_counts_come_from_the_table() {
-        let c = render_with("");
-        assert!(c.contains("Listen 127.0.0.1:9000\n"));
-        assert!(c.contains("<VirtualHost 127.0.0.1:9000>"));
-        assert!(c.contains("(?!(?:en|pt-br)/)[^/]+/sights/?$"));
-        assert!(c.contains("!^(?:|10|25)$"));
-        assert!(c.contains("[E=FOLIO_PER_PAGE:25]"));
-        assert!(c.contains(
-            "RewriteCond %{ENV:FOLIO_PER_PAGE} =25\n    RewriteCond %{ENV:FOLIO_PAGE} -gt6"
-        ));
-        assert!(c.contains("Header set Cache-Control \"public, max-age=60\""));
-        assert!(c.contains("<Directory \"/srv/site/output\">"));
-    }
-
-    #[test]
     fn a_mount_path_reaches_rules_locations_and_error_documents() {
         let c = render_with("/travel");
         assert!(c.contains("\"^/travel/api/\" - [E=FOLIO_ERR:method_not_allowed"));

@@ -105,17 +105,8 @@ mod tests {
     }
 
     #[test]
-    fn table_values_reach_the_caddyfile() {
-        let c = render_with("");
-        assert!(c.contains("http://:9000 {\n\tbind 127.0.0.1\n\troot * \"/srv/site/output\"\n"));
-        assert!(c.contains("not path_regexp ^/api/(?:en|pt-br)/sights/?$"));
-        assert!(c.contains("matches(\"^(?:|10|25)$\")"));
-        assert!(c.contains("default \"25\""));
-        assert!(c.contains(
-            "({folio_size} == \"10\" && int({folio_page}) > 14) || ({folio_size} == \"25\" && int({folio_page}) > 6)"
-        ));
-        assert!(c.contains("header Cache-Control \"public, max-age=60\""));
-        assert!(!c.contains("handle_path"));
+    fn no_mount_no_handle_path() {
+        assert!(!render_with("").contains("handle_path"));
     }
 
     #[test]

@@ -125,3 +125,25 @@ pub fn render(target: HostTarget, ctx: &HostCtx) -> Vec<HostFile> {
         HostTarget::Cloudflare => cloudflare::render(ctx),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file of every target for the sample table mounted at `/travel`, whole: a
+    /// change to any template or emitter shows here, line by line, for review
+    /// (`INSTA_UPDATE=always cargo test` rewrites them; each emitter's own tests pin what
+    /// must hold whatever the template says).
+    #[test]
+    fn every_host_file_of_the_sample_table() {
+        use HostTarget::*;
+        let routes = crate::routes::sample("/travel");
+        let ctx = HostCtx::sample(&routes);
+        for target in [Nginx, Apache, Caddy, Lighttpd, Cloudfront, Netlify, Vercel, Cloudflare] {
+            for file in render(target, &ctx) {
+                let name = format!("{target:?}-{}", file.name).to_lowercase();
+                insta::assert_snapshot!(name, file.contents);
+            }
+        }
+    }
+}

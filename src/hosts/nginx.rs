@@ -129,18 +129,6 @@ mod tests {
     }
 
     #[test]
-    fn table_values_reach_the_maps() {
-        let c = conf("");
-        assert!(c.contains(r#""~^/api/(en|pt-br)/sights/?(?:\\?|$)" "$1/";"#), "{c}");
-        assert!(c.contains("\"\" 25;"), "default size");
-        assert!(c.contains(r#""~^([1-9]|1[0-4]) 10$" "10/$1";"#), "{c}");
-        assert!(c.contains(r#""~^([1-6]) 25$" "25/$1";"#));
-        assert!(c.contains("add_header Cache-Control \"public, max-age=60\";"));
-        assert!(c.contains("listen 127.0.0.1:9000;"));
-        assert!(c.contains("try_files /api/${folio_lang}sights/$folio_query.json$folio_br /api/${folio_lang}sights/$folio_query.json$folio_gz /api/${folio_lang}sights/$folio_query.json =473;"), "{c}");
-    }
-
-    #[test]
     fn a_mount_path_prefixes_locations_and_error_pages() {
         let c = conf("/travel");
         assert!(
