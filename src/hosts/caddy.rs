@@ -43,13 +43,20 @@ fn caddyfile(ctx: &HostCtx) -> String {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let langs = patterns::one_of(&r.languages);
     let res = patterns::literal(&r.resource);
-    let raw_endpoint = format!("^{}/api/[^/?]+/{res}/?(\\?|$)", patterns::literal(&r.mount));
+    let raw_endpoint = format!(
+        "^{}/api/{}(\\?|$)",
+        patterns::literal(&r.mount),
+        patterns::any_lang_endpoint(&r.resource)
+    );
     let codes = ErrorCode::ALL.iter().map(|c| format!("\"{}\"", c.code())).collect::<Vec<_>>();
     let api = super::fill(
         &[("caddy-api", API)],
         minijinja::context! {
             raw_endpoint => cel(&raw_endpoint),
-            endpoint => format!("^/api/(?:(?:{langs})/)?{res}/?$"),
+            endpoint => format!("^/api/{}$", patterns::either_endpoint(&r.languages, &r.resource)),
+            lang_endpoint => patterns::lang_endpoint(&r.languages, &r.resource),
+            any_lang_endpoint => patterns::any_lang_endpoint(&r.resource),
+            default_endpoint => patterns::endpoint(&r.resource),
             langs => langs,
             res => res,
             res_path => r.resource.clone(),

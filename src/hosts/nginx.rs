@@ -70,7 +70,6 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     let r = ctx.routes;
     let root = ctx.root.trim_end_matches('/');
     let api = format!("^{}/api/", patterns::literal(&r.mount));
-    let res = patterns::literal(&r.resource);
     let errors = format!("{}/api/.folio-error/", r.mount);
     let codes = |f: fn(ErrorCode) -> String| -> serde_json::Map<String, serde_json::Value> {
         ErrorCode::ALL.iter().map(|&c| (c.code().to_string(), f(c).into())).collect()
@@ -92,8 +91,11 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
             }).collect::<Vec<_>>()),
             code => minijinja::value::Serde(codes(|c| c.code().to_string())),
             status => minijinja::value::Serde(codes(|c| internal_status(c).to_string())),
-            unprefixed => q(&format!("~{api}{res}/?(?:\\?|$)")),
-            prefixed => q(&format!("~{api}({})/{res}/?(?:\\?|$)", patterns::one_of(&r.languages))),
+            unprefixed => q(&format!("~{api}{}(?:\\?|$)", patterns::endpoint(&r.resource))),
+            prefixed => q(&format!(
+                "~{api}{}(?:\\?|$)",
+                patterns::lang_endpoint(&r.languages, &r.resource)
+            )),
             clean => q(&format!("~{api}{}(?:\\?|$)", patterns::segments())),
             accepts_br => q(&format!("~*{}", patterns::accepts_coding("br"))),
             accepts_gzip => q(&format!("~*{}", patterns::accepts_coding("gzip"))),
@@ -108,7 +110,11 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
             }).collect::<Vec<_>>()),
             api_location => q(&format!("{}/api/", r.mount)),
             api_alias => q(&format!("{root}/api/")),
-            endpoint_location => q(&format!("{api}(?:[^/]+/)?{res}/?$")),
+            endpoint_location => q(&format!(
+                "{api}(?:{}|{})$",
+                patterns::any_lang_endpoint(&r.resource),
+                patterns::endpoint(&r.resource)
+            )),
             root => q(root),
             cache_control => q(&r.cache_control),
             // `root` + a file without the mount: built from checked values only.
@@ -134,7 +140,7 @@ mod tests {
         assert!(
             c.contains("location \"/travel/api/\" {\n        alias \"/srv/site/output/api/\";")
         );
-        assert!(c.contains(r#"location ~ "^/travel/api/(?:[^/]+/)?sights/?$""#), "{c}");
+        assert!(c.contains(r#"location ~ "^/travel/api/(?:[^/?]+/sights/?|sights/?)$""#), "{c}");
         assert!(c.contains("error_page 472 =404 \"/travel/api/.folio-error/unknown_lang.json\";"));
         assert!(c.contains("error_page 404 474 =404 \"/travel/api/.folio-error/not_found.json\";"));
         assert!(c.contains("location ^~ \"/travel/api/.folio-error/\" {"));

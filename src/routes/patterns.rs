@@ -9,6 +9,7 @@
 //! | [`PAGE`] | [`super::valid_page`] |
 //! | [`page_numbers`] | a page number within a size's page count |
 //! | [`accepts_coding`] | [`super::accepts_coding`] |
+//! | [`endpoint`], [`lang_endpoint`], [`either_endpoint`], [`any_lang_endpoint`] | the endpoints of [`super::Routes::resolve`], below `api/` |
 //!
 //! They use no lookaround and no backreference, so PCRE (nginx, Apache, Vercel), RE2
 //! (Caddy), JavaScript (CloudFront, Cloudflare) and Rust's `regex` read them alike. They are
@@ -89,6 +90,27 @@ pub fn accepts_coding(coding: &str) -> String {
     )
 }
 
+/// The unprefixed endpoint below `api/`: `{resource}`, with an optional trailing slash.
+pub fn endpoint(resource: &str) -> String {
+    format!("{}/?", literal(resource))
+}
+
+/// A configured language's endpoint below `api/`; group 1 is the language.
+pub fn lang_endpoint<S: AsRef<str>>(languages: &[S], resource: &str) -> String {
+    format!("({})/{}", one_of(languages), endpoint(resource))
+}
+
+/// Either endpoint below `api/`, nothing captured.
+pub fn either_endpoint<S: AsRef<str>>(languages: &[S], resource: &str) -> String {
+    format!("(?:(?:{})/)?{}", one_of(languages), endpoint(resource))
+}
+
+/// An endpoint below `api/` with any first segment in the language's place, configured or
+/// not (what answers `unknown_lang` once the configured ones are taken out).
+pub fn any_lang_endpoint(resource: &str) -> String {
+    format!("[^/?]+/{}", endpoint(resource))
+}
+
 /// `s` as a literal inside a regex.
 pub fn literal(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -114,6 +136,38 @@ mod tests {
 
     fn whole(pattern: &str) -> Regex {
         Regex::new(&format!("^(?:{pattern})$")).unwrap()
+    }
+
+    proptest! {
+        /// The endpoint patterns match exactly the paths the routing table takes for an
+        /// endpoint: a configured language's, the unprefixed one, or an unknown language's.
+        #[test]
+        fn endpoint_patterns_are_the_tables_endpoints(
+            segs in prop::collection::vec(
+                prop::sample::select(vec!["en", "pt-br", "de", "sights", "sight", "", "a.b", "%65n"]),
+                1..4,
+            )
+        ) {
+            let table = super::super::sample("");
+            let langs = &table.languages;
+            let rest = segs.join("/");
+            let outcome = table.resolve("GET", &format!("/api/{rest}"), "");
+            let (page, unknown) = match &outcome {
+                super::super::Outcome::Page(_) => (true, false),
+                super::super::Outcome::Error(super::super::ErrorCode::UnknownLang) => (false, true),
+                _ => (false, false),
+            };
+            let prefixed = page && !whole(&endpoint("sights")).is_match(&rest);
+            prop_assert_eq!(whole(&either_endpoint(langs, "sights")).is_match(&rest), page, "{}", rest);
+            prop_assert_eq!(whole(&lang_endpoint(langs, "sights")).is_match(&rest), prefixed, "{}", rest);
+            // An empty language (`api//sights`) is the table's unknown_lang too; the
+            // servers that use this pattern merge the `//` before it is matched.
+            prop_assert_eq!(
+                whole(&any_lang_endpoint("sights")).is_match(&rest),
+                prefixed || (unknown && !segs[0].is_empty()),
+                "{}", rest
+            );
+        }
     }
 
     #[test]
