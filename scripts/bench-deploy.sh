@@ -12,6 +12,8 @@
 #     folder with a delimiter, many at once; --fast-list is left out: s3s-fs answers a
 #     recursive listing's continuation with nothing);
 #   - aws s3 sync (PyPI `awscli`; BENCH_AWS=0 leaves it out: it takes ten minutes at 100k).
+# BENCH_RCLONE=0 leaves rclone out too (at 1M records each tool's store takes ~30 GB of
+# disk with s3s-fs's metadata, more than one machine may have for three copies).
 # Three steps, each tool after the other:
 #   1. the first deploy into an empty bucket;
 #   2. a no-op after a fresh build: the same sources built again in a new folder (new
@@ -28,10 +30,11 @@ shopt -s inherit_errexit
 N=${1:?usage: scripts/bench-deploy.sh N [WORKDIR]}
 WORK=${2:-/dev/shm/folio-deploy-bench-$N}
 AWS=${BENCH_AWS:-1}
+RCLONE=${BENCH_RCLONE:-1}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 need() { command -v "$1" >/dev/null || { echo "needs $1: $2" >&2; exit 2; }; }
 need s3s-fs "cargo install s3s-fs@0.14.1 --features binary --locked"
-need rclone "apt-get install rclone"
+[ "$RCLONE" = 0 ] || need rclone "apt-get install rclone"
 [ "$AWS" = 0 ] || need aws "pip install awscli"
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
 BIN=$ROOT/target/release
@@ -46,6 +49,7 @@ trap 'kill "${SERVERS[@]}" 2>/dev/null || true' EXIT
 # One server a tool, on a folder of its own, with its bucket `bench`; each request logged.
 for tool in folio rclone aws; do
   [ "$tool" = aws ] && [ "$AWS" = 0 ] && continue
+  [ "$tool" = rclone ] && [ "$RCLONE" = 0 ] && continue
   mkdir -p "$WORK/s3-$tool/bench"
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   RUST_LOG=s3s::service=debug s3s-fs --host 127.0.0.1 --port "$port" \
@@ -56,7 +60,7 @@ for tool in folio rclone aws; do
 done
 # rclone's remote `s3:` from the environment, no config file.
 export RCLONE_CONFIG_S3_TYPE=s3 RCLONE_CONFIG_S3_PROVIDER=Other \
-  RCLONE_CONFIG_S3_ENDPOINT=http://127.0.0.1:${PORTS[rclone]} \
+  RCLONE_CONFIG_S3_ENDPOINT=http://127.0.0.1:${PORTS[rclone]:-0} \
   RCLONE_CONFIG_S3_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_S3_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
   RCLONE_CONFIG_S3_REGION=us-east-1 RCLONE_CONFIG_S3_FORCE_PATH_STYLE=true
 
@@ -101,7 +105,7 @@ run() {
 declare -A R
 step() { # STEP DIR
   R[$1,folio]=$(run folio "$2")
-  R[$1,rclone]=$(run rclone "$2")
+  if [ "$RCLONE" != 0 ]; then R[$1,rclone]=$(run rclone "$2"); fi
   if [ "$AWS" != 0 ]; then R[$1,aws]=$(run aws "$2"); fi
 }
 
@@ -110,6 +114,8 @@ step first "$WORK/a"
 mkdir -p "$WORK/b"
 cp -r "$WORK/a/data" "$WORK/a/folio.toml" "$WORK/b/"
 (cd "$WORK/b" && "$BIN/folio" build --quiet)
+# The first build is published; its folder is not needed any more (disk, at 1M records).
+rm -rf "$WORK/a/output"
 step noop "$WORK/b"
 # One record's text changed.
 python3 - "$WORK/b/data/attractions.json" <<'PY'
@@ -128,15 +134,21 @@ cell() { # "secs written l h g p d" -> table cell
 }
 ratio() { awk -v a="${1%% *}" -v b="${2%% *}" 'BEGIN {printf "%.2f", a / b}'; }
 printf '\nfolio deploy bench: N=%s, %s objects, %s bytes, s3s-fs on 127.0.0.1 (a server a tool), work in %s\n\n' "$N" "$objects" "$bytes" "$WORK"
-printf '| step | folio deploy | rclone sync | folio / rclone |%s\n' "$([ "$AWS" != 0 ] && echo ' aws s3 sync | folio / aws |')"
-printf '|---|---|---|---|%s\n' "$([ "$AWS" != 0 ] && echo '---|---|')"
+peers=()
+[ "$RCLONE" = 0 ] || peers+=(rclone)
+[ "$AWS" = 0 ] || peers+=(aws)
+declare -A LABEL=([rclone]="rclone sync" [aws]="aws s3 sync")
+head='| step | folio deploy |'; rule='|---|---|'
+for t in "${peers[@]}"; do head+=" ${LABEL[$t]} | folio / $t |"; rule+='---|---|'; done
+printf '%s\n%s\n' "$head" "$rule"
 for st in first noop change again; do
   case $st in
     first) name="first deploy into an empty bucket" ;; noop) name="no-op after a fresh build" ;;
     change) name="one record changed" ;; again) name="no-op again" ;;
   esac
-  extra=""
-  [ "$AWS" != 0 ] && extra=" $(cell "${R[$st,aws]}") | $(ratio "${R[$st,folio]}" "${R[$st,aws]}")x |"
-  printf '| %s | %s | %s | %sx |%s\n' "$name" "$(cell "${R[$st,folio]}")" "$(cell "${R[$st,rclone]}")" \
-    "$(ratio "${R[$st,folio]}" "${R[$st,rclone]}")" "$extra"
+  row="| $name | $(cell "${R[$st,folio]}") |"
+  for t in "${peers[@]}"; do
+    row+=" $(cell "${R[$st,$t]}") | $(ratio "${R[$st,folio]}" "${R[$st,$t]}")x |"
+  done
+  printf '%s\n' "$row"
 done
