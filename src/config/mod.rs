@@ -1,9 +1,11 @@
 //! `folio.toml`: the serde model of every key (docs/config.md), its defaults, and the
 //! [`Project`] that validation turns it into. Parsing is pure ([`Config::from_str`]);
 //! reading is [`Config::from_file`]; finding the file is [`Project::discover`]. The checks
-//! are in `validate.rs`, `base_url` in `base_url.rs`, the folders in `paths.rs`.
+//! are in `validate.rs`, `base_url` in `base_url.rs`, the folders in `paths.rs`, the deploy
+//! URL in `target.rs`, and how a TOML error reads in `explain.rs`.
 
 mod base_url;
+mod explain;
 mod paths;
 pub mod target;
 mod validate;
@@ -259,7 +261,7 @@ impl Config {
     pub fn from_str(text: &str, path: &Path) -> Result<Config, ConfigError> {
         toml::from_str(text).map_err(|e| {
             let line = e.span().map(|span| 1 + text[..span.start].matches('\n').count());
-            let message = explain(e.message().trim_end(), text, line);
+            let message = explain::explain(e.message().trim_end(), text, line);
             ConfigError::new(path, line.map(|l| l as u64), message)
         })
     }
@@ -281,117 +283,6 @@ impl Config {
         };
         Ok((config, digest))
     }
-}
-
-/// serde's and toml's messages as folio says them:
-/// - `unknown field `x`, expected one of `a`, `b`` (or `unknown variant`): the key or
-///   value, the table it is in, and the valid one nearest to it (else the valid ones); on a
-///   table's header, the table (`unknown table `[il8n]`; did you mean `[i18n]`?`);
-/// - `invalid type: string "10", expected u64` (or `invalid value`): the key, its table,
-///   the TOML type expected and what was found.
-///
-/// Other messages pass through.
-fn explain(message: &str, text: &str, line: Option<usize>) -> String {
-    if let Some(said) = explain_type(message, text, line) {
-        return said;
-    }
-    let (what, rest) = if let Some(rest) = message.strip_prefix("unknown field `") {
-        ("key", rest)
-    } else if let Some(rest) = message.strip_prefix("unknown variant `") {
-        ("value", rest)
-    } else {
-        return message.to_string();
-    };
-    let Some((word, expected)) = rest.split_once('`') else {
-        return message.to_string();
-    };
-    // The valid names are the backquoted words after the unknown one.
-    let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-    // On a table's header (`[il8n]`, `[listing.x]`), the unknown key is a table.
-    let header = line.and_then(|l| text.lines().nth(l - 1)).and_then(header_name);
-    if what == "key"
-        && let Some(header) = header.filter(|h| h.rsplit('.').next() == Some(word))
-    {
-        let parent = header.rsplit_once('.').map(|(p, _)| format!("{p}."));
-        let parent = parent.unwrap_or_default();
-        let hint = match crate::diag::nearest(word, valid.iter().copied()) {
-            Some(best) => format!("; did you mean `[{parent}{best}]`?"),
-            None => format!(
-                "; expected one of: {}",
-                valid.iter().map(|v| format!("[{parent}{v}]")).collect::<Vec<_>>().join(", ")
-            ),
-        };
-        return format!("unknown table `[{header}]`{hint}");
-    }
-    let table = match line.and_then(|l| table_before(text, l)) {
-        Some(name) => format!("in [{name}]"),
-        None => "at the top level".to_string(),
-    };
-    let hint = match crate::diag::did_you_mean(word, valid.iter().copied()) {
-        hint if !hint.is_empty() || valid.is_empty() => hint,
-        _ => format!("; expected one of: {}", valid.join(", ")),
-    };
-    format!("unknown {what} `{word}` {table}{hint}")
-}
-
-/// The name of the table a header line opens (`[listing]`, `[fields.name]`), if it is one.
-fn header_name(line: &str) -> Option<&str> {
-    let inner = line.trim().strip_prefix('[')?.split(']').next()?.trim();
-    (!inner.is_empty() && !inner.starts_with('[')).then_some(inner)
-}
-
-/// `invalid type: string "10", expected u64` as `` `default_page_size` in [listing] must be
-/// an integer, not a string ("10") ``.
-fn explain_type(message: &str, text: &str, line: Option<usize>) -> Option<String> {
-    let rest = message
-        .strip_prefix("invalid type: ")
-        .or_else(|| message.strip_prefix("invalid value: "))?;
-    let (found, expected) = rest.rsplit_once(", expected ")?;
-    let want = match expected.trim() {
-        "u64" | "u32" | "u16" | "u8" | "usize" => "a whole number, 0 or more",
-        "i64" | "i32" | "isize" => "an integer",
-        "f64" | "f32" => "a number",
-        "a boolean" | "bool" => "true or false",
-        "a string" | "a path" => "a string",
-        "a sequence" => "an array",
-        "a map" | "struct" => "a table",
-        other if other.starts_with("struct ") => "a table",
-        other if other.contains("variant") => return None,
-        other => other,
-    };
-    let found = match found.split_once(' ') {
-        Some(("string", value)) => format!("a string ({value})"),
-        Some(("integer", value)) => format!("an integer ({})", value.trim_matches('`')),
-        Some(("floating", value)) => {
-            format!("a number ({})", value.trim_start_matches("point ").trim_matches('`'))
-        }
-        Some(("boolean", value)) => format!("a boolean ({})", value.trim_matches('`')),
-        _ if found == "sequence" => "an array".into(),
-        _ if found == "map" => "a table".into(),
-        _ => found.to_string(),
-    };
-    let l = line?;
-    let key = text
-        .lines()
-        .take(l)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .find_map(|line| line.split_once('=').map(|(k, _)| k.trim().trim_matches('"')))
-        .filter(|k| !k.is_empty() && !k.starts_with('['))?;
-    let table = match table_before(text, l) {
-        Some(name) => format!("in [{name}]"),
-        None => "at the top level".to_string(),
-    };
-    Some(format!("`{key}` {table} must be {want}, not {found}"))
-}
-
-/// The `[table]` whose keys line `line` (1-based) belongs to: the last header above it.
-fn table_before(text: &str, line: usize) -> Option<&str> {
-    let above = text.lines().take(line.saturating_sub(1));
-    let header = above.filter(|l| l.trim_start().starts_with('[')).last()?;
-    let name = header.trim().trim_start_matches('[').split(']').next()?;
-    Some(name.trim())
 }
 
 /// Command-line values that override the config (paths relative to the working directory).
