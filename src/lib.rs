@@ -2,8 +2,11 @@
 //!
 //! The pipeline is the architecture: [`load`] reads `data/` into [`model::Record`]s,
 //! [`sort`] orders them per language, [`paginate`] splits them, [`render`] writes page
-//! bodies, and [`output`] puts files on disk atomically. [`site`] owns that pipeline;
-//! [`cmd`] is the glue the binary calls.
+//! bodies, and [`output`] puts files on disk atomically. [`site`] owns that pipeline,
+//! [`serve`] previews it, [`deploy`] publishes its output; [`cmd`] is what the binary
+//! calls, the only module that prints. [`routes`] is the API's vocabulary: the routing
+//! table every host config ([`hosts`]) and `serve` follow, and [`routes::layout`], the one
+//! map between files and URLs. README.md's "Architecture" section draws the map.
 
 pub mod bytes;
 pub mod cli;
