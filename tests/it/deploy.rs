@@ -482,41 +482,28 @@ fn each_old_or_new(
 
 // --- The scenarios, each run against every store (`on_every_store!`). ---------------------
 
-/// Runs a scenario against a folder, an S3-protocol server (moto) and Azure's emulator
-/// (Azurite), as tests in a module of the scenario's name (`deploy::SCENARIO::folder`,
-/// `::s3`, `::azure`). A server that is not installed skips its test with a reason (and
-/// fails it under CI).
+/// Runs a scenario against a folder, an S3-protocol server (moto), Azure's emulator
+/// (Azurite) and GCS's (fake-gcs-server), as tests in a module of the scenario's name
+/// (`deploy::SCENARIO::folder`, `::s3`, `::azure`, `::gcs`); with `headers`, only on the
+/// stores that keep headers (not a folder). A server that is not installed skips its test
+/// with a reason (and fails it under CI).
 macro_rules! on_every_store {
     ($scenario:ident, prefix = $prefix:expr) => {
-        mod $scenario {
+        on_every_store!(@stores $scenario, $prefix, {
             #[test]
             fn folder() {
                 let (_dir, remote) = super::folder();
                 super::$scenario(&remote);
             }
-
-            #[test]
-            fn s3() {
-                let Some(moto) = super::Moto::start(false) else { return };
-                super::$scenario(&super::Remote::s3(&moto, $prefix));
-            }
-
-            #[test]
-            fn azure() {
-                let Some(azurite) = super::Azurite::start() else { return };
-                super::$scenario(&super::Remote::azure(&azurite, $prefix));
-            }
-
-            #[test]
-            fn gcs() {
-                let Some(emulator) = super::FakeGcs::start() else { return };
-                super::$scenario(&super::Remote::gcs(&emulator, $prefix));
-            }
-        }
+        });
     };
-    // Stores that keep headers: not a folder.
     ($scenario:ident, prefix = $prefix:expr, headers) => {
+        on_every_store!(@stores $scenario, $prefix, {});
+    };
+    (@stores $scenario:ident, $prefix:expr, { $($folder:item)* }) => {
         mod $scenario {
+            $($folder)*
+
             #[test]
             fn s3() {
                 let Some(moto) = super::Moto::start(false) else { return };

@@ -120,13 +120,19 @@ fn first_name(port: u16) -> String {
     v["data"][0]["name"].as_str().unwrap().to_string()
 }
 
-#[test]
-fn folio_serve_mounts_at_the_base_url_path_with_local_links() {
+/// The fixture with `base_url = "https://example.org/travel"`: served below `/travel`.
+fn mounted_at_travel() -> Project {
     let p = fixture("");
     let cfg = p
         .read("folio.toml")
         .replace("base_url = \"\"", "base_url = \"https://example.org/travel\"");
     p.write("folio.toml", cfg);
+    p
+}
+
+#[test]
+fn folio_serve_mounts_at_the_base_url_path_with_local_links() {
+    let p = mounted_at_travel();
     let served = serve(p.dir.path());
     let port = served.port;
     assert_eq!(served.url, format!("http://127.0.0.1:{port}/travel/"));
@@ -318,11 +324,7 @@ fn folio_serve_fails_when_the_first_build_fails() {
 
 #[test]
 fn the_address_serve_prints_leads_to_the_explorer() {
-    let p = fixture("");
-    let cfg = p
-        .read("folio.toml")
-        .replace("base_url = \"\"", "base_url = \"https://example.org/travel\"");
-    p.write("folio.toml", cfg);
+    let p = mounted_at_travel();
     let served = serve(p.dir.path());
     for at in ["/travel/", "/travel"] {
         let res = request(served.port, "GET", at, &[]);
