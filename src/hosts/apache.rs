@@ -12,6 +12,7 @@
 use serde::Serialize;
 
 use super::{HostCtx, HostFile};
+use crate::routes::layout::{API, ERRORS};
 use crate::routes::patterns;
 
 /// A Debian-like main config the emitted file is included from (`DIR` is the hosting
@@ -90,8 +91,8 @@ fn conf(ctx: &HostCtx) -> String {
             root => sub(&ctx.root),
             listen => ctx.listen.clone(),
             vhost => vhost,
-            api => format!("^{mount}/api/"),
-            endpoint => format!("\"^{mount}/api/{}$\"", patterns::either_endpoint(&r.languages, &r.resource)),
+            api => format!("^{mount}/{API}"),
+            endpoint => format!("\"^{mount}/{API}{}$\"", patterns::either_endpoint(&r.languages, &r.resource)),
             lang_endpoint => patterns::lang_endpoint(&r.languages, &r.resource),
             any_lang_endpoint => patterns::any_lang_endpoint(&r.resource),
             default_endpoint => patterns::endpoint(&r.resource),
@@ -110,8 +111,8 @@ fn conf(ctx: &HostCtx) -> String {
             segments => patterns::segments(),
             accepts_br => patterns::accepts_coding("br"),
             accepts_gzip => patterns::accepts_coding("gzip"),
-            location => quote(&format!("{}/api/", r.mount)),
-            error_doc => format!("{}/api/errors/%{{reqenv:FOLIO_ERR}}.json", r.mount),
+            location => quote(&format!("{}/{API}", r.mount)),
+            error_doc => format!("{}/{ERRORS}%{{reqenv:FOLIO_ERR}}.json", r.mount),
             cache_control => quote(&r.cache_control),
             allow => quote(crate::routes::ALLOW),
             max_age => crate::routes::PREFLIGHT_MAX_AGE,

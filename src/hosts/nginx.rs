@@ -25,6 +25,7 @@
 use serde::Serialize;
 
 use super::{HostCtx, HostFile};
+use crate::routes::layout::{API, ERRORS};
 use crate::routes::{ErrorCode, patterns};
 
 /// The main config the emitted file is written for (`DIR` is the hosting folder); shown in
@@ -69,8 +70,8 @@ struct ErrorPage {
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     let r = ctx.routes;
     let root = ctx.root.trim_end_matches('/');
-    let api = format!("^{}/api/", patterns::literal(&r.mount));
-    let errors = format!("{}/api/.folio-error/", r.mount);
+    let api = format!("^{}/{API}", patterns::literal(&r.mount));
+    let errors = format!("{}/{API}.folio-error/", r.mount);
     let codes = |f: fn(ErrorCode) -> String| -> serde_json::Map<String, serde_json::Value> {
         ErrorCode::ALL.iter().map(|&c| (c.code().to_string(), f(c).into())).collect()
     };
@@ -108,8 +109,8 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
                 status: c.status(),
                 document: q(&format!("{errors}{}.json", c.code())),
             }).collect::<Vec<_>>()),
-            api_location => q(&format!("{}/api/", r.mount)),
-            api_alias => q(&format!("{root}/api/")),
+            api_location => q(&format!("{}/{API}", r.mount)),
+            api_alias => q(&format!("{root}/{API}")),
             endpoint_location => q(&format!(
                 "{api}(?:{}|{})$",
                 patterns::any_lang_endpoint(&r.resource),
@@ -118,9 +119,9 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
             root => q(root),
             cache_control => q(&r.cache_control),
             // `root` + a file without the mount: built from checked values only.
-            page => format!("/api/${{folio_lang}}{}/$folio_query.json", r.resource),
+            page => format!("/{API}${{folio_lang}}{}/$folio_query.json", r.resource),
             errors_location => q(&errors),
-            errors_alias => q(&format!("{root}/api/errors/")),
+            errors_alias => q(&format!("{root}/{ERRORS}")),
         },
     );
     vec![HostFile::hosting("nginx.conf", contents)]

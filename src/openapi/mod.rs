@@ -14,7 +14,7 @@ mod schemas;
 use serde_json::{Value, json};
 
 use crate::config::Project;
-use crate::routes::{Routes, patterns};
+use crate::routes::{Routes, layout, patterns};
 
 use parameters::{headers, parameters, responses};
 use schemas::schemas;
@@ -38,14 +38,15 @@ pub fn document(project: &Project, routes: &Routes) -> Value {
     let description = format!(
         "Static, pre-rendered pages of the `{resource}` listing. `page` must be written as \
          `^{}$` and `per_page` as one of {}; an empty value counts as absent. \
-         Every page also exists as a file at `/api/{{lang}}/{resource}/{{per_page}}/{{page}}.json` \
-         (and `/api/{resource}/{{per_page}}/{{page}}.json`), which static hosts that cannot \
+         Every page also exists as a file at `/{}` (and `/{}`), which static hosts that cannot \
          read query strings serve instead. Pages carry `ETag` and `Last-Modified` and answer \
          `If-None-Match` and `If-Modified-Since` with 304. OPTIONS is answered with 204 (a \
          CORS preflight gets its headers); other methods than GET, HEAD and OPTIONS with 405 \
          and the `MethodNotAllowed` problem.",
         patterns::PAGE,
-        sizes.join(", ")
+        sizes.join(", "),
+        layout::page_file(&layout::endpoint(Some("{lang}"), resource), "{per_page}", "{page}"),
+        layout::page_file(&layout::endpoint(None, resource), "{per_page}", "{page}"),
     );
     let by_lang = json!({
         "get": operation(&format!("list{name}InLanguage"), resource, true, false, routes),
@@ -67,8 +68,8 @@ pub fn document(project: &Project, routes: &Routes) -> Value {
         "servers": [{"url": server}],
         "tags": [{"name": resource}],
         "paths": {
-            format!("/api/{{lang}}/{resource}"): by_lang,
-            format!("/api/{resource}"): default,
+            format!("/{}", layout::endpoint(Some("{lang}"), resource)): by_lang,
+            format!("/{}", layout::endpoint(None, resource)): default,
         },
         "components": {
             "parameters": parameters(routes),

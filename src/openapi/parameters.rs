@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::routes::ErrorCode;
+use crate::routes::layout::{self, API};
 use crate::routes::{ALLOW, MAX_PAGE, PREFLIGHT_MAX_AGE, Routes, patterns};
 
 pub(super) fn parameters(routes: &Routes) -> Value {
@@ -86,7 +87,7 @@ pub(super) fn headers(routes: &Routes) -> Value {
             "schema": {"type": "string", "examples": [routes.cache_control]},
         },
         "Access-Control-Allow-Origin": {
-            "description": "Every response under /api/ may be read from any origin.",
+            "description": format!("Every response under /{API} may be read from any origin."),
             "schema": {"type": "string", "enum": ["*"]},
         },
         "Vary": {
@@ -173,7 +174,10 @@ pub(super) fn problem_schema(status: u16) -> Value {
     let title = ErrorCode::ALL.iter().find(|c| c.status() == status).map(|c| c.title());
     json!({
         "type": "object",
-        "description": "An RFC 9457 problem document, the same bytes as `/api/errors/{code}.json`.",
+        "description": format!(
+            "An RFC 9457 problem document, the same bytes as `/{}`.",
+            layout::error_file("{code}")
+        ),
         "required": ["type", "title", "status", "detail", "code"],
         "properties": {
             "type": {"type": "string", "format": "uri-reference", "description": "The document's own URL."},

@@ -152,7 +152,10 @@ fn detail(code: ErrorCode, routes: &Routes) -> String {
             "page is past the last page of this listing (see total_pages)".into()
         }
         ErrorCode::NotFound => {
-            format!("no such resource; the listing is at /api/{{lang}}/{}", routes.resource)
+            format!(
+                "no such resource; the listing is at /{}",
+                layout::endpoint(Some("{lang}"), &routes.resource)
+            )
         }
         ErrorCode::MethodNotAllowed => {
             "only GET and HEAD are allowed (and OPTIONS, for CORS preflights)".into()

@@ -21,9 +21,12 @@ pub const EXPLORER: &str = "api/explorer.html";
 /// GitHub Pages then serves the folder as it is (no Jekyll, which hides `_` folders).
 pub const NOJEKYLL: &str = ".nojekyll";
 
+/// The folder of the problem documents, with its slash.
+pub const ERRORS: &str = "api/errors/";
+
 /// The problem document of an error code.
 pub fn error_file(code: &str) -> String {
-    format!("{API}errors/{code}.json")
+    format!("{ERRORS}{code}.json")
 }
 
 /// The endpoint of a language (`None`: the unprefixed one): `api/{lang}/{resource}`.
@@ -36,7 +39,7 @@ pub fn endpoint(lang: Option<&str>, resource: &str) -> String {
 
 /// The file of page `page` at size `size` below an endpoint (`page` may be a host's
 /// placeholder, as Netlify's `:page`).
-pub fn page_file(endpoint: &str, size: u64, page: impl Display) -> String {
+pub fn page_file(endpoint: &str, size: impl Display, page: impl Display) -> String {
     format!("{endpoint}{}", path_suffix(size, page))
 }
 
@@ -68,7 +71,7 @@ pub fn laravel_query(size: u64, page: impl Display, default_size: u64) -> impl D
 }
 
 /// The path form of a page below its endpoint: `/{size}/{page}.json`.
-pub fn path_suffix(size: u64, page: impl Display) -> impl Display {
+pub fn path_suffix(size: impl Display, page: impl Display) -> impl Display {
     Spelled(move |f: &mut std::fmt::Formatter| write!(f, "/{size}/{page}.json"))
 }
 
