@@ -9,7 +9,7 @@
 //! arguments before 2.8) serves `api/errors/{err.message}.json` with the error's status.
 
 use super::{HostCtx, HostFile};
-use crate::routes::{ErrorCode, patterns};
+use crate::routes::{ErrorCode, layout, patterns};
 
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     vec![HostFile::hosting("Caddyfile", caddyfile(ctx))]
@@ -59,7 +59,8 @@ fn caddyfile(ctx: &HostCtx) -> String {
             default_endpoint => patterns::endpoint(&r.resource),
             langs => langs,
             res => res,
-            res_path => r.resource.clone(),
+            lang_file => layout::page_file(&layout::endpoint(Some("{re.lang.1}"), &r.resource), "{folio_size}", "{folio_page}"),
+            default_file => layout::page_file(&layout::endpoint(None, &r.resource), "{folio_size}", "{folio_page}"),
             page => patterns::PAGE,
             sizes_alternation => r.sizes.iter().map(|s| s.size.to_string()).collect::<Vec<_>>().join("|"),
             past_last => past_last(ctx),
@@ -98,6 +99,8 @@ fn caddyfile(ctx: &HostCtx) -> String {
             per_page_param => patterns::param("per_page"),
             site => site,
             codes => codes.join(", "),
+            coded_error => layout::error_file("{err.message}"),
+            not_found => ErrorCode::NotFound.file(),
             allow => quote(crate::routes::ALLOW),
         },
     )
