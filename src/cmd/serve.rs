@@ -129,6 +129,11 @@ const SETTLE: Duration = Duration::from_millis(250);
 
 /// Watches data, templates and config; rebuilds once a burst of changes has settled (no
 /// further change for [`SETTLE`]), while the preview is there.
+///
+/// The settling is these few lines rather than `notify-debouncer-mini`: that crate keeps
+/// only each event's path, not its kind, so the reads of `data/` a rebuild makes (inotify's
+/// open and close events) would look like edits and rebuild again, forever. The kind is
+/// checked here ([`Watched::relevant`]) before an event counts.
 fn watch(
     watched: Watched,
     reload: impl Fn() -> Result<Project, Failure> + Send + 'static,

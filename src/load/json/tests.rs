@@ -1,0 +1,200 @@
+use super::*;
+
+fn stream(text: &str, chunk: usize) -> (Vec<(u64, String)>, Vec<Problem>) {
+    let mut got = Vec::new();
+    let issues = stream_array(text.as_bytes(), chunk, &mut |raws| {
+        got.extend(raws.into_iter().map(|r| match r {
+            Raw::Text { line, text } => (line, String::from_utf8(text.to_vec()).unwrap()),
+            Raw::Object { .. } => unreachable!(),
+        }))
+    })
+    .unwrap();
+    (got, issues)
+}
+
+#[test]
+fn array_elements_carry_the_line_of_their_opening_brace_whatever_the_chunk_size() {
+    let text = "\u{feff}[\n  {\"id\": 1, \"s\": \"a]}\\\"\"},\n\n  {\n    \"id\": 2\n  }, {\"id\": 3}\n]\n";
+    for chunk in [1, 2, 3, 7, 64, 4096] {
+        let (rows, issues) = stream(text, chunk);
+        assert!(issues.is_empty(), "{chunk}: {issues:?}");
+        let lines: Vec<u64> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(lines, [2, 4, 6], "chunk {chunk}");
+        assert_eq!(rows[0].1, "{\"id\": 1, \"s\": \"a]}\\\"\"}");
+    }
+    assert_eq!(stream("[]", 1), (vec![], vec![]));
+}
+
+#[test]
+fn structural_errors_name_their_line() {
+    let msg = |text: &str| {
+        let (_, issues) = stream(text, 5);
+        (issues[0].line, issues[0].message.clone())
+    };
+    assert_eq!(
+        msg("[\n {\"id\": 1}\n {\"id\": 2}\n]"),
+        (Some(3), "invalid JSON: expected `,` or `]` after an element".into())
+    );
+    assert_eq!(msg("{\"id\": 1}"), (Some(1), "expected an array of objects".into()));
+    assert_eq!(
+        msg("[\n{\"id\": 1"),
+        (Some(2), "invalid JSON: the file ends inside this value".into())
+    );
+    assert_eq!(
+        msg("[{\"id\": 1},\n"),
+        (Some(2), "invalid JSON: the file ends before the closing `]`".into())
+    );
+    assert_eq!(msg("[] x"), (Some(1), "invalid JSON: trailing characters after the array".into()));
+    // Form feed is not JSON whitespace (found by fuzzing: it was skipped like a space,
+    // so folio read a document serde_json refuses): it stays in the element, which
+    // then fails to parse on its line.
+    let (found, issues) = stream("[{},\n\u{c}{}]", 5);
+    assert!(issues.is_empty());
+    assert_eq!(found[1], (2, "\u{c}{}".to_string()));
+    assert!(serde_json::from_str::<serde_json::Value>(&found[1].1).is_err());
+    assert_eq!(msg(""), (Some(1), "expected an array of objects".into()));
+}
+
+#[test]
+fn a_trailing_comma_is_named_at_its_line_and_column_whatever_the_chunk_size() {
+    let text = "[\n  {\"id\": 1},\n  {\"id\": 2},\n]\n";
+    for chunk in [1, 2, 5, 64, 4096] {
+        let (_, issues) = stream(text, chunk);
+        let (line, message) = (issues[0].line, issues[0].message.as_str());
+        assert_eq!(line, Some(3), "chunk {chunk}");
+        // The column is known when the chunk holds the start of the comma's line.
+        assert!(
+            message.starts_with("invalid JSON: a trailing comma after the last element"),
+            "{message}"
+        );
+        if chunk >= 64 {
+            assert!(message.ends_with("(column 12)"), "chunk {chunk}: {message}");
+        }
+    }
+    let (_, issues) = stream("\u{feff}[{\"id\": 1},]", 4096);
+    assert_eq!(
+        issues[0].message,
+        "invalid JSON: a trailing comma after the last element (column 11)"
+    );
+}
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// Any JSON value, with strings full of what a bracket matcher could trip on.
+fn any_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1e9f64..1e9).prop_map(|f| serde_json::json!(f)),
+        "[a-z\\]\\[{}\"\\\\ \n\t,:é𝄞]{0,8}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec(("[a-z\\]\"{]{0,4}", inner), 0..4)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+/// A `.json` document: its elements written compact or pretty (so that elements span
+/// lines), with any whitespace between them, and the line each element starts on.
+fn any_document() -> impl Strategy<Value = (String, Vec<u64>)> {
+    let space = prop::sample::select(vec!["", " ", "\n", "\r\n", "\t\n  ", "\n\n"]);
+    let element = (any_value(), any::<bool>(), space.clone(), space.clone());
+    (prop::collection::vec(element, 0..6), space.clone(), space).prop_map(
+        |(elements, before, after)| {
+            let mut doc = format!("{before}[");
+            let mut lines = Vec::new();
+            for (i, (value, pretty, pad1, pad2)) in elements.iter().enumerate() {
+                if i > 0 {
+                    doc.push(',');
+                }
+                doc.push_str(pad1);
+                lines.push(1 + doc.matches('\n').count() as u64);
+                let text = if *pretty {
+                    serde_json::to_string_pretty(value)
+                } else {
+                    serde_json::to_string(value)
+                };
+                doc.push_str(&text.unwrap());
+                doc.push_str(pad2);
+            }
+            doc.push(']');
+            doc.push_str(after);
+            (doc, lines)
+        },
+    )
+}
+
+proptest! {
+    #[test]
+    fn the_splitter_finds_the_values_and_lines_serde_json_finds(
+        (doc, lines) in any_document(),
+        chunk in 1usize..64,
+    ) {
+        let whole: Vec<Value> = serde_json::from_str(&doc).unwrap();
+        let (found, issues) = stream(&doc, chunk);
+        prop_assert!(issues.is_empty(), "{:?}", issues);
+        let values: Vec<Value> =
+            found.iter().map(|(_, text)| serde_json::from_str(text).unwrap()).collect();
+        prop_assert_eq!(values, whole);
+        let found_lines: Vec<u64> = found.iter().map(|(line, _)| *line).collect();
+        prop_assert_eq!(found_lines, lines);
+    }
+
+    #[test]
+    fn json_lines_find_every_line_serde_json_reads(
+        values in prop::collection::vec(prop::option::of(any_value()), 0..8),
+        crlf in any::<bool>(),
+        chunk in 1usize..64,
+    ) {
+        // None is a blank line.
+        let end = if crlf { "\r\n" } else { "\n" };
+        let text: String = values
+            .iter()
+            .map(|v| v.as_ref().map_or(String::new(), |v| v.to_string()) + end)
+            .collect();
+        let mut got = Vec::new();
+        let issues = stream_lines(text.as_bytes(), chunk, &mut |raws| {
+            got.extend(raws.into_iter().map(|r| match r {
+                Raw::Text { line, text } => (line, serde_json::from_slice::<Value>(text).unwrap()),
+                Raw::Object { .. } => unreachable!(),
+            }))
+        })
+        .unwrap();
+        prop_assert!(issues.is_empty());
+        // What serde_json reads from each line's text (floats need not round-trip).
+        let want: Vec<(u64, Value)> = values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                v.as_ref().map(|v| (i as u64 + 1, serde_json::from_str(&v.to_string()).unwrap()))
+            })
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn json_lines_skip_blank_lines_and_strip_line_ends() {
+    let mut got = Vec::new();
+    let text = "\u{feff}{\"id\":1}\r\n\r\n  \n{\"id\":2}\n{\"id\":3}";
+    stream_lines(text.as_bytes(), 1, &mut |raws| {
+        got.extend(raws.into_iter().map(|r| match r {
+            Raw::Text { line, text } => (line, String::from_utf8(text.to_vec()).unwrap()),
+            Raw::Object { .. } => unreachable!(),
+        }))
+    })
+    .unwrap();
+    assert_eq!(
+        got,
+        [
+            (1, "{\"id\":1}".to_string()),
+            (4, "{\"id\":2}".to_string()),
+            (5, "{\"id\":3}".to_string())
+        ]
+    );
+}
