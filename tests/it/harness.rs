@@ -458,3 +458,46 @@ impl Stderr {
         }
     }
 }
+
+/// A server on a tokio runtime of its own thread, listening on a free loopback port:
+/// `serve` gets the listener and a future that ends when the server is dropped, which then
+/// waits for the thread.
+pub struct InThread {
+    pub port: u16,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The future that tells an [`InThread`] server to stop.
+pub type Stopped = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+impl InThread {
+    pub fn start<F, Fut>(serve: F) -> InThread
+    where
+        F: FnOnce(std::net::TcpListener, Stopped) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()>,
+    {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            let stopped: Stopped = Box::pin(async move {
+                let _ = rx.await;
+            });
+            runtime.block_on(serve(listener, stopped));
+        });
+        InThread { port, stop: Some(tx), thread: Some(thread) }
+    }
+}
+
+impl Drop for InThread {
+    fn drop(&mut self) {
+        let _ = self.stop.take().map(|tx| tx.send(()));
+        let _ = self.thread.take().map(std::thread::JoinHandle::join);
+    }
+}

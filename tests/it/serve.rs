@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::harness::{BIN, Project, serve};
+use crate::harness::{BIN, InThread, Project, serve};
 use crate::table::{self, Target, fixture, request};
 
 /// The project of `p` as folio validates it.
@@ -21,40 +21,13 @@ fn project_of(p: &Project) -> folio::config::Project {
 
 /// The preview's handler serving `output` in this process (no build of its own): the tree
 /// can hold what a test plants, such as siblings and symlinks leading out of it.
-struct InProcess {
-    port: u16,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl InProcess {
-    fn start(p: &Project, output: &Path) -> InProcess {
-        let project = project_of(p);
-        let routes = folio::routes::Routes::new(&project, crate::harness::SAMPLE_RECORDS);
-        let app = Arc::new(folio::serve::App::new(output.to_path_buf(), routes));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            let stopped = async {
-                let _ = rx.await;
-            };
-            runtime.block_on(folio::serve::run_server(listener, app, stopped)).unwrap();
-        });
-        InProcess { port, stop: Some(tx), thread: Some(thread) }
-    }
-}
-
-impl Drop for InProcess {
-    fn drop(&mut self) {
-        let _ = self.stop.take().map(|tx| tx.send(()));
-        let _ = self.thread.take().map(std::thread::JoinHandle::join);
-    }
+fn in_process(p: &Project, output: &Path) -> InThread {
+    let project = project_of(p);
+    let routes = folio::routes::Routes::new(&project, crate::harness::SAMPLE_RECORDS);
+    let app = Arc::new(folio::serve::App::new(output.to_path_buf(), routes));
+    InThread::start(move |listener, stopped| async move {
+        folio::serve::run_server(listener, app, stopped).await.unwrap();
+    })
 }
 
 #[test]
@@ -62,7 +35,7 @@ fn the_preview_handler_answers_the_whole_table() {
     // The fixture plants precompressed siblings and symlinks leading out of output/.
     let p = fixture("");
     let output = p.path("output");
-    let server = InProcess::start(&p, &output);
+    let server = in_process(&p, &output);
     table::run(&Target {
         name: "serve (handler)",
         port: server.port,

@@ -10,7 +10,6 @@
 //! and answers with the headers object_store reads (`ETag`, `x-goog-generation`). Every
 //! other request (listings, HEAD, GET, DELETE) goes to the emulator as sent.
 
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
@@ -20,7 +19,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::Response;
 
-use crate::harness::{Server, free_port, need_python_module};
+use crate::harness::{InThread, Server, free_port, need_python_module};
 
 /// The emulator and the proxy in front of it.
 pub struct FakeGcs {
@@ -28,15 +27,7 @@ pub struct FakeGcs {
     /// Where clients connect: the proxy.
     pub port: u16,
     upstream: u16,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for FakeGcs {
-    fn drop(&mut self) {
-        let _ = self.stop.take().map(|tx| tx.send(()));
-        let _ = self.thread.take().map(std::thread::JoinHandle::join);
-    }
+    _proxy: InThread,
 }
 
 /// The emulator's binary inside the installed wrapper package.
@@ -73,28 +64,15 @@ impl FakeGcs {
             Some(&log),
             Duration::from_secs(60),
         );
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                listener.set_nonblocking(true).unwrap();
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                let _ = rustls::crypto::ring::default_provider().install_default();
-                let client = reqwest::Client::builder().build().unwrap();
-                let router = axum::Router::new().fallback(forward).with_state((client, upstream));
-                let stopped = async {
-                    let _ = rx.await;
-                };
-                axum::serve(listener, router).with_graceful_shutdown(stopped).await.unwrap();
-            });
+        let proxy = InThread::start(move |listener, stopped| async move {
+            listener.set_nonblocking(true).unwrap();
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let client = reqwest::Client::builder().build().unwrap();
+            let router = axum::Router::new().fallback(forward).with_state((client, upstream));
+            axum::serve(listener, router).with_graceful_shutdown(stopped).await.unwrap();
         });
-        Some(FakeGcs { _server: server, port, upstream, stop: Some(tx), thread: Some(thread) })
+        Some(FakeGcs { _server: server, port: proxy.port, upstream, _proxy: proxy })
     }
 
     /// Creates a bucket (the JSON API's insert).
