@@ -210,6 +210,8 @@ impl Run {
 /// killed parent.
 pub struct Server {
     pub child: std::process::Child,
+    /// Its output, removed with it unless the test failed (then it is kept, and named).
+    log: Option<PathBuf>,
 }
 
 impl Drop for Server {
@@ -221,10 +223,22 @@ impl Drop for Server {
             .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(log) = self.log.take() {
+            if std::thread::panicking() {
+                uncaptured(&format!("server log kept: {}", log.display()));
+            } else {
+                let _ = fs::remove_file(log);
+            }
+        }
     }
 }
 
 impl Server {
+    /// A child process, killed (with its process group) when this is dropped.
+    pub fn of(child: std::process::Child) -> Server {
+        Server { child, log: None }
+    }
+
     /// Starts `cmd` in a process group of its own and waits until it accepts connections
     /// on `port`. Its output goes to `log` when given (and is shown if it fails to start),
     /// else stdout is dropped and stderr inherited.
@@ -247,7 +261,7 @@ impl Server {
             }
         }
         let child = cmd.spawn().unwrap_or_else(|e| panic!("starting {name}: {e}"));
-        let mut server = Server { child };
+        let mut server = Server { child, log: log.map(Path::to_path_buf) };
         let started = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             let exited = server.child.try_wait().unwrap();
@@ -303,7 +317,7 @@ pub fn serve(dir: &Path) -> Served {
         .and_then(|(_, rest)| rest.split_once("; "))
         .map(|(path, _)| PathBuf::from(path))
         .unwrap_or_else(|| panic!("no preview folder in {built:?}"));
-    Served { server: Server { child }, url, port, output }
+    Served { server: Server::of(child), url, port, output }
 }
 
 /// A free port on loopback (bound, then released).
@@ -349,11 +363,15 @@ fn missing_is_ok(found: bool, what: &str) -> bool {
 /// `--nocapture`: libtest captures `eprintln!`, not writes to the stderr handle. The test
 /// still counts as passed, so the line is the only sign of the skip.
 pub fn skipped(why: &str) {
-    use std::io::Write;
     let thread = std::thread::current();
     let test = thread.name().unwrap_or("a test");
-    let line = format!("SKIPPED {test}: {why}\n");
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    uncaptured(&format!("SKIPPED {test}: {why}"));
+}
+
+/// One line on the real stderr, past libtest's capture.
+fn uncaptured(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
 }
 
 /// A command started in the background, killed when the test ends (also when it fails

@@ -184,7 +184,7 @@ fn a_preview_switch_that_fails_midway_is_never_shown_and_the_next_rebuild_finish
     let mut url = String::new();
     std::io::BufRead::read_line(&mut out, &mut url).unwrap();
     std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    let server = crate::harness::Server { child };
+    let server = crate::harness::Server::of(child);
     let port: u16 = url.trim().trim_end_matches('/').rsplit(':').next().unwrap().parse().unwrap();
     assert_eq!(first_name(port), "Eiffel Tower");
     // Every page changes (each rating), so the rebuild renames page by page.

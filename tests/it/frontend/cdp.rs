@@ -97,7 +97,7 @@ impl Browser {
         let stream = TcpStream::connect(("127.0.0.1", port)).expect("connecting to DevTools");
         stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         let (ws, _) = tungstenite::client(ws_url.as_str(), stream).expect("a WebSocket upgrade");
-        let process = Server { child };
+        let process = Server::of(child);
         let mut browser = Browser {
             _process: process,
             _profile: profile,
