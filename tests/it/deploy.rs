@@ -780,7 +780,7 @@ fn a_build_waits_for_a_deploy_which_publishes_one_build(remote: &Remote) {
     assert!(published(&p) == b, "output/ is still build B");
     gate.open();
     assert!(deploy.wait().unwrap().success());
-    assert!(build.wait().unwrap().success(), "{}", said.text());
+    assert!(build.wait().unwrap().success(), "{}", said.all());
     assert!(remote.objects() == b, "the deploy published build B, all of it and only it");
     let c = published(&p);
     assert!(c != b);
@@ -810,12 +810,9 @@ fn a_file_changed_behind_folios_back_stops_the_deploy(remote: &Remote) {
     p.write("output/api/index.json", edited);
     gate.open();
     let code = deploy.wait().unwrap().code();
-    assert_eq!(code, Some(2), "{}", said.text());
-    assert!(
-        said.text().contains("`output/api/index.json` changed while it was being deployed"),
-        "{}",
-        said.text()
-    );
+    let said = said.all();
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("`output/api/index.json` changed while it was being deployed"), "{said}");
     assert!(remote.objects().values().all(|v| v != edited), "the edited bytes were not sent");
     each_old_or_new(remote, &a, &b);
     p.folio(&["build"]).success();
@@ -1431,7 +1428,7 @@ fn two_deploys_to_one_store_take_turns_and_leave_one_build(remote: &Remote) {
     assert!(two.try_wait().unwrap().is_none(), "the second deploy waits");
     gate.open();
     assert!(one.wait().unwrap().success());
-    assert!(two.wait().unwrap().success(), "{}", said.text());
+    assert!(two.wait().unwrap().success(), "{}", said.all());
     assert!(remote.objects() == published(&second), "the store is the second build, whole");
     // And folio's record agrees: a third deploy of the same build changes nothing.
     assert_eq!(counts(&remote.deploy(&second, &[]).success()), (0, SAMPLE_OBJECTS, 0));

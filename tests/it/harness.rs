@@ -441,7 +441,10 @@ impl Gate {
 }
 
 /// A command's stderr, collected by a thread while it runs.
-pub struct Stderr(std::sync::Arc<std::sync::Mutex<String>>);
+pub struct Stderr {
+    text: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+}
 
 impl Stderr {
     /// Takes `child`'s piped stderr.
@@ -449,18 +452,28 @@ impl Stderr {
         let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let mut pipe = BufReader::new(child.stderr.take().expect("stderr piped"));
         let into = text.clone();
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             let mut line = String::new();
             while pipe.read_line(&mut line).is_ok_and(|n| n > 0) {
                 into.lock().unwrap().push_str(&line);
                 line.clear();
             }
         });
-        Stderr(text)
+        Stderr { text, reader: std::sync::Mutex::new(Some(reader)) }
     }
 
+    /// What the command said so far.
     pub fn text(&self) -> String {
-        self.0.lock().unwrap().clone()
+        self.text.lock().unwrap().clone()
+    }
+
+    /// All the command said, once it has ended: waits for the reader to reach the end of
+    /// the pipe (the command's exit does not mean its last lines were read yet).
+    pub fn all(&self) -> String {
+        if let Some(reader) = self.reader.lock().unwrap().take() {
+            let _ = reader.join();
+        }
+        self.text()
     }
 
     /// Waits until the command has said `what`.

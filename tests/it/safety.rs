@@ -457,7 +457,7 @@ fn a_second_build_waits_for_the_first_and_the_output_is_one_whole_build() {
     assert!(run.stderr().contains("is using `output`"), "{}", run.stderr());
     gate.open();
     assert!(first.wait().unwrap().success());
-    assert!(second.wait().unwrap().success(), "{}", said.text());
+    assert!(second.wait().unwrap().success(), "{}", said.all());
     assert!(
         without_manifest(p.tree("output")) == two,
         "the second build ran after the first, whole"
