@@ -422,3 +422,25 @@ fn a_skipped_test_says_so_in_the_default_output() {
         .unwrap();
     assert!(!out.status.success(), "a missing program fails under CI");
 }
+
+#[test]
+fn cargo_run_runs_folio_as_the_readme_says() {
+    // `cargo run --release -- build` is the README's build command: with the tests' second
+    // binary beside folio, cargo must be told which one `cargo run` means.
+    let out = Command::new(env!("CARGO"))
+        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let package = &meta["packages"][0];
+    let bins: Vec<&str> = (package["targets"].as_array().unwrap().iter())
+        .filter(|t| t["kind"].as_array().unwrap().iter().any(|k| k == "bin"))
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(bins.contains(&"folio"), "{bins:?}");
+    if bins.len() > 1 {
+        assert_eq!(package["default_run"], "folio", "`cargo run` would not know which of {bins:?}");
+    }
+}
