@@ -116,11 +116,11 @@ impl App {
         cache: &str,
     ) -> Option<Response> {
         let mut chosen = (plain_file(&self.output, rel)?, rel.to_string(), None);
-        for (coding, ext) in [("br", "br"), ("gzip", "gz")] {
+        for (ext, coding) in crate::routes::layout::SIBLINGS {
             if !accepts(headers, coding) {
                 continue;
             }
-            let sibling = format!("{rel}.{ext}");
+            let sibling = format!("{rel}{ext}");
             if let Some(path) = plain_file(&self.output, &sibling) {
                 chosen = (path, sibling, Some(coding));
                 break;

@@ -108,7 +108,8 @@ pub enum FileKind {
     Other,
 }
 
-/// The precompressed siblings a page may have: the file's extension and its coding.
+/// The precompressed siblings a page may have, in the order `serve` prefers them: the
+/// file's extension and its coding.
 pub const SIBLINGS: [(&str, &str); 2] = [(".br", "br"), (".gz", "gzip")];
 
 /// The two-way map of one listing's files and URLs: what a build names each page, which
@@ -163,10 +164,11 @@ impl Layout {
             }
             _ => return None,
         };
-        let size = self.sizes.iter().copied().find(|s| s.to_string() == size)?;
-        if !super::valid_page(page) {
+        // Both numbers as folio writes them: digits, no sign, no leading zero.
+        if !super::valid_page(size) || !super::valid_page(page) {
             return None;
         }
+        let size: u64 = size.parse().ok().filter(|s| self.sizes.contains(s))?;
         Some(PageFile { variant, size, page: page.parse().ok()? })
     }
 
@@ -275,6 +277,7 @@ mod tests {
             "api/de/sights/10/1.json",
             "api/en/sights/15/1.json",
             "api/en/sights/10/01.json",
+            "api/en/sights/010/1.json",
             "api/en/sights/10/0.json",
             "api/en/other/10/1.json",
             "api/en/sights/10/1.json.br",
