@@ -109,11 +109,14 @@ pub struct InputConfig {
     /// The character between a CSV file's fields: `,` (the default), `;` (what Excel writes
     /// in many locales), a tab or `|`.
     pub csv_delimiter: String,
+    /// What separates the fraction in a CSV cell of a `number` field: `.` (the default)
+    /// or `,` (what a spreadsheet in many European locales writes).
+    pub decimal_separator: String,
 }
 
 impl Default for InputConfig {
     fn default() -> Self {
-        InputConfig { csv_delimiter: ",".into() }
+        InputConfig { csv_delimiter: ",".into(), decimal_separator: ".".into() }
     }
 }
 
@@ -375,6 +378,9 @@ pub struct Project {
     pub fallback: Fallback,
     /// The byte between a CSV file's fields (`[input] csv_delimiter`).
     pub csv_delimiter: u8,
+    /// The byte before the fraction of a CSV `number` cell (`[input] decimal_separator`);
+    /// `.` is always read too.
+    pub decimal_separator: u8,
     pub cache_control: String,
     pub precompress: Vec<crate::compress::Codec>,
     pub hosting: HostingConfig,

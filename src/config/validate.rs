@@ -227,6 +227,17 @@ impl Config {
                 b','
             }
         };
+        let decimal_separator = match self.input.decimal_separator.as_str() {
+            "." => b'.',
+            "," => b',',
+            other => {
+                err(format!(
+                    "input.decimal_separator `{}` is not \".\" or \",\"",
+                    other.escape_debug()
+                ));
+                b'.'
+            }
+        };
         let folders = Folders::resolve(&self, root, cwd, overrides, &mut err);
         if !errors.is_empty() {
             return Err(errors);
@@ -252,6 +263,7 @@ impl Config {
             schema: self.fields,
             fallback: self.i18n.fallback,
             csv_delimiter,
+            decimal_separator,
             cache_control: self.output.cache_control,
             precompress,
             hosting: self.hosting,

@@ -4,6 +4,7 @@
 //! ends the lines (`\n`, `\r\n` or a lone `\r`): the csv crate counts only `\n`, so lines
 //! are found here from each record's byte offset.
 
+use rayon::prelude::*;
 use serde_json::{Map, Number, Value};
 
 use super::Raw;
@@ -15,14 +16,15 @@ use crate::load::record::Resolver;
 enum Column {
     /// A plain or nested field: `path[0]` is the top-level key.
     Field { path: Vec<String>, kind: Option<FieldType> },
-    /// One language of a localized field.
-    Lang { field: String, lang: String, kind: Option<FieldType> },
+    /// One language of a localized field: `path` is the field and the language.
+    Lang { path: [String; 2], kind: Option<FieldType> },
     /// A language that is not configured.
     Ignored,
 }
 
-/// Converts one CSV cell by the field's declared type; an empty cell is null.
-pub fn convert(cell: &str, kind: Option<FieldType>) -> Result<Value, String> {
+/// Converts one CSV cell by the field's declared type; an empty cell is null. A `number`
+/// may have `decimal` (`[input] decimal_separator`) before its fraction, or `.`.
+pub fn convert(cell: &str, kind: Option<FieldType>, decimal: u8) -> Result<Value, String> {
     if cell.is_empty() {
         return Ok(Value::Null);
     }
@@ -33,16 +35,30 @@ pub fn convert(cell: &str, kind: Option<FieldType>) -> Result<Value, String> {
             .map(Value::from)
             .map_err(|_| format!("{cell:?} is not an integer (64-bit, digits only)")),
         FieldType::Number => {
-            let decimal = cell.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
-                && cell.bytes().any(|b| b.is_ascii_digit());
+            let refused = || {
+                let point = if decimal == b'.' { "" } else { ", `,` or `.` before the fraction" };
+                format!("{cell:?} is not a number (finite decimals only{point})")
+            };
             if let Ok(i) = cell.parse::<i64>() {
                 return Ok(Value::from(i));
             }
-            match cell.parse::<f64>() {
-                Ok(f) if decimal && f.is_finite() => {
-                    Ok(Value::Number(Number::from_f64(f).expect("finite")))
-                }
-                _ => Err(format!("{cell:?} is not a number (finite decimals only)")),
+            let separators = cell.bytes().filter(|&b| b == b'.' || b == decimal).count();
+            let written = cell
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b"+-eE".contains(&b) || b == b'.' || b == decimal)
+                && cell.bytes().any(|b| b.is_ascii_digit())
+                && separators <= 1;
+            if !written {
+                return Err(refused());
+            }
+            let parsed = if decimal != b'.' && cell.as_bytes().contains(&decimal) {
+                cell.replace(char::from(decimal), ".").parse::<f64>()
+            } else {
+                cell.parse::<f64>()
+            };
+            match parsed {
+                Ok(f) if f.is_finite() => Ok(Value::Number(Number::from_f64(f).expect("finite"))),
+                _ => Err(refused()),
             }
         }
         FieldType::Boolean => match cell {
@@ -89,8 +105,7 @@ fn plan(
         columns.push(match (spec.is_some_and(|s| s.localized), rest) {
             (true, Some(lang)) => match res.lang_index(lang) {
                 Some(_) => Column::Lang {
-                    field: top.to_string(),
-                    lang: lang.to_ascii_lowercase(),
+                    path: [top.to_string(), lang.to_ascii_lowercase()],
                     kind: spec.and_then(|s| s.kind),
                 },
                 None => {
@@ -121,18 +136,11 @@ struct Lines {
 impl Lines {
     fn new(bytes: &[u8]) -> Lines {
         let mut starts = vec![0];
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => starts.push(i + 1),
-                b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
-                    starts.push(i + 2);
-                    i += 1;
-                }
-                b'\r' => starts.push(i + 1),
-                _ => {}
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            // The `\r` of a `\r\n` is not a line end of its own.
+            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
+                starts.push(i + 1);
             }
-            i += 1;
         }
         Lines { starts }
     }
@@ -148,26 +156,97 @@ impl Lines {
     }
 }
 
-fn insert(obj: &mut Map<String, Value>, path: &[String], value: Value) {
-    let (last, parents) = path.split_last().expect("a column has a name");
-    let mut cur = obj;
-    for p in parents {
-        let slot = cur.entry(p.clone()).or_insert_with(|| Value::Object(Map::new()));
-        if !slot.is_object() {
-            *slot = Value::Object(Map::new());
+/// How a row's cells become one object: its keys in the order of their first column, each
+/// a cell or an object of its own (`location.lat`, `name.fr`). Built once from the header,
+/// so that a row is assembled without looking any key up.
+#[derive(Debug)]
+enum Node {
+    Cell(usize),
+    Object(Vec<(String, Node)>),
+}
+
+fn tree(columns: &[Column]) -> Vec<(String, Node)> {
+    fn place(level: &mut Vec<(String, Node)>, path: &[String], column: usize) {
+        let (first, rest) = path.split_first().expect("a column has a name");
+        let at = match level.iter().position(|(key, _)| key == first) {
+            Some(at) => at,
+            None => {
+                level.push((first.clone(), Node::Object(Vec::new())));
+                level.len() - 1
+            }
+        };
+        if rest.is_empty() {
+            level[at].1 = Node::Cell(column);
+            return;
         }
-        cur = slot.as_object_mut().expect("made an object above");
+        if let Node::Cell(_) = level[at].1 {
+            level[at].1 = Node::Object(Vec::new()); // a clash the header check refuses
+        }
+        if let Node::Object(inner) = &mut level[at].1 {
+            place(inner, rest, column);
+        }
     }
-    cur.insert(last.clone(), value);
+    let mut root = Vec::new();
+    for (i, column) in columns.iter().enumerate() {
+        match column {
+            Column::Field { path, .. } => place(&mut root, path, i),
+            Column::Lang { path, .. } => place(&mut root, path, i),
+            Column::Ignored => {}
+        }
+    }
+    root
+}
+
+/// One row's object from its converted cells (taken out of `cells`).
+fn assemble(level: &[(String, Node)], cells: &mut [Value]) -> Map<String, Value> {
+    let mut object = Map::with_capacity(level.len());
+    for (key, node) in level {
+        let value = match node {
+            Node::Cell(i) => std::mem::take(&mut cells[*i]),
+            Node::Object(inner) => Value::Object(assemble(inner, cells)),
+        };
+        object.insert(key.clone(), value);
+    }
+    object
 }
 
 /// Parses a whole CSV file (BOM already removed): its records, its problems, and its
 /// warnings.
-pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Problem>, Vec<Problem>) {
+pub fn parse(
+    bytes: &[u8],
+    delimiter: u8,
+    res: &Resolver,
+) -> (Vec<Raw<'static>>, Vec<Problem>, Vec<Problem>) {
+    let mut rows = Vec::new();
+    let (issues, warnings) =
+        parse_in_chunks(bytes, delimiter, res, CHUNK_BYTES, usize::MAX, &mut |r| rows.extend(r));
+    (rows, issues, warnings)
+}
+
+/// Parses a whole CSV file (BOM already removed), handing its rows to `sink` in line order,
+/// in batches of rows from about `batch` bytes of the file (so that only one batch of rows
+/// is held at a time); returns its problems and its warnings.
+pub fn parse_batches(
+    bytes: &[u8],
+    delimiter: u8,
+    res: &Resolver,
+    batch: usize,
+    sink: &mut dyn FnMut(Vec<Raw<'static>>),
+) -> (Vec<Problem>, Vec<Problem>) {
+    parse_in_chunks(bytes, delimiter, res, CHUNK_BYTES.min(batch), batch, sink)
+}
+
+/// [`parse_batches`], the rows read in parallel in chunks of about `every` bytes.
+fn parse_in_chunks(
+    bytes: &[u8],
+    delimiter: u8,
+    res: &Resolver,
+    every: usize,
+    batch: usize,
+    sink: &mut dyn FnMut(Vec<Raw<'static>>),
+) -> (Vec<Problem>, Vec<Problem>) {
     let mut issues = Vec::new();
     let mut warnings = Vec::new();
-    let mut rows = Vec::new();
-    let delimiter = res.project().csv_delimiter;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -175,17 +254,17 @@ pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Problem>, 
         .from_reader(bytes);
     let mut records = reader.byte_records();
     let header: Vec<String> = match records.next() {
-        None => return (rows, issues, warnings),
+        None => return (issues, warnings),
         Some(Err(e)) => {
             issues.push(Problem::unplaced(Some(1), format!("unreadable header: {e}")));
-            return (rows, issues, warnings);
+            return (issues, warnings);
         }
         Some(Ok(h)) => match h.iter().map(|c| std::str::from_utf8(c).map(str::to_string)).collect()
         {
             Ok(h) => h,
             Err(_) => {
                 issues.push(Problem::unplaced(Some(1), "header is not valid UTF-8"));
-                return (rows, issues, warnings);
+                return (issues, warnings);
             }
         },
     };
@@ -207,65 +286,197 @@ pub fn parse(bytes: &[u8], res: &Resolver) -> (Vec<Raw<'static>>, Vec<Problem>, 
                 delimiter as char,
             ),
         ));
-        return (rows, issues, warnings);
+        return (issues, warnings);
     }
     let columns = plan(&header, res, &mut issues, &mut warnings);
     if !issues.is_empty() {
-        return (rows, issues, warnings);
+        return (issues, warnings);
     }
-    let lines = Lines::new(bytes);
-    for rec in records {
-        let rec = match rec {
-            Ok(r) => r,
-            Err(e) => {
-                let line = e.position().map(|p| lines.of_record(bytes, p.byte()));
-                issues.push(Problem::unplaced(line, format!("malformed CSV: {e}")));
-                continue;
+    // The rows start after the header's line end (the parser stops inside a `\r\n`).
+    let mut body_start = usize::try_from(records.reader().position().byte()).unwrap_or(bytes.len());
+    if body_start > 0
+        && bytes.get(body_start - 1) == Some(&b'\r')
+        && bytes.get(body_start) == Some(&b'\n')
+    {
+        body_start += 1;
+    }
+    let body = &bytes[body_start.min(bytes.len())..];
+    let first_line = Lines::new(&bytes[..body_start.min(bytes.len())]).starts.len() as u64;
+    let table = Table {
+        header: &header,
+        columns: &columns,
+        tree: tree(&columns),
+        delimiter,
+        decimal: res.project().decimal_separator,
+    };
+    let chunks = chunks(body, delimiter, every);
+    // Each chunk counts its lines from 1: they are shifted by the lines before it.
+    let mut line = first_line;
+    let mut rest = chunks.as_slice();
+    while !rest.is_empty() {
+        let start = rest[0].0;
+        let take =
+            rest.iter().take_while(|&&(from, _)| from == start || from - start < batch).count();
+        let (group, after) = rest.split_at(take);
+        rest = after;
+        let parsed: Vec<(Vec<Raw<'static>>, Vec<Problem>, u64)> =
+            group.par_iter().map(|&(from, to)| table.rows(&body[from..to])).collect();
+        let mut rows = Vec::new();
+        for (mut chunk_rows, chunk_issues, lines) in parsed {
+            for raw in &mut chunk_rows {
+                if let Raw::Object { line: l, .. } = raw {
+                    *l += line - 1;
+                }
             }
-        };
-        let line = rec.position().map_or(0, |p| lines.of_record(bytes, p.byte()));
-        if rec.len() != header.len() {
-            let spans = rec.iter().any(|c| c.contains(&b'\n'));
-            let hint = if spans { " (an unterminated quoted field?)" } else { "" };
-            issues.push(Problem::unplaced(
-                Some(line),
-                format!("record has {} fields, the header has {}{hint}", rec.len(), header.len()),
-            ));
-            continue;
+            rows.extend(chunk_rows);
+            issues.extend(chunk_issues.into_iter().map(|mut p| {
+                p.line = p.line.map(|l| l + line - 1);
+                p
+            }));
+            line += lines;
         }
-        let mut obj = Map::new();
-        let mut ok = true;
-        for ((cell, col), name) in rec.iter().zip(&columns).zip(&header) {
-            let Ok(cell) = std::str::from_utf8(cell) else {
-                issues.push(
-                    Problem::unplaced(Some(line), "is not valid UTF-8").with_field(name.clone()),
-                );
-                ok = false;
-                continue;
-            };
-            match col {
-                Column::Ignored => {}
-                Column::Field { path, kind } => match convert(cell, *kind) {
-                    Ok(v) => insert(&mut obj, path, v),
-                    Err(msg) => {
-                        issues.push(Problem::unplaced(Some(line), msg).with_field(name.clone()));
-                        ok = false;
-                    }
-                },
-                Column::Lang { field, lang, kind } => match convert(cell, *kind) {
-                    Ok(v) => insert(&mut obj, &[field.clone(), lang.clone()], v),
-                    Err(msg) => {
-                        issues.push(Problem::unplaced(Some(line), msg).with_field(name.clone()));
-                        ok = false;
-                    }
-                },
-            }
-        }
-        if ok {
-            rows.push(Raw::Object { line, object: obj });
+        if !rows.is_empty() {
+            sink(rows);
         }
     }
-    (rows, issues, warnings)
+    (issues, warnings)
+}
+
+/// Rows are parsed in chunks of about this many bytes, in parallel.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// Where to cut the rows of a CSV file (`body`, after its header) into chunks of about
+/// `every` bytes, each starting a record: `(from, to)` of each chunk. A cut is put after a
+/// `\n` outside quotes. The quotes are followed with `memchr` and the cut trusted only
+/// while the quoting is regular (a quote opens a field and closes it, `""` inside): a
+/// stray quote inside a field, which a lenient reader keeps as text, makes the body one
+/// chunk, read in order, as a single reader would.
+fn chunks(body: &[u8], delimiter: u8, every: usize) -> Vec<(usize, usize)> {
+    let whole = vec![(0, body.len())];
+    let ends_field = |at: usize| match body.get(at) {
+        None => true,
+        Some(&b) => b == delimiter || b == b'\n' || b == b'\r',
+    };
+    let mut cuts = vec![0];
+    let mut target = every;
+    let mut at = 0;
+    while target < body.len() {
+        // Outside quotes, from `at`: cut at the first line end past the target before the
+        // next quote.
+        let quote = memchr::memchr(b'"', &body[at..]).map_or(body.len(), |q| at + q);
+        while target < quote {
+            let from = target.max(at);
+            match memchr::memchr(b'\n', &body[from..quote]) {
+                Some(nl) => {
+                    cuts.push(from + nl + 1);
+                    target = from + nl + 1 + every;
+                }
+                None => break,
+            }
+        }
+        if quote == body.len() {
+            break;
+        }
+        // A quote opens a field only at its start.
+        if quote > 0 && !ends_field(quote - 1) {
+            return whole;
+        }
+        // Inside quotes: find the closing one, stepping over `""`.
+        let mut i = quote + 1;
+        loop {
+            let Some(q) = memchr::memchr(b'"', &body[i..]) else { return whole };
+            if body.get(i + q + 1) == Some(&b'"') {
+                i += q + 2;
+                continue;
+            }
+            if !ends_field(i + q + 1) {
+                return whole;
+            }
+            at = i + q + 1;
+            break;
+        }
+    }
+    cuts.push(body.len());
+    cuts.dedup();
+    cuts.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// What each row of a file is read with.
+struct Table<'a> {
+    header: &'a [String],
+    columns: &'a [Column],
+    tree: Vec<(String, Node)>,
+    delimiter: u8,
+    decimal: u8,
+}
+
+impl Table<'_> {
+    /// The rows of one chunk (it starts a record), their problems, and how many line ends
+    /// it holds. Lines count from 1 at the chunk's start.
+    fn rows(&self, bytes: &[u8]) -> (Vec<Raw<'static>>, Vec<Problem>, u64) {
+        let (header, columns, decimal) = (self.header, self.columns, self.decimal);
+        let mut rows = Vec::new();
+        let mut issues = Vec::new();
+        let lines = Lines::new(bytes);
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .delimiter(self.delimiter)
+            .from_reader(bytes);
+        // One record and its converted cells, the buffers reused from row to row.
+        let mut rec = csv::ByteRecord::new();
+        let mut cells: Vec<Value> = Vec::with_capacity(columns.len());
+        loop {
+            match reader.read_byte_record(&mut rec) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    let line = e.position().map(|p| lines.of_record(bytes, p.byte()));
+                    issues.push(Problem::unplaced(line, format!("malformed CSV: {e}")));
+                    continue;
+                }
+            }
+            let line = rec.position().map_or(0, |p| lines.of_record(bytes, p.byte()));
+            if rec.len() != header.len() {
+                let spans = rec.iter().any(|c| c.contains(&b'\n'));
+                let hint = if spans { " (an unterminated quoted field?)" } else { "" };
+                issues.push(Problem::unplaced(
+                    Some(line),
+                    format!(
+                        "record has {} fields, the header has {}{hint}",
+                        rec.len(),
+                        header.len()
+                    ),
+                ));
+                continue;
+            }
+            let mut ok = true;
+            cells.clear();
+            for ((cell, col), name) in rec.iter().zip(columns).zip(header) {
+                let converted = match col {
+                    Column::Ignored => Ok(Value::Null),
+                    Column::Field { kind, .. } | Column::Lang { kind, .. } => {
+                        match simdutf8::basic::from_utf8(cell) {
+                            Ok(cell) => convert(cell, *kind, decimal),
+                            Err(_) => Err("is not valid UTF-8".to_string()),
+                        }
+                    }
+                };
+                match converted {
+                    Ok(value) => cells.push(value),
+                    Err(msg) => {
+                        issues.push(Problem::unplaced(Some(line), msg).with_field(name.clone()));
+                        cells.push(Value::Null);
+                        ok = false;
+                    }
+                }
+            }
+            if ok {
+                rows.push(Raw::Object { line, object: assemble(&self.tree, &mut cells) });
+            }
+        }
+        (rows, issues, lines.starts.len() as u64 - 1)
+    }
 }
 
 #[cfg(test)]
@@ -276,7 +487,7 @@ mod tests {
     fn row_lines(text: &str) -> (Vec<u64>, Vec<Option<u64>>) {
         let project = crate::config::test_project("");
         let res = Resolver::new(&project);
-        let (rows, issues, _) = parse(text.as_bytes(), &res);
+        let (rows, issues, _) = parse(text.as_bytes(), b',', &res);
         (rows.iter().map(Raw::line).collect(), issues.iter().map(|i| i.line).collect())
     }
 
@@ -291,7 +502,7 @@ mod tests {
             let text = format!("\u{feff}{text}");
             let bytes = text.as_bytes().strip_prefix(b"\xEF\xBB\xBF").unwrap();
             let project = crate::config::test_project("");
-            let (rows, _, _) = parse(bytes, &Resolver::new(&project));
+            let (rows, _, _) = parse(bytes, b',', &Resolver::new(&project));
             let lines: Vec<u64> = rows.iter().map(Raw::line).collect();
             assert_eq!(lines, [2, 3, 6], "after a BOM, line ends {end:?}");
         }
@@ -300,17 +511,78 @@ mod tests {
         assert_eq!(row_lines("id,name\r1,a\r2,b,extra\r3,c").0, [2, 4]);
     }
 
+    /// A CSV text with quoted cells holding delimiters, quotes and line ends, blank
+    /// lines, rows of the wrong width, and (sometimes) a stray quote inside a field.
+    fn any_csv() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let cell = prop_oneof![
+            "[a-z0-9 ]{0,6}",
+            "[a-z,\"\n\r ]{0,6}".prop_map(|c| format!("\"{}\"", c.replace('"', "\"\""))),
+            Just("ab\"c".to_string()),
+        ];
+        let row = prop::collection::vec(cell, 1..4).prop_map(|cells| cells.join(","));
+        let end = prop::sample::select(vec!["\n", "\r\n", "\r"]);
+        (prop::collection::vec((row, end.clone()), 0..24), end).prop_map(|(rows, head_end)| {
+            let mut text = format!("id,a,b{head_end}");
+            for (row, end) in rows {
+                text.push_str(&row);
+                text.push_str(end);
+            }
+            text
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn rows_read_in_chunks_are_the_rows_read_in_one(text in any_csv(), every in 1usize..40) {
+            let project = crate::config::test_project("");
+            let res = Resolver::new(&project);
+            let shown = |(rows, issues, _): (Vec<Raw>, Vec<Problem>, Vec<Problem>)| {
+                let rows: Vec<(u64, String)> = rows
+                    .into_iter()
+                    .map(|r| match r {
+                        Raw::Object { line, object } => (line, Value::Object(object).to_string()),
+                        Raw::Text { .. } => unreachable!(),
+                    })
+                    .collect();
+                let issues: Vec<(Option<u64>, String)> =
+                    issues.into_iter().map(|p| (p.line, p.message)).collect();
+                (rows, issues)
+            };
+            let parse = |every: usize, batch: usize| {
+                let mut rows = Vec::new();
+                let (issues, warnings) =
+                    parse_in_chunks(text.as_bytes(), b',', &res, every, batch, &mut |r| rows.extend(r));
+                (rows, issues, warnings)
+            };
+            let whole = shown(parse(usize::MAX, usize::MAX));
+            let chunked = shown(parse(every, every * 3));
+            proptest::prop_assert_eq!(chunked, whole);
+        }
+    }
+
+    #[test]
+    fn rows_are_cut_after_line_ends_outside_quotes_and_not_at_all_when_quoting_is_irregular() {
+        let body = b"1,\"a\nb\"\n2,x\n3,\"c\"\"d\"\n4,y\n";
+        let cuts = chunks(body, b',', 1);
+        let starts: Vec<&[u8]> = cuts.iter().map(|&(from, _)| &body[from..from + 2]).collect();
+        assert_eq!(starts, [b"1,", b"2,", b"3,", b"4,"]);
+        // `ab"c` keeps its quote as text in a lenient reader: no cut is trusted.
+        assert_eq!(chunks(b"1,ab\"c\n2,x\n", b',', 1), [(0, 11)]);
+        assert_eq!(chunks(b"1,\"ab\"c\n2,x\n", b',', 1), [(0, 12)]);
+    }
+
     #[test]
     fn converts_cells_by_type() {
         use FieldType::*;
-        assert_eq!(convert("", Some(Integer)).unwrap(), Value::Null);
-        assert_eq!(convert("42", None).unwrap(), Value::from("42"));
-        assert_eq!(convert("-7", Some(Integer)).unwrap(), Value::from(-7));
-        assert_eq!(convert("4.50", Some(Number)).unwrap(), serde_json::json!(4.5));
-        assert_eq!(convert("4", Some(Number)).unwrap(), serde_json::json!(4));
-        assert_eq!(convert("a|b", Some(List)).unwrap(), serde_json::json!(["a", "b"]));
-        assert_eq!(convert("true", Some(Boolean)).unwrap(), Value::Bool(true));
-        assert_eq!(convert("{\"a\":1}", Some(Json)).unwrap(), serde_json::json!({"a": 1}));
+        assert_eq!(convert("", Some(Integer), b'.').unwrap(), Value::Null);
+        assert_eq!(convert("42", None, b'.').unwrap(), Value::from("42"));
+        assert_eq!(convert("-7", Some(Integer), b'.').unwrap(), Value::from(-7));
+        assert_eq!(convert("4.50", Some(Number), b'.').unwrap(), serde_json::json!(4.5));
+        assert_eq!(convert("4", Some(Number), b'.').unwrap(), serde_json::json!(4));
+        assert_eq!(convert("a|b", Some(List), b'.').unwrap(), serde_json::json!(["a", "b"]));
+        assert_eq!(convert("true", Some(Boolean), b'.').unwrap(), Value::Bool(true));
+        assert_eq!(convert("{\"a\":1}", Some(Json), b'.').unwrap(), serde_json::json!({"a": 1}));
         for (cell, kind) in [
             ("NaN", Number),
             ("inf", Number),
@@ -321,7 +593,24 @@ mod tests {
             ("yes", Boolean),
             ("{", Json),
         ] {
-            assert!(convert(cell, Some(kind)).is_err(), "{cell} as {kind:?}");
+            assert!(convert(cell, Some(kind), b'.').is_err(), "{cell} as {kind:?}");
         }
+    }
+
+    #[test]
+    fn a_decimal_comma_is_read_where_it_is_configured() {
+        use FieldType::Number;
+        assert_eq!(convert("4,5", Some(Number), b',').unwrap(), serde_json::json!(4.5));
+        assert_eq!(convert("-0,25e2", Some(Number), b',').unwrap(), serde_json::json!(-25.0));
+        assert_eq!(convert("4.5", Some(Number), b',').unwrap(), serde_json::json!(4.5));
+        assert_eq!(convert("12", Some(Number), b',').unwrap(), serde_json::json!(12));
+        assert!(convert("4,5", Some(Number), b'.').is_err());
+        // A thousands separator beside a decimal one is not guessed at.
+        let refused = convert("1.234,5", Some(Number), b',').unwrap_err();
+        assert_eq!(
+            refused,
+            "\"1.234,5\" is not a number (finite decimals only, `,` or `.` before the fraction)"
+        );
+        assert!(convert("1,2,3", Some(Number), b',').is_err());
     }
 }

@@ -16,14 +16,24 @@ pub fn message(e: &serde_json::Error) -> String {
     }
 }
 
+/// What a syntax error inside one element says, with its place: the line inside the
+/// element when it is not the element's first (the problem's line is the element's), and
+/// the column in the file's line, `column` being where the element starts on its line.
+pub fn syntax(e: &serde_json::Error, column: u64) -> String {
+    // serde_json counts columns from 1 but says 0 at the end of its input.
+    let inner = (e.column() as u64).max(1);
+    let place = if e.line() > 1 {
+        format!("line {} of this record, column {inner}", e.line())
+    } else {
+        format!("column {}", column + inner - 1)
+    };
+    format!("invalid JSON: {} ({place})", message(e))
+}
+
 /// JSON's whitespace: space, tab, line feed, carriage return (not form feed, which
 /// `u8::is_ascii_whitespace` also takes, and serde_json refuses).
 fn is_json_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-fn newlines(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 /// The length of the string at the start of `b` (its opening `"` included), found with
@@ -85,33 +95,69 @@ enum State {
     End,
 }
 
-/// Where the splitter of a `.json` file stands between chunks.
+/// Where the splitter of a `.json` file stands between chunks. Positions are kept as
+/// offsets in the file, so a line's start is known however long the line is: a column
+/// is one subtraction, whether the array is pretty-printed or all on one line.
 struct Splitter {
     line: u64,
+    /// The file offset where the current line starts (after a BOM on the first line).
+    line_start: u64,
+    /// The file offset of the buffer's first byte.
+    base: u64,
     state: State,
     eof: bool,
     bom_checked: bool,
-    /// The last `,` between elements: its line and (when this chunk shows where its line
-    /// begins) its column, counted from 1.
-    comma: (u64, Option<usize>),
-    /// No byte of the file has left the buffer yet (the first line starts at 0).
-    first_chunk: bool,
+    /// The line and column (from 1) of the last `,` between elements.
+    comma: (u64, u64),
+    /// How many bytes the scans have looked at, counting a byte again each time it is
+    /// looked at again: the work the splitter does, which the tests bound by the file's
+    /// size.
+    examined: u64,
 }
 
-/// One chunk split: the complete elements found (line, start, end in the buffer) and
-/// where the unsplit rest of the buffer begins; or the file's problem, which ends it.
+/// One chunk split: the complete elements found (line, column, start, end in the buffer)
+/// and where the unsplit rest of the buffer begins; or the file's problem, which ends it.
 enum Split {
-    Elements(Vec<(u64, usize, usize)>, usize),
+    Elements(Vec<(u64, u64, usize, usize)>, usize),
     Fail(Vec<Problem>),
 }
 
 impl Splitter {
-    fn fail(&self, message: &str) -> Split {
-        Split::Fail(vec![Problem::unplaced(Some(self.line), message.to_string())])
+    fn new() -> Splitter {
+        Splitter {
+            line: 1,
+            line_start: 0,
+            base: 0,
+            state: State::Start,
+            eof: false,
+            bom_checked: false,
+            comma: (1, 1),
+            examined: 0,
+        }
     }
 
-    /// Reads about `chunk` more bytes onto the end of `buf` and splits off the complete
-    /// elements in it.
+    /// The column (from 1) of `pos` in the buffer, on the current line.
+    fn column(&self, pos: usize) -> u64 {
+        self.base + pos as u64 - self.line_start + 1
+    }
+
+    fn fail_at(&self, pos: usize, message: &str) -> Split {
+        let message = format!("{message} (column {})", self.column(pos));
+        Split::Fail(vec![Problem::unplaced(Some(self.line), message)])
+    }
+
+    /// Counts the line ends in `buf[from..to]`, the bytes of one element.
+    fn pass_over(&mut self, buf: &[u8], from: usize, to: usize) {
+        self.examined += (to - from) as u64;
+        for nl in memchr::memchr_iter(b'\n', &buf[from..to]) {
+            self.line += 1;
+            self.line_start = self.base + (from + nl) as u64 + 1;
+        }
+    }
+
+    /// Reads more bytes onto the end of `buf` (about `chunk`, or as many as it holds
+    /// when one element outgrows the chunk, so that an element is re-scanned a bounded
+    /// number of times) and splits off the complete elements in it.
     fn step(
         &mut self,
         reader: &mut impl Read,
@@ -119,13 +165,15 @@ impl Splitter {
         chunk: usize,
     ) -> io::Result<Split> {
         if !self.eof {
-            let n = reader.by_ref().take(chunk as u64).read_to_end(buf)?;
+            let want = chunk.max(buf.len());
+            let n = reader.by_ref().take(want as u64).read_to_end(buf)?;
             self.eof = n == 0;
         }
         let mut pos = 0;
         if !self.bom_checked && (buf.len() >= 3 || self.eof) {
             if buf.starts_with(b"\xEF\xBB\xBF") {
                 pos = 3;
+                self.line_start = 3;
             }
             self.bom_checked = true;
         }
@@ -134,51 +182,54 @@ impl Splitter {
             return Ok(Split::Elements(elements, 0)); // too few bytes yet to tell
         }
         loop {
+            let from = pos;
             while pos < buf.len() && is_json_space(buf[pos]) {
-                self.line += u64::from(buf[pos] == b'\n');
+                if buf[pos] == b'\n' {
+                    self.line += 1;
+                    self.line_start = self.base + pos as u64 + 1;
+                }
                 pos += 1;
             }
+            self.examined += (pos - from) as u64;
             if pos == buf.len() {
                 break;
             }
+            self.examined += 1;
             match self.state {
                 State::Start if buf[pos] == b'[' => {
                     pos += 1;
                     self.state = State::First;
                 }
-                State::Start => return Ok(self.fail("expected an array of objects")),
+                State::Start => return Ok(self.fail_at(pos, "expected an array of objects")),
                 State::First if buf[pos] == b']' => {
                     pos += 1;
                     self.state = State::End;
                 }
                 State::Element if buf[pos] == b']' => {
                     let (line, column) = self.comma;
-                    let at = column.map(|c| format!(" (column {c})")).unwrap_or_default();
-                    let message =
-                        format!("invalid JSON: a trailing comma after the last element{at}");
+                    let message = format!(
+                        "invalid JSON: a trailing comma after the last element (column {column})"
+                    );
                     return Ok(Split::Fail(vec![Problem::unplaced(Some(line), message)]));
                 }
                 State::First | State::Element => match value_len(&buf[pos..]) {
                     Some(len) => {
-                        elements.push((self.line, pos, pos + len));
-                        self.line += newlines(&buf[pos..pos + len]);
+                        elements.push((self.line, self.column(pos), pos, pos + len));
+                        self.pass_over(buf, pos, pos + len);
                         pos += len;
                         self.state = State::After;
                     }
                     None if self.eof => {
-                        return Ok(self.fail("invalid JSON: the file ends inside this value"));
+                        let message = "invalid JSON: the file ends inside this value";
+                        return Ok(self.fail_at(pos, message));
                     }
-                    None => break,
+                    None => {
+                        self.examined += (buf.len() - pos) as u64;
+                        break;
+                    }
                 },
                 State::After if buf[pos] == b',' => {
-                    let line_start = match buf[..pos].iter().rposition(|&b| b == b'\n') {
-                        Some(nl) => Some(nl + 1),
-                        None if self.first_chunk => {
-                            Some(if buf.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 })
-                        }
-                        None => None,
-                    };
-                    self.comma = (self.line, line_start.map(|s| pos - s + 1));
+                    self.comma = (self.line, self.column(pos));
                     pos += 1;
                     self.state = State::Element;
                 }
@@ -187,10 +238,12 @@ impl Splitter {
                     self.state = State::End;
                 }
                 State::After => {
-                    return Ok(self.fail("invalid JSON: expected `,` or `]` after an element"));
+                    let message = "invalid JSON: expected `,` or `]` after an element";
+                    return Ok(self.fail_at(pos, message));
                 }
                 State::End => {
-                    return Ok(self.fail("invalid JSON: trailing characters after the array"));
+                    let message = "invalid JSON: trailing characters after the array";
+                    return Ok(self.fail_at(pos, message));
                 }
             }
         }
@@ -209,47 +262,49 @@ impl Splitter {
 }
 
 /// Streams a `.json` file (one array of objects) in chunks of about `chunk` bytes: each
-/// batch of complete elements goes to `sink` with the line of its opening brace, so the
-/// file is never held whole in memory. Structural problems end the file with an issue
-/// (elements split off in the same read as the problem are not handed out).
+/// batch of complete elements goes to `sink` with the line and column of its opening
+/// brace, so the file is never held whole in memory. Structural problems end the file
+/// with an issue (elements split off in the same read as the problem are not handed out).
 ///
 /// Reading and splitting the next chunk runs while `sink` works on this one (`rayon::join`,
 /// two buffers): the split is a serial scan, the sink parses in parallel.
 pub fn stream_array(
-    mut reader: impl Read + Send,
+    reader: impl Read + Send,
     chunk: usize,
     sink: &mut (dyn FnMut(Vec<Raw<'_>>) + Send),
 ) -> io::Result<Vec<Problem>> {
-    let mut splitter = Splitter {
-        line: 1,
-        state: State::Start,
-        eof: false,
-        bom_checked: false,
-        comma: (1, None),
-        first_chunk: true,
-    };
+    stream_array_counted(reader, chunk, sink).map(|(problems, _)| problems)
+}
+
+/// [`stream_array`], also returning how many bytes the splitter looked at.
+fn stream_array_counted(
+    mut reader: impl Read + Send,
+    chunk: usize,
+    sink: &mut (dyn FnMut(Vec<Raw<'_>>) + Send),
+) -> io::Result<(Vec<Problem>, u64)> {
+    let mut splitter = Splitter::new();
     let mut buf: Vec<u8> = Vec::with_capacity(chunk);
     let mut next: Vec<u8> = Vec::with_capacity(chunk);
     let mut split = splitter.step(&mut reader, &mut buf, chunk)?;
     loop {
         let (elements, pos) = match split {
             Split::Elements(elements, pos) => (elements, pos),
-            Split::Fail(problems) => return Ok(problems),
+            Split::Fail(problems) => return Ok((problems, splitter.examined)),
         };
         // UTF-8 is checked with the parsing, in parallel (`Raw::Text`).
         let raws: Vec<Raw<'_>> = elements
             .into_iter()
-            .map(|(line, start, end)| Raw::Text { line, text: &buf[start..end] })
+            .map(|(line, column, start, end)| Raw::Text { line, column, text: &buf[start..end] })
             .collect();
         if splitter.eof {
             if !raws.is_empty() {
                 sink(raws);
             }
-            return Ok(splitter.finish());
+            return Ok((splitter.finish(), splitter.examined));
         }
         next.clear();
         next.extend_from_slice(&buf[pos..]);
-        splitter.first_chunk &= pos == 0;
+        splitter.base += pos as u64;
         let (_, following) = rayon::join(
             || {
                 if !raws.is_empty() {
@@ -299,7 +354,7 @@ pub fn stream_lines(
             sink(
                 lines
                     .iter()
-                    .map(|&(line, from, to)| Raw::Text { line, text: &buf[from..to] })
+                    .map(|&(line, from, to)| Raw::Text { line, column: 1, text: &buf[from..to] })
                     .collect(),
             );
             lines.clear();

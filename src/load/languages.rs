@@ -40,9 +40,10 @@ pub fn in_data(
             }
         };
         match format_of(&path) {
-            Some(Format::Csv) => {
+            Some(format @ (Format::Csv | Format::Tsv)) => {
                 let header = text.lines().next().unwrap_or("");
-                for column in header.split(char::from(csv_delimiter)) {
+                let delimiter = if format == Format::Tsv { b'\t' } else { csv_delimiter };
+                for column in header.split(char::from(delimiter)) {
                     let column = column.trim().trim_matches('"');
                     if let Some((field, lang)) = column.rsplit_once('.') {
                         add(lang, field);

@@ -21,9 +21,11 @@ use record::{Findings, Resolver};
 
 /// One record as a parser found it: raw JSON text to parse, or an object already built.
 pub enum Raw<'a> {
-    /// The text of one JSON value, not yet checked to be UTF-8.
+    /// The text of one JSON value, not yet checked to be UTF-8, with the line and column
+    /// (from 1) where it starts.
     Text {
         line: u64,
+        column: u64,
         text: &'a [u8],
     },
     Object {
@@ -53,13 +55,23 @@ pub struct Dataset {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
     Csv,
+    /// Tab-separated values: CSV with a tab between fields, whatever `csv_delimiter` says.
+    Tsv,
     Json,
     JsonLines,
+}
+
+impl Format {
+    /// The byte between fields of a CSV or TSV file.
+    fn delimiter(self, project: &Project) -> u8 {
+        if self == Format::Tsv { b'\t' } else { project.csv_delimiter }
+    }
 }
 
 fn format_of(path: &Path) -> Option<Format> {
     match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
         "csv" => Some(Format::Csv),
+        "tsv" => Some(Format::Tsv),
         "json" => Some(Format::Json),
         "jsonl" | "ndjson" => Some(Format::JsonLines),
         _ => None,
@@ -182,7 +194,7 @@ impl FileOut<'_> {
                 let mut found = Findings::default();
                 let object = match raw {
                     Raw::Object { object, .. } => Some(object),
-                    Raw::Text { text, .. } => match simdutf8::basic::from_utf8(text)
+                    Raw::Text { text, column, .. } => match simdutf8::basic::from_utf8(text)
                         .map_err(|_| None)
                         .and_then(|text| serde_json::from_str::<Value>(text).map_err(Some))
                     {
@@ -198,19 +210,7 @@ impl FileOut<'_> {
                             None
                         }
                         Err(Some(e)) => {
-                            // Lines inside a multi-line element count from its first line.
-                            let at = if e.line() > 1 {
-                                format!("line {} of this record, ", e.line())
-                            } else {
-                                String::new()
-                            };
-                            let why = format!(
-                                "invalid JSON: {} ({at}column {})",
-                                json::message(&e),
-                                // serde_json says 0 at the end of input; columns count from 1.
-                                e.column().max(1)
-                            );
-                            found.problems.push(Problem::unplaced(None, why));
+                            found.problems.push(Problem::unplaced(None, json::syntax(&e, column)));
                             None
                         }
                     },
@@ -251,7 +251,12 @@ fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
     let format = format_of(path).expect("walk keeps only known formats");
     let shown = diag::display_path(path);
     match std::fs::File::open(path) {
-        Ok(file) => read_file(index, shown, format, file, BATCH_BYTES, resolver),
+        Ok(file) => {
+            // A CSV file is read whole: into one allocation of its size.
+            let size = file.metadata().map_or(0, |m| m.len());
+            let size_hint = usize::try_from(size).unwrap_or(0).saturating_add(1);
+            read_file(index, shown, format, file, size_hint, BATCH_BYTES, resolver)
+        }
         Err(e) => {
             let p = Problem::new(index, &shown, None, format!("cannot read: {e}"));
             (Vec::new(), vec![p], Vec::new(), Vec::new())
@@ -259,12 +264,14 @@ fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
     }
 }
 
-/// Parses and resolves one file from `reader`, JSON in batches of about `batch` bytes.
+/// Parses and resolves one file from `reader` (of about `size_hint` bytes), in batches of
+/// about `batch` bytes.
 fn read_file(
     index: usize,
     shown: PathBuf,
     format: Format,
     mut reader: impl std::io::Read + Send,
+    size_hint: usize,
     batch: usize,
     resolver: &Resolver,
 ) -> FileResult {
@@ -279,18 +286,21 @@ fn read_file(
         warned: Default::default(),
     };
     let read = match format {
-        Format::Csv => {
-            let mut bytes = Vec::new();
+        Format::Csv | Format::Tsv => {
+            let mut bytes = Vec::with_capacity(size_hint);
             reader.read_to_end(&mut bytes).map(|_| {
                 let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-                let (raws, issues, warnings) = csv::parse(bytes, resolver);
+                let delimiter = format.delimiter(resolver.project());
+                let (issues, warnings) =
+                    csv::parse_batches(bytes, delimiter, resolver, batch, &mut |raws| {
+                        out.batch(raws)
+                    });
                 issues.into_iter().for_each(|i| out.issue(i));
                 for w in warnings {
                     if out.warned.insert(w.message.clone()) {
                         out.warnings.push(w.at(index, &out.shown));
                     }
                 }
-                out.batch(raws);
             })
         }
         Format::Json => json::stream_array(reader, batch, &mut |raws| out.batch(raws))
@@ -318,7 +328,7 @@ pub fn parse_file(
     let Some(format) = format_of(Path::new(name)) else { return (Vec::new(), Vec::new()) };
     let resolver = Resolver::new(project);
     let (records, problems, _, _) =
-        read_file(0, name.into(), format, bytes, batch.max(1), &resolver);
+        read_file(0, name.into(), format, bytes, bytes.len(), batch.max(1), &resolver);
     (records, problems)
 }
 

@@ -42,7 +42,7 @@ fn invalid_json_names_file_and_line() {
         "[\n  {\"id\": 1, \"name\": \"A\"},\n  {\"id\": 2 \"name\": \"B\"}\n]\n",
     );
     insta::assert_snapshot!(rejected(&p), @r"
-    data/a.json:3: invalid JSON: expected `,` or `}` (column 10)
+    data/a.json:3: invalid JSON: expected `,` or `}` (column 12)
     error: 1 problem in the input; nothing was written
     ");
 }

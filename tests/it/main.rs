@@ -10,5 +10,6 @@ mod hosts;
 mod inputs;
 mod safety;
 mod serve;
+mod shapes;
 mod start;
 mod table;

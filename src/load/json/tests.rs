@@ -4,7 +4,7 @@ fn stream(text: &str, chunk: usize) -> (Vec<(u64, String)>, Vec<Problem>) {
     let mut got = Vec::new();
     let issues = stream_array(text.as_bytes(), chunk, &mut |raws| {
         got.extend(raws.into_iter().map(|r| match r {
-            Raw::Text { line, text } => (line, String::from_utf8(text.to_vec()).unwrap()),
+            Raw::Text { line, text, .. } => (line, String::from_utf8(text.to_vec()).unwrap()),
             Raw::Object { .. } => unreachable!(),
         }))
     })
@@ -33,18 +33,21 @@ fn structural_errors_name_their_line() {
     };
     assert_eq!(
         msg("[\n {\"id\": 1}\n {\"id\": 2}\n]"),
-        (Some(3), "invalid JSON: expected `,` or `]` after an element".into())
+        (Some(3), "invalid JSON: expected `,` or `]` after an element (column 2)".into())
     );
-    assert_eq!(msg("{\"id\": 1}"), (Some(1), "expected an array of objects".into()));
+    assert_eq!(msg("{\"id\": 1}"), (Some(1), "expected an array of objects (column 1)".into()));
     assert_eq!(
         msg("[\n{\"id\": 1"),
-        (Some(2), "invalid JSON: the file ends inside this value".into())
+        (Some(2), "invalid JSON: the file ends inside this value (column 1)".into())
     );
     assert_eq!(
         msg("[{\"id\": 1},\n"),
         (Some(2), "invalid JSON: the file ends before the closing `]`".into())
     );
-    assert_eq!(msg("[] x"), (Some(1), "invalid JSON: trailing characters after the array".into()));
+    assert_eq!(
+        msg("[] x"),
+        (Some(1), "invalid JSON: trailing characters after the array (column 4)".into())
+    );
     // Form feed is not JSON whitespace (found by fuzzing: it was skipped like a space,
     // so folio read a document serde_json refuses): it stays in the element, which
     // then fails to parse on its line.
@@ -60,21 +63,82 @@ fn a_trailing_comma_is_named_at_its_line_and_column_whatever_the_chunk_size() {
     let text = "[\n  {\"id\": 1},\n  {\"id\": 2},\n]\n";
     for chunk in [1, 2, 5, 64, 4096] {
         let (_, issues) = stream(text, chunk);
-        let (line, message) = (issues[0].line, issues[0].message.as_str());
-        assert_eq!(line, Some(3), "chunk {chunk}");
-        // The column is known when the chunk holds the start of the comma's line.
-        assert!(
-            message.starts_with("invalid JSON: a trailing comma after the last element"),
-            "{message}"
+        assert_eq!(issues[0].line, Some(3), "chunk {chunk}");
+        assert_eq!(
+            issues[0].message, "invalid JSON: a trailing comma after the last element (column 12)",
+            "chunk {chunk}"
         );
-        if chunk >= 64 {
-            assert!(message.ends_with("(column 12)"), "chunk {chunk}: {message}");
+    }
+    // On one long line, wherever the chunks end; a BOM is not a column.
+    let one_line = format!("\u{feff}[{}]", "{\"id\": 1},".repeat(1000));
+    let column = 1 + 1000 * "{\"id\": 1},".len();
+    for chunk in [1, 7, 100, 4096, 1 << 20] {
+        let (_, issues) = stream(&one_line, chunk);
+        assert_eq!(
+            issues[0].message,
+            format!("invalid JSON: a trailing comma after the last element (column {column})"),
+            "chunk {chunk}"
+        );
+    }
+}
+
+/// The bytes of a one-line array of `n` small records, as `json.dump` writes it.
+fn one_line_array(n: usize) -> String {
+    let records: Vec<String> = (0..n)
+        .map(|i| {
+            format!("{{\"id\": {i}, \"name\": {{\"en\": \"Place {i}\", \"fr\": \"Lieu {i}\"}}}}")
+        })
+        .collect();
+    format!("[{}]", records.join(", "))
+}
+
+/// How many bytes the splitter looks at to split `text` in chunks of `chunk` bytes.
+fn examined(text: &str, chunk: usize) -> u64 {
+    let mut elements = 0;
+    let (issues, examined) =
+        stream_array_counted(text.as_bytes(), chunk, &mut |raws| elements += raws.len()).unwrap();
+    assert!(issues.is_empty(), "{issues:?}");
+    assert!(elements > 0);
+    examined
+}
+
+#[test]
+fn the_splitter_looks_at_each_byte_a_few_times_however_the_array_is_laid_out() {
+    // A one-line array (what `json.dump` and `JSON.stringify` write) once cost a scan back
+    // to the start of the line at every comma: quadratic in the line's length. The work
+    // is counted, not timed: at most a few looks a byte, on any layout and chunk size.
+    let one_line = one_line_array(20_000);
+    let pretty = one_line.replace(", {", ",\n  {");
+    for text in [&one_line, &pretty] {
+        for chunk in [4096, 64 << 10, 8 << 20] {
+            let looks = examined(text, chunk) as f64 / text.len() as f64;
+            assert!(looks <= 2.5, "{looks:.2} looks a byte, chunk {chunk}");
         }
     }
-    let (_, issues) = stream("\u{feff}[{\"id\": 1},]", 4096);
-    assert_eq!(
-        issues[0].message,
-        "invalid JSON: a trailing comma after the last element (column 11)"
+    // One element far longer than the chunk is re-scanned as the buffer doubles, not
+    // once per chunk read.
+    let big = format!("[{{\"id\": 1, \"text\": \"{}\"}}]", "x".repeat(4 << 20));
+    let looks = examined(&big, 4096) as f64 / big.len() as f64;
+    assert!(looks <= 4.0, "{looks:.2} looks a byte for one long element");
+}
+
+#[test]
+fn a_syntax_error_inside_an_element_names_the_column_in_the_file() {
+    let project = crate::config::test_project("");
+    let text = "[{\"id\": 1}, {\"id\": 2,}]";
+    let (_, problems) = crate::load::parse_file(&project, "a.json", text.as_bytes(), 1 << 20);
+    let p = &problems[0];
+    assert_eq!(p.line, Some(1));
+    // `{"id": 2,}` starts at column 13 of the line; serde_json stops at its `}` (column 10
+    // of the element).
+    assert!(p.message.ends_with("(column 22)"), "{}", p.message);
+    let pretty = "[\n  {\"id\": 1},\n  {\n    \"id\": x\n  }\n]";
+    let (_, problems) = crate::load::parse_file(&project, "a.json", pretty.as_bytes(), 1 << 20);
+    assert_eq!(problems[0].line, Some(3));
+    assert!(
+        problems[0].message.ends_with("(line 2 of this record, column 11)"),
+        "{}",
+        problems[0].message
     );
 }
 
@@ -160,7 +224,7 @@ proptest! {
         let mut got = Vec::new();
         let issues = stream_lines(text.as_bytes(), chunk, &mut |raws| {
             got.extend(raws.into_iter().map(|r| match r {
-                Raw::Text { line, text } => (line, serde_json::from_slice::<Value>(text).unwrap()),
+                Raw::Text { line, text, .. } => (line, serde_json::from_slice::<Value>(text).unwrap()),
                 Raw::Object { .. } => unreachable!(),
             }))
         })
@@ -184,7 +248,7 @@ fn json_lines_skip_blank_lines_and_strip_line_ends() {
     let text = "\u{feff}{\"id\":1}\r\n\r\n  \n{\"id\":2}\n{\"id\":3}";
     stream_lines(text.as_bytes(), 1, &mut |raws| {
         got.extend(raws.into_iter().map(|r| match r {
-            Raw::Text { line, text } => (line, String::from_utf8(text.to_vec()).unwrap()),
+            Raw::Text { line, text, .. } => (line, String::from_utf8(text.to_vec()).unwrap()),
             Raw::Object { .. } => unreachable!(),
         }))
     })
