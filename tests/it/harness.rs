@@ -292,8 +292,19 @@ pub struct Served {
 /// `folio serve --port 0` in `dir`. The rest of its stdout is read away, so it never
 /// blocks on a full pipe.
 pub fn serve(dir: &Path) -> Served {
+    serve_with_tmpdir(dir, None)
+}
+
+/// [`serve`] with `TMPDIR` set to `tmpdir`, or unset when it is `None` (folio then picks
+/// the preview's place itself).
+pub fn serve_with_tmpdir(dir: &Path, tmpdir: Option<&Path>) -> Served {
     use std::process::Stdio;
-    let mut child = Command::new(BIN)
+    let mut cmd = Command::new(BIN);
+    match tmpdir {
+        Some(t) => cmd.env("TMPDIR", t),
+        None => cmd.env_remove("TMPDIR"),
+    };
+    let mut child = cmd
         .args(["serve", "--port", "0"])
         .current_dir(dir)
         .stdout(Stdio::piped())

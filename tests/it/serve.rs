@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::harness::{BIN, InThread, Project, serve};
+use crate::harness::{BIN, InThread, Project, serve, serve_with_tmpdir};
 use crate::table::{self, Target, fixture, request};
 
 /// The project of `p` as folio validates it.
@@ -311,4 +311,62 @@ fn the_address_serve_prints_leads_to_the_explorer() {
     for elsewhere in ["/", "/travelling/", "/api/explorer.html"] {
         assert_eq!(request(served.port, "GET", elsewhere, &[]).status, 404, "{elsewhere}");
     }
+}
+
+/// The folio-serve-* folder a preview's output lies in.
+fn preview_folder(output: &Path) -> &Path {
+    let folder = output.parent().expect("the output lies in the preview's folder");
+    assert!(folder.file_name().unwrap().to_string_lossy().starts_with("folio-serve-"));
+    folder
+}
+
+#[test]
+fn a_preview_killed_with_sigkill_leaves_a_folder_that_the_next_preview_removes() {
+    let p = fixture("");
+    let tmp = tempfile::tempdir().unwrap();
+    let first = serve_with_tmpdir(p.dir.path(), Some(tmp.path()));
+    let left = preview_folder(&first.output).to_path_buf();
+    assert!(left.starts_with(tmp.path()), "TMPDIR, when set, is where the preview goes");
+    let pid = first.server.child.id().to_string();
+    Command::new("kill").args(["-KILL", &pid]).status().unwrap();
+    let mut server = first.server;
+    server.child.wait().unwrap();
+    assert!(left.join("output/api/index.json").exists(), "SIGKILL leaves the folder behind");
+    // Folders that are not a dead preview's are never removed.
+    let foreign = tmp.path().join("folio-serve-not-a-preview");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("keep.txt"), "mine").unwrap();
+    let second = serve_with_tmpdir(p.dir.path(), Some(tmp.path()));
+    let running = preview_folder(&second.output).to_path_buf();
+    assert!(!left.exists(), "the next preview removes the dead one's folder");
+    assert!(foreign.join("keep.txt").exists(), "a folder without the preview's lock stays");
+    // A third preview beside the second leaves the running one's folder alone.
+    let third = serve_with_tmpdir(p.dir.path(), Some(tmp.path()));
+    assert!(running.join("output/api/index.json").exists(), "a running preview keeps its folder");
+    stop(third.server);
+    stop(second.server);
+    assert!(!running.exists());
+}
+
+#[test]
+fn without_tmpdir_the_preview_is_built_in_memory_when_there_is_room() {
+    let p = fixture("");
+    let served = serve_with_tmpdir(p.dir.path(), None);
+    let parent = preview_folder(&served.output).parent().unwrap().to_path_buf();
+    // /dev/shm is chosen when it is a tmpfs with room (64 MiB and more for this small
+    // project), else the system's temporary folder.
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+    let shm_is_tmpfs = mounts
+        .lines()
+        .any(|l| l.split(' ').nth(1) == Some("/dev/shm") && l.split(' ').nth(2) == Some("tmpfs"));
+    let room =
+        Command::new("df").args(["--output=avail", "-B1", "/dev/shm"]).output().ok().and_then(
+            |o| String::from_utf8_lossy(&o.stdout).lines().nth(1)?.trim().parse::<u64>().ok(),
+        );
+    if shm_is_tmpfs && room.is_some_and(|r| r > 256 << 20) {
+        assert_eq!(parent, Path::new("/dev/shm"), "a roomy tmpfs is where the preview goes");
+    } else {
+        assert_eq!(parent, std::env::temp_dir(), "without a roomy tmpfs, the temporary folder");
+    }
+    stop(served.server);
 }

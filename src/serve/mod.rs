@@ -23,6 +23,8 @@ use crate::routes::ErrorCode;
 use crate::routes::{Outcome, Routes, clean_segment};
 use crate::site;
 
+pub mod folder;
+
 /// What the request handler shares with the rebuild thread.
 pub struct App {
     pub output: PathBuf,
@@ -303,7 +305,7 @@ pub async fn run_server(
 /// replaced by the local address (as `zola serve` does), and the [`App`] that serves it.
 /// The folder is removed when the preview is dropped.
 pub struct Preview {
-    dir: tempfile::TempDir,
+    dir: folder::Folder,
     addr: SocketAddr,
     app: Arc<App>,
 }
@@ -311,9 +313,7 @@ pub struct Preview {
 impl Preview {
     /// Builds `project` for the preview at `addr`; the first build's report with it.
     pub fn start(project: Project, addr: SocketAddr) -> Result<(Preview, site::Built), Failure> {
-        let dir = tempfile::Builder::new()
-            .prefix("folio-serve-")
-            .tempdir()
+        let dir = folder::Folder::new(input_bytes(&project.data_dir))
             .map_err(|e| anyhow::Error::from(e).context("making the preview's private folder"))?;
         let project = private(project, dir.path(), addr);
         let built = site::build(&project, &())?;
@@ -343,6 +343,13 @@ impl Preview {
         *self.app.hashes.write().unwrap_or_else(|p| p.into_inner()) = hashes(&self.app.output);
         Ok(built)
     }
+}
+
+/// The bytes of the data files under `data_dir` (0 when it cannot be read: the build
+/// says why).
+fn input_bytes(data_dir: &Path) -> u64 {
+    let files = crate::load::walk(data_dir).unwrap_or_default();
+    files.iter().filter_map(|f| fs::metadata(f).ok()).map(|m| m.len()).sum()
 }
 
 /// `project` as the preview builds it: into `dir`, with links at `addr`.
