@@ -11,6 +11,12 @@
 #   no-op rebuild  folio build again, nothing changed
 #   one record     folio build after one record's text changed
 #   precompressed  folio build with precompress = ["gzip", "br"] into an empty output/
+# BENCH_INPUT lays the same records out as users' tools do: perline (default: an array with a
+# record a line, as gen writes it), oneline (the whole array on one line, as json.dump and
+# JSON.stringify write it) or jsonl (JSON Lines); converted as a stream, so that 1M fits.
+# scripts/bench-shapes.sh compares every shape, CSV included, at one size.
+# Then, up to 200,000 records, scripts/bench-shapes.sh N on the first BASE (BENCH_SHAPES=0
+# skips it).
 # BENCH_PRECOMPRESS=0 skips the precompressed build (at 1M records its output and the
 # input do not fit a 24 GiB tmpfs together with folio's memory). Every timed run is
 # preceded by `sync`; floor and full build are the median of BENCH_RUNS (default 3) runs,
@@ -25,6 +31,13 @@ BASES=("$@")
 RUNS=${BENCH_RUNS:-3}
 PYTHON=${BENCH_PYTHON:-1}
 PRECOMPRESS=${BENCH_PRECOMPRESS:-1}
+INPUT=${BENCH_INPUT:-perline}
+case $INPUT in
+  perline | oneline) FILE=attractions.json ;;
+  jsonl) FILE=attractions.jsonl ;;
+  *) echo "BENCH_INPUT is perline, oneline or jsonl" >&2; exit 2 ;;
+esac
+[ "$INPUT" = jsonl ] && PYTHON=0 # the peer reads one JSON array
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen --example floor
 BIN=$ROOT/target/release
 
@@ -45,16 +58,26 @@ suite() {
   WORK=$1/folio-bench-$N
   mkdir -p "$WORK/data"
   if [ -z "$DATA" ]; then
-    [ -f "$WORK/data/attractions.json" ] || "$BIN/examples/gen" "$N" "$WORK/data/attractions.json" 42
-    DATA=$WORK/data/attractions.json
-  elif [ ! -f "$WORK/data/attractions.json" ]; then
-    cp "$DATA" "$WORK/data/attractions.json"
+    if [ ! -f "$WORK/data/$FILE" ]; then
+      rm -f "$WORK"/data/attractions.*
+      "$BIN/examples/gen" "$N" "$WORK/gen.json" 42
+      # gen writes "[", a record a line each ending in ",", and "]".
+      case $INPUT in
+        perline) mv "$WORK/gen.json" "$WORK/data/$FILE" ;;
+        oneline) tr -d '\n' < "$WORK/gen.json" > "$WORK/data/$FILE"; rm "$WORK/gen.json" ;;
+        jsonl) sed '1d;$d;s/,$//' "$WORK/gen.json" > "$WORK/data/$FILE"; rm "$WORK/gen.json" ;;
+      esac
+    fi
+    DATA=$WORK/data/$FILE
+  elif [ ! -f "$WORK/data/$FILE" ]; then
+    rm -f "$WORK"/data/attractions.*
+    cp "$DATA" "$WORK/data/$FILE"
   fi
   cd "$WORK"
-  cp data/attractions.json pristine.json
+  cp "data/$FILE" pristine.json
   config ''
   local input fs full_runs floor_runs floor1_runs stat_runs full floor floor1 stat files bytes py noop one comp
-  input=$(stat -c %s data/attractions.json)
+  input=$(stat -c %s "data/$FILE")
   fs=$(df --output=fstype . | tail -1)
 
   # Interleaved, so that the build and its floor meet the filesystem in the same state:
@@ -81,7 +104,7 @@ suite() {
   py="- - 0"
   if [ "$PYTHON" != 0 ]; then
     rm -rf py-out
-    py=$(timed python3 "$ROOT/scripts/naive.py" data/attractions.json py-out)
+    py=$(timed python3 "$ROOT/scripts/naive.py" "data/$FILE" py-out)
     rm -rf py-out
   fi
 
@@ -92,7 +115,8 @@ suite() {
   # at 1M records a whole copy of the input in memory does not fit beside a tmpfs output.
   python3 - <<'PY'
 import os, shutil
-p = "data/attractions.json"
+import glob
+p = glob.glob("data/attractions.json*")[0]
 with open(p, "rb") as src, open(p + ".tmp", "wb") as out:
     head = src.read(1 << 20)
     assert b'"en":"' in head
@@ -102,7 +126,7 @@ os.replace(p + ".tmp", p)
 PY
   one=$(timed "$BIN/folio" build)
   one_written=$(grep -o '[0-9]* files written' last.txt | cut -d' ' -f1)
-  cp pristine.json data/attractions.json
+  cp pristine.json "data/$FILE"
 
   comp="- - 0"; comp_files=0
   if [ "$PRECOMPRESS" != 0 ]; then
@@ -117,8 +141,8 @@ PY
   local fw fc fm pw pc pm nw nc nm ow oc om cw cc cm
   read -r fw fc fm <<< "$full"; read -r pw pc pm <<< "$py"; read -r nw nc nm <<< "$noop"
   read -r ow oc om <<< "$one"; read -r cw cc cm <<< "$comp"
-  printf '\nfolio bench: N=%s on %s (%s), input %s bytes, output %s files, %s bytes\n' \
-    "$N" "$1" "$fs" "$input" "$files" "$bytes"
+  printf '\nfolio bench: N=%s on %s (%s), input %s bytes (%s), output %s files, %s bytes\n' \
+    "$N" "$1" "$fs" "$input" "$INPUT" "$files" "$bytes"
   printf '%-24s %8s %8s %8s %8s  %s\n' run wall_s cpu_s rss_MB files ratio
   printf '%-24s %8s %8s %8s %8s  %s\n' "floor (write only)" "$floor" "-" "-" "$files" "1.00 x floor"
   printf '%-24s %8s %8s %8s %8s  %s x floor\n' "floor, one thread" "$floor1" "-" "-" "$files" "$(ratio "$floor1" "$floor")"
@@ -139,3 +163,9 @@ PY
 }
 
 for base in "${BASES[@]}"; do suite "$base"; done
+
+# Every input shape at this size, on the first filesystem (BENCH_SHAPES=0 skips it; past
+# 200,000 records it is left out: eight copies of the input).
+if [ "${BENCH_SHAPES:-1}" != 0 ] && [ "$N" -le 200000 ]; then
+  "$ROOT/scripts/bench-shapes.sh" "$N" "${BASES[0]}"
+fi

@@ -4,6 +4,8 @@
 //! ends the lines (`\n`, `\r\n` or a lone `\r`): the csv crate counts only `\n`, so lines
 //! are found here from each record's byte offset.
 
+use std::io::{self, Read};
+
 use rayon::prelude::*;
 use serde_json::{Map, Number, Value};
 
@@ -218,90 +220,81 @@ pub fn parse(
     res: &Resolver,
 ) -> (Vec<Raw<'static>>, Vec<Problem>, Vec<Problem>) {
     let mut rows = Vec::new();
-    let (issues, warnings) =
-        parse_in_chunks(bytes, delimiter, res, CHUNK_BYTES, usize::MAX, &mut |r| rows.extend(r));
+    let found =
+        stream_in_chunks(bytes, delimiter, res, CHUNK_BYTES, usize::MAX, &mut |r| rows.extend(r));
+    let (issues, warnings) = found.expect("reading from memory");
     (rows, issues, warnings)
 }
 
-/// Parses a whole CSV file (BOM already removed), handing its rows to `sink` in line order,
-/// in batches of rows from about `batch` bytes of the file (so that only one batch of rows
-/// is held at a time); returns its problems and its warnings.
-pub fn parse_batches(
-    bytes: &[u8],
+/// Streams a CSV file from `reader` (a BOM at its start is dropped) in batches of about
+/// `batch` bytes: the rows of each batch go to `sink` in line order, parsed in parallel in
+/// chunks, while the next batch is read; only one batch of rows and text is held at a time.
+/// Returns the file's problems and warnings.
+pub fn stream(
+    reader: impl Read + Send,
     delimiter: u8,
     res: &Resolver,
     batch: usize,
-    sink: &mut dyn FnMut(Vec<Raw<'static>>),
-) -> (Vec<Problem>, Vec<Problem>) {
-    parse_in_chunks(bytes, delimiter, res, CHUNK_BYTES.min(batch), batch, sink)
+    sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
+) -> io::Result<(Vec<Problem>, Vec<Problem>)> {
+    stream_in_chunks(reader, delimiter, res, CHUNK_BYTES.min(batch), batch, sink)
 }
 
-/// [`parse_batches`], the rows read in parallel in chunks of about `every` bytes.
-fn parse_in_chunks(
-    bytes: &[u8],
+/// Reads up to `want` more bytes of `reader` onto `buf`; true at the end of the file.
+fn fill(reader: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    let want = u64::try_from(want).unwrap_or(u64::MAX);
+    Ok(reader.by_ref().take(want).read_to_end(buf)? == 0)
+}
+
+/// [`stream`], the rows parsed in chunks of about `every` bytes.
+fn stream_in_chunks(
+    mut reader: impl Read + Send,
     delimiter: u8,
     res: &Resolver,
     every: usize,
     batch: usize,
-    sink: &mut dyn FnMut(Vec<Raw<'static>>),
-) -> (Vec<Problem>, Vec<Problem>) {
+    sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
+) -> io::Result<(Vec<Problem>, Vec<Problem>)> {
     let mut issues = Vec::new();
     let mut warnings = Vec::new();
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(delimiter)
-        .from_reader(bytes);
-    let mut records = reader.byte_records();
-    let header: Vec<String> = match records.next() {
-        None => return (issues, warnings),
-        Some(Err(e)) => {
-            issues.push(Problem::unplaced(Some(1), format!("unreadable header: {e}")));
-            return (issues, warnings);
-        }
-        Some(Ok(h)) => match h.iter().map(|c| std::str::from_utf8(c).map(str::to_string)).collect()
-        {
-            Ok(h) => h,
-            Err(_) => {
-                issues.push(Problem::unplaced(Some(1), "header is not valid UTF-8"));
-                return (issues, warnings);
+    // The header, read from as many bytes as it takes.
+    let mut buf = Vec::new();
+    let mut eof = fill(&mut reader, &mut buf, batch)?;
+    let bom = if buf.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let (header, mut body_start) = loop {
+        match read_header(&buf[bom..], delimiter, eof) {
+            Ok(Some((header, end))) => break (header, bom + end),
+            Ok(None) if !eof => {
+                let want = batch.max(buf.len());
+                eof = fill(&mut reader, &mut buf, want)?;
             }
-        },
+            Ok(None) => return Ok((issues, warnings)),
+            Err(problem) => {
+                issues.push(problem);
+                return Ok((issues, warnings));
+            }
+        }
     };
-    // One column that holds another delimiter between names: the file was saved with
-    // other separators (Excel writes `;` in many locales).
-    if let [only] = header.as_slice()
-        && let Some(other) = [b';', b'\t', b'|', b',']
-            .into_iter()
-            .find(|&d| d != delimiter && only.as_bytes().contains(&d))
-    {
-        let name = if other == b'\t' { "\\t".to_string() } else { (other as char).to_string() };
-        issues.push(Problem::unplaced(
-            Some(1),
-            format!(
-                "the header is one column, `{}`: its fields are separated by `{}`, not `{}`; set `csv_delimiter = \"{name}\"` under [input] in folio.toml, or save the file with `{}` between fields",
-                only.escape_debug(),
-                if other == b'\t' { "a tab".to_string() } else { (other as char).to_string() },
-                delimiter as char,
-                delimiter as char,
-            ),
-        ));
-        return (issues, warnings);
+    if let Some(problem) = one_column(&header, delimiter) {
+        issues.push(problem);
+        return Ok((issues, warnings));
     }
     let columns = plan(&header, res, &mut issues, &mut warnings);
     if !issues.is_empty() {
-        return (issues, warnings);
+        return Ok((issues, warnings));
     }
     // The rows start after the header's line end (the parser stops inside a `\r\n`).
-    let mut body_start = usize::try_from(records.reader().position().byte()).unwrap_or(bytes.len());
+    if !eof && body_start == buf.len() {
+        eof = fill(&mut reader, &mut buf, batch)?;
+    }
     if body_start > 0
-        && bytes.get(body_start - 1) == Some(&b'\r')
-        && bytes.get(body_start) == Some(&b'\n')
+        && buf.get(body_start - 1) == Some(&b'\r')
+        && buf.get(body_start) == Some(&b'\n')
     {
         body_start += 1;
     }
-    let body = &bytes[body_start.min(bytes.len())..];
-    let first_line = Lines::new(&bytes[..body_start.min(bytes.len())]).starts.len() as u64;
+    let body_start = body_start.min(buf.len());
+    let mut line = Lines::new(&buf[bom..body_start]).starts.len() as u64;
     let table = Table {
         header: &header,
         columns: &columns,
@@ -309,61 +302,120 @@ fn parse_in_chunks(
         delimiter,
         decimal: res.project().decimal_separator,
     };
-    let chunks = chunks(body, delimiter, every);
-    // Each chunk counts its lines from 1: they are shifted by the lines before it.
-    let mut line = first_line;
-    let mut rest = chunks.as_slice();
-    while !rest.is_empty() {
-        let start = rest[0].0;
-        let take =
-            rest.iter().take_while(|&&(from, _)| from == start || from - start < batch).count();
-        let (group, after) = rest.split_at(take);
-        rest = after;
-        let parsed: Vec<(Vec<Raw<'static>>, Vec<Problem>, u64)> =
-            group.par_iter().map(|&(from, to)| table.rows(&body[from..to])).collect();
-        let mut rows = Vec::new();
-        for (mut chunk_rows, chunk_issues, lines) in parsed {
-            for raw in &mut chunk_rows {
-                if let Raw::Object { line: l, .. } = raw {
-                    *l += line - 1;
+    let mut body = buf.split_off(body_start);
+    drop(buf);
+    loop {
+        let (parts, done) = match split_rows(&body, delimiter, every, eof) {
+            Some(split) => split,
+            None => {
+                // Irregular quoting: the rest of the file is read and parsed as one chunk,
+                // in order, as a single reader would.
+                if !eof {
+                    reader.read_to_end(&mut body)?;
                 }
+                let whole = [(0, body.len())];
+                table.batch(&body, &whole, &mut line, &mut issues, sink);
+                return Ok((issues, warnings));
             }
-            rows.extend(chunk_rows);
-            issues.extend(chunk_issues.into_iter().map(|mut p| {
-                p.line = p.line.map(|l| l + line - 1);
-                p
-            }));
-            line += lines;
+        };
+        if eof {
+            table.batch(&body, &parts, &mut line, &mut issues, sink);
+            return Ok((issues, warnings));
         }
-        if !rows.is_empty() {
-            sink(rows);
-        }
+        // The rows of this batch are parsed while the next is read.
+        let mut next = body[done..].to_vec();
+        let want = batch.max(next.len());
+        let (_, read) = rayon::join(
+            || table.batch(&body, &parts, &mut line, &mut issues, sink),
+            || fill(&mut reader, &mut next, want),
+        );
+        eof = read?;
+        body = next;
     }
-    (issues, warnings)
+}
+
+/// The header of a CSV file at the start of `bytes` and where it ends, `None` when
+/// `bytes` may end inside it (more of the file is needed, unless `eof`: then the file
+/// has no header).
+fn read_header(
+    bytes: &[u8],
+    delimiter: u8,
+    eof: bool,
+) -> Result<Option<(Vec<String>, usize)>, Problem> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(bytes);
+    let mut record = csv::ByteRecord::new();
+    match reader.read_byte_record(&mut record) {
+        Ok(false) => return Ok(None),
+        Err(e) => return Err(Problem::unplaced(Some(1), format!("unreadable header: {e}"))),
+        Ok(true) => {}
+    }
+    let end = usize::try_from(reader.position().byte()).unwrap_or(bytes.len());
+    if end >= bytes.len() && !eof {
+        return Ok(None); // its last cell may go on in the next bytes
+    }
+    let header = record.iter().map(|c| std::str::from_utf8(c).map(str::to_string)).collect();
+    match header {
+        Ok(header) => Ok(Some((header, end))),
+        Err(_) => Err(Problem::unplaced(Some(1), "header is not valid UTF-8")),
+    }
+}
+
+/// One column that holds another delimiter between names: the file was saved with other
+/// separators (Excel writes `;` in many locales).
+fn one_column(header: &[String], delimiter: u8) -> Option<Problem> {
+    let [only] = header else { return None };
+    let other = [b';', b'\t', b'|', b',']
+        .into_iter()
+        .find(|&d| d != delimiter && only.as_bytes().contains(&d))?;
+    let name = if other == b'\t' { "\\t".to_string() } else { (other as char).to_string() };
+    Some(Problem::unplaced(
+        Some(1),
+        format!(
+            "the header is one column, `{}`: its fields are separated by `{}`, not `{}`; set `csv_delimiter = \"{name}\"` under [input] in folio.toml, or save the file with `{}` between fields",
+            only.escape_debug(),
+            if other == b'\t' { "a tab".to_string() } else { (other as char).to_string() },
+            delimiter as char,
+            delimiter as char,
+        ),
+    ))
 }
 
 /// Rows are parsed in chunks of about this many bytes, in parallel.
 const CHUNK_BYTES: usize = 1 << 20;
 
-/// Where to cut the rows of a CSV file (`body`, after its header) into chunks of about
-/// `every` bytes, each starting a record: `(from, to)` of each chunk. A cut is put after a
-/// `\n` outside quotes. The quotes are followed with `memchr` and the cut trusted only
-/// while the quoting is regular (a quote opens a field and closes it, `""` inside): a
-/// stray quote inside a field, which a lenient reader keeps as text, makes the body one
-/// chunk, read in order, as a single reader would.
-fn chunks(body: &[u8], delimiter: u8, every: usize) -> Vec<(usize, usize)> {
-    let whole = vec![(0, body.len())];
+/// Where to cut rows of a CSV file (`body`, which starts a record) into chunks of about
+/// `every` bytes, each starting a record: `(from, to)` of each chunk, and where the whole
+/// records end (`body`'s end when `complete`; else after the last line end outside
+/// quotes, the rest waiting for the next bytes). A cut is put after a `\n` outside quotes.
+/// The quotes are followed with `memchr` and the cuts trusted only while the quoting is
+/// regular (a quote opens a field and closes it, `""` inside): a stray quote inside a
+/// field, which a lenient reader keeps as text, gives `None`, and the caller reads the
+/// rest in order, as a single reader would.
+fn split_rows(
+    body: &[u8],
+    delimiter: u8,
+    every: usize,
+    complete: bool,
+) -> Option<(Vec<(usize, usize)>, usize)> {
+    let len = body.len();
     let ends_field = |at: usize| match body.get(at) {
         None => true,
         Some(&b) => b == delimiter || b == b'\n' || b == b'\r',
     };
     let mut cuts = vec![0];
     let mut target = every;
+    // Outside quotes from `at`; the last line end seen outside quotes.
     let mut at = 0;
-    while target < body.len() {
-        // Outside quotes, from `at`: cut at the first line end past the target before the
-        // next quote.
-        let quote = memchr::memchr(b'"', &body[at..]).map_or(body.len(), |q| at + q);
+    let mut last_end = None;
+    let limit = 'scan: loop {
+        let quote = memchr::memchr(b'"', &body[at..]).map_or(len, |q| at + q);
+        if let Some(nl) = memchr::memrchr(b'\n', &body[at..quote]) {
+            last_end = Some(at + nl + 1);
+        }
         while target < quote {
             let from = target.max(at);
             match memchr::memchr(b'\n', &body[from..quote]) {
@@ -374,31 +426,42 @@ fn chunks(body: &[u8], delimiter: u8, every: usize) -> Vec<(usize, usize)> {
                 None => break,
             }
         }
-        if quote == body.len() {
-            break;
+        if quote == len {
+            break len;
         }
         // A quote opens a field only at its start.
         if quote > 0 && !ends_field(quote - 1) {
-            return whole;
+            return None;
         }
-        // Inside quotes: find the closing one, stepping over `""`.
+        // Inside quotes: the closing one, stepping over `""`.
         let mut i = quote + 1;
         loop {
-            let Some(q) = memchr::memchr(b'"', &body[i..]) else { return whole };
-            if body.get(i + q + 1) == Some(&b'"') {
-                i += q + 2;
+            let Some(q) = memchr::memchr(b'"', &body[i..]).map(|q| i + q) else {
+                // Open at the end: the next bytes may close it.
+                if complete {
+                    return None;
+                }
+                break 'scan quote;
+            };
+            if q + 1 == len && !complete {
+                break 'scan quote; // a closing quote, or the first of `""`
+            }
+            if body.get(q + 1) == Some(&b'"') {
+                i = q + 2;
                 continue;
             }
-            if !ends_field(i + q + 1) {
-                return whole;
+            if !ends_field(q + 1) {
+                return None;
             }
-            at = i + q + 1;
+            at = q + 1;
             break;
         }
-    }
-    cuts.push(body.len());
+    };
+    let done = if complete { len } else { last_end.filter(|&e| e <= limit).unwrap_or(0) };
+    cuts.retain(|&c| c < done);
+    cuts.push(done);
     cuts.dedup();
-    cuts.windows(2).map(|w| (w[0], w[1])).collect()
+    Some((cuts.windows(2).map(|w| (w[0], w[1])).collect(), done))
 }
 
 /// What each row of a file is read with.
@@ -411,6 +474,39 @@ struct Table<'a> {
 }
 
 impl Table<'_> {
+    /// Parses the chunks `parts` of `body` in parallel and hands their rows to `sink` in
+    /// order; each chunk counted its lines from 1, so they are shifted by the lines before
+    /// it (`line`, the line `body` starts on, moved past them).
+    fn batch(
+        &self,
+        body: &[u8],
+        parts: &[(usize, usize)],
+        line: &mut u64,
+        issues: &mut Vec<Problem>,
+        sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
+    ) {
+        let parsed: Vec<(Vec<Raw<'static>>, Vec<Problem>, u64)> =
+            parts.par_iter().map(|&(from, to)| self.rows(&body[from..to])).collect();
+        let mut rows = Vec::new();
+        for (mut chunk_rows, chunk_issues, lines) in parsed {
+            let shift = *line - 1;
+            for raw in &mut chunk_rows {
+                if let Raw::Object { line, .. } = raw {
+                    *line += shift;
+                }
+            }
+            rows.extend(chunk_rows);
+            issues.extend(chunk_issues.into_iter().map(|mut p| {
+                p.line = p.line.map(|l| l + shift);
+                p
+            }));
+            *line += lines;
+        }
+        if !rows.is_empty() {
+            sink(rows);
+        }
+    }
+
     /// The rows of one chunk (it starts a record), their problems, and how many line ends
     /// it holds. Lines count from 1 at the chunk's start.
     fn rows(&self, bytes: &[u8]) -> (Vec<Raw<'static>>, Vec<Problem>, u64) {
@@ -534,7 +630,11 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn rows_read_in_chunks_are_the_rows_read_in_one(text in any_csv(), every in 1usize..40) {
+        fn rows_read_in_chunks_are_the_rows_read_in_one(
+            text in any_csv(),
+            every in 1usize..40,
+            batch in 1usize..60,
+        ) {
             let project = crate::config::test_project("");
             let res = Resolver::new(&project);
             let shown = |(rows, issues, _): (Vec<Raw>, Vec<Problem>, Vec<Problem>)| {
@@ -551,25 +651,34 @@ mod tests {
             };
             let parse = |every: usize, batch: usize| {
                 let mut rows = Vec::new();
-                let (issues, warnings) =
-                    parse_in_chunks(text.as_bytes(), b',', &res, every, batch, &mut |r| rows.extend(r));
+                let found =
+                    stream_in_chunks(text.as_bytes(), b',', &res, every, batch, &mut |r| rows.extend(r));
+                let (issues, warnings) = found.unwrap();
                 (rows, issues, warnings)
             };
             let whole = shown(parse(usize::MAX, usize::MAX));
-            let chunked = shown(parse(every, every * 3));
-            proptest::prop_assert_eq!(chunked, whole);
+            // Chunks of `every` bytes, the file read `batch` bytes at a time.
+            proptest::prop_assert_eq!(shown(parse(every, usize::MAX)), whole.clone());
+            proptest::prop_assert_eq!(shown(parse(every, batch)), whole);
         }
     }
 
     #[test]
     fn rows_are_cut_after_line_ends_outside_quotes_and_not_at_all_when_quoting_is_irregular() {
         let body = b"1,\"a\nb\"\n2,x\n3,\"c\"\"d\"\n4,y\n";
-        let cuts = chunks(body, b',', 1);
+        let (cuts, done) = split_rows(body, b',', 1, true).unwrap();
         let starts: Vec<&[u8]> = cuts.iter().map(|&(from, _)| &body[from..from + 2]).collect();
         assert_eq!(starts, [b"1,", b"2,", b"3,", b"4,"]);
+        assert_eq!(done, body.len());
+        // Incomplete: whole records end at the last line end outside quotes.
+        let (cuts, done) = split_rows(b"1,x\n2,\"a\nb", b',', 1, false).unwrap();
+        assert_eq!((cuts, done), (vec![(0, 4)], 4));
+        let (cuts, done) = split_rows(b"1,\"a\"", b',', 1, false).unwrap();
+        assert_eq!((cuts, done), (vec![], 0), "the quote may be the first of `\"\"`");
         // `ab"c` keeps its quote as text in a lenient reader: no cut is trusted.
-        assert_eq!(chunks(b"1,ab\"c\n2,x\n", b',', 1), [(0, 11)]);
-        assert_eq!(chunks(b"1,\"ab\"c\n2,x\n", b',', 1), [(0, 12)]);
+        assert_eq!(split_rows(b"1,ab\"c\n2,x\n", b',', 1, true), None);
+        assert_eq!(split_rows(b"1,\"ab\"c\n2,x\n", b',', 1, true), None);
+        assert_eq!(split_rows(b"1,\"ab\n2,x\n", b',', 1, true), None, "never closed");
     }
 
     #[test]

@@ -162,8 +162,8 @@ fn line_of_entry(text: &str, field: &str) -> Option<u64> {
 
 type FileResult = (Vec<Record>, Vec<Problem>, Vec<Problem>, Vec<(usize, String)>);
 
-/// JSON and JSON Lines files are read in batches of about this many bytes, resolved in
-/// parallel batch by batch, so memory holds the records and one batch, never a whole file.
+/// Every file is read in batches of about this many bytes, resolved in parallel batch by
+/// batch, so memory holds the records and one batch, never a whole file.
 const BATCH_BYTES: usize = 8 << 20;
 
 /// What one file yields, filled batch by batch.
@@ -251,12 +251,7 @@ fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
     let format = format_of(path).expect("walk keeps only known formats");
     let shown = diag::display_path(path);
     match std::fs::File::open(path) {
-        Ok(file) => {
-            // A CSV file is read whole: into one allocation of its size.
-            let size = file.metadata().map_or(0, |m| m.len());
-            let size_hint = usize::try_from(size).unwrap_or(0).saturating_add(1);
-            read_file(index, shown, format, file, size_hint, BATCH_BYTES, resolver)
-        }
+        Ok(file) => read_file(index, shown, format, file, BATCH_BYTES, resolver),
         Err(e) => {
             let p = Problem::new(index, &shown, None, format!("cannot read: {e}"));
             (Vec::new(), vec![p], Vec::new(), Vec::new())
@@ -264,14 +259,12 @@ fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
     }
 }
 
-/// Parses and resolves one file from `reader` (of about `size_hint` bytes), in batches of
-/// about `batch` bytes.
+/// Parses and resolves one file from `reader`, in batches of about `batch` bytes.
 fn read_file(
     index: usize,
     shown: PathBuf,
     format: Format,
-    mut reader: impl std::io::Read + Send,
-    size_hint: usize,
+    reader: impl std::io::Read + Send,
     batch: usize,
     resolver: &Resolver,
 ) -> FileResult {
@@ -287,21 +280,17 @@ fn read_file(
     };
     let read = match format {
         Format::Csv | Format::Tsv => {
-            let mut bytes = Vec::with_capacity(size_hint);
-            reader.read_to_end(&mut bytes).map(|_| {
-                let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-                let delimiter = format.delimiter(resolver.project());
-                let (issues, warnings) =
-                    csv::parse_batches(bytes, delimiter, resolver, batch, &mut |raws| {
-                        out.batch(raws)
-                    });
-                issues.into_iter().for_each(|i| out.issue(i));
-                for w in warnings {
-                    if out.warned.insert(w.message.clone()) {
-                        out.warnings.push(w.at(index, &out.shown));
+            let delimiter = format.delimiter(resolver.project());
+            csv::stream(reader, delimiter, resolver, batch, &mut |raws| out.batch(raws)).map(
+                |(issues, warnings)| {
+                    issues.into_iter().for_each(|i| out.issue(i));
+                    for w in warnings {
+                        if out.warned.insert(w.message.clone()) {
+                            out.warnings.push(w.at(index, &out.shown));
+                        }
                     }
-                }
-            })
+                },
+            )
         }
         Format::Json => json::stream_array(reader, batch, &mut |raws| out.batch(raws))
             .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
@@ -328,7 +317,7 @@ pub fn parse_file(
     let Some(format) = format_of(Path::new(name)) else { return (Vec::new(), Vec::new()) };
     let resolver = Resolver::new(project);
     let (records, problems, _, _) =
-        read_file(0, name.into(), format, bytes, bytes.len(), batch.max(1), &resolver);
+        read_file(0, name.into(), format, bytes, batch.max(1), &resolver);
     (records, problems)
 }
 
