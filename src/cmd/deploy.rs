@@ -1,8 +1,8 @@
 //! `folio deploy`: `[deploy]` with the command line's overrides, the deploy itself, then
 //! the plan (with `--dry-run`) or one summary line, and the purge list file.
 
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::Path;
 
 use super::{Bar, say};
 use crate::cli::DeployArgs;
@@ -11,6 +11,7 @@ use crate::deploy::purge::PurgeList;
 use crate::deploy::{self, Hooks, Options};
 use crate::error::Failure;
 use crate::output::lock::Busy;
+use crate::output::user_file::UserFile;
 use crate::site::Progress;
 
 pub fn run(args: DeployArgs) -> Result<(), Failure> {
@@ -35,6 +36,17 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
     };
     // An unwritable purge list is found out before anything is sent.
     let mut purge_file = args.purge_list.as_deref().map(PurgeFile::create).transpose()?;
+    // A purge list on stdout (`-`, `/dev/stdout`) has stdout to itself: the rest goes to
+    // stderr, so that `--purge-list - | jq` reads JSON only.
+    let to_stderr = purge_file.as_ref().is_some_and(|f| f.0.is_stdout());
+    let say = |line: std::fmt::Arguments| {
+        if to_stderr {
+            super::messages::eprint(&line.to_string());
+            Ok(())
+        } else {
+            say(line)
+        }
+    };
     let mut write_purge = |list: &PurgeList| match purge_file.as_mut() {
         Some(file) => file.write(list),
         None => Ok(()),
@@ -84,36 +96,18 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The purge list file. A temporary file beside it is made before the deploy sends
-/// anything, so a path that cannot be written is refused first; the list is written into
-/// it and renamed into place once the deploy is done, so the file is whole or absent.
-struct PurgeFile {
-    path: PathBuf,
-    tmp: Option<tempfile::NamedTempFile>,
-}
+/// The purge list file (`output::user_file`): checked before the deploy sends anything,
+/// so a path that cannot be written is refused first, and written once the deploy is done.
+struct PurgeFile(UserFile);
 
 impl PurgeFile {
     fn create(path: &Path) -> Result<PurgeFile, Failure> {
-        let refused = |why: String| {
+        UserFile::open(path).map(PurgeFile).map_err(|why| {
             Failure::Refused(format!(
                 "cannot write the purge list `{}` ({why}); nothing was sent",
                 path.display()
             ))
-        };
-        if path.is_dir() {
-            return Err(refused("it is a folder".into()));
-        }
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".folio-purge-");
-        #[cfg(unix)]
-        {
-            // A purge list is read by other steps and users: not the temp file's 0600.
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o644));
-        }
-        let tmp = builder.tempfile_in(dir).map_err(|e| refused(e.to_string()))?;
-        Ok(PurgeFile { path: path.to_path_buf(), tmp: Some(tmp) })
+        })
     }
 
     fn write(&mut self, list: &PurgeList) -> Result<(), Failure> {
@@ -124,15 +118,13 @@ impl PurgeFile {
                 .map_or(0, |d| d.as_secs()),
             list.objects.len()
         );
-        let text = serde_json::to_string_pretty(&list.to_json(&reference)).expect("plain JSON");
-        let shown = self.path.display().to_string();
-        let mut tmp = self.tmp.take().expect("the purge list is written once");
-        let io = |e: std::io::Error| {
-            Failure::Other(anyhow::Error::from(e).context(format!("writing `{shown}`")))
-        };
-        tmp.write_all(text.as_bytes()).and_then(|()| tmp.write_all(b"\n")).map_err(io)?;
-        tmp.as_file().sync_all().map_err(io)?;
-        tmp.persist(&self.path).map_err(|e| io(e.error))?;
-        Ok(())
+        let mut text = serde_json::to_string_pretty(&list.to_json(&reference)).expect("plain JSON");
+        text.push('\n');
+        let shown = self.0.shown().to_string();
+        self.0.write(text.as_bytes()).map_err(|e| {
+            Failure::Other(
+                anyhow::Error::from(e).context(format!("writing the purge list to `{shown}`")),
+            )
+        })
     }
 }

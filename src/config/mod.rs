@@ -459,6 +459,15 @@ impl Project {
         let mut shape = self.clone();
         shape.deploy = DeployConfig::default();
         shape.config_digest = String::new();
+        // Where things are is no shape of the output: `folio build --data DIR` (or a
+        // project moved elsewhere) builds the same site from other records.
+        let nowhere = std::path::PathBuf::new();
+        shape.config_path = nowhere.clone();
+        shape.root = nowhere.clone();
+        shape.data_dir = nowhere.clone();
+        shape.output_dir = nowhere.clone();
+        shape.templates_dir = nowhere.clone();
+        shape.hosting_dir = nowhere;
         format!("{:032x}", xxhash_rust::xxh3::xxh3_128(format!("{shape:?}").as_bytes()))
     }
 }

@@ -22,15 +22,16 @@ pub enum Scheme {
 }
 
 impl Target {
+    /// Parses a deploy URL. Its path is percent-decoded exactly once, segment by segment
+    /// (`my%20site` is the prefix `my site`; `--to "s3://b/my site/ünï"`, as typed, is
+    /// already decoded), and the decoded segments are taken literally as the keys'
+    /// prefix: a segment that decodes to `.` or `..`, an empty one (`s3://b//t`), one with
+    /// a control character or `/` (`%2F`) is refused, never resolved.
     pub fn parse(raw: &str) -> Result<Target, String> {
-        // The URL parser resolves `.` and `..`; a deploy prefix must not need it.
-        let path = raw
-            .split_once("://")
-            .map_or("", |(_, rest)| rest.split_once('/').map_or("", |(_, p)| p));
-        if path.split('/').any(|seg| seg == "." || seg == "..") {
-            return Err(format!("`{raw}`: its path must be plain names separated by `/`"));
-        }
-        if !raw.contains("://") && !raw.is_empty() {
+        let Some((scheme, rest)) = raw.split_once("://") else {
+            if raw.is_empty() {
+                return Err("`` is not a URL".into());
+            }
             // A folder given as a path: say how to name it.
             let path = std::path::Path::new(raw);
             let absolute = std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or(path.into());
@@ -38,9 +39,8 @@ impl Target {
                 "`{raw}` is a path, not a URL: to publish to that folder, write `file://{}`",
                 absolute.display()
             ));
-        }
-        let url = url::Url::parse(raw).map_err(|e| format!("`{raw}` is not a URL ({e})"))?;
-        let scheme = match url.scheme() {
+        };
+        let scheme = match scheme.to_ascii_lowercase().as_str() {
             "s3" => Scheme::S3,
             "gs" => Scheme::Gcs,
             "az" => Scheme::Azure,
@@ -51,25 +51,32 @@ impl Target {
                 ));
             }
         };
-        if url.query().is_some() || url.fragment().is_some() {
-            return Err(format!("`{raw}` has a query or fragment"));
+        if rest.contains(['?', '#']) {
+            return Err(format!(
+                "`{raw}` has a query or fragment (a `?` or `#` in a key is written %3F, %23)"
+            ));
         }
-        if !url.username().is_empty() || url.password().is_some() || url.port().is_some() {
+        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let segments = decode_path(raw, path)?;
+        if scheme == Scheme::File {
+            if !(authority.is_empty() || authority.eq_ignore_ascii_case("localhost")) {
+                return Err(format!("`{raw}` is not an absolute file:/// URL"));
+            }
+            if segments.is_empty() {
+                return Err(format!("`{raw}` names the root folder: name a folder of its own"));
+            }
+            return Ok(Target {
+                scheme,
+                bucket: format!("/{}", segments.join("/")),
+                prefix: String::new(),
+            });
+        }
+        if authority.contains('@') || authority.contains(':') {
             return Err(format!(
                 "`{raw}`: a user or port has no place in it (credentials come from the environment, a store's address from --endpoint)"
             ));
         }
-        if scheme == Scheme::File {
-            let dir = url
-                .to_file_path()
-                .map_err(|()| format!("`{raw}` is not an absolute file:/// URL"))?;
-            return Ok(Target {
-                scheme,
-                bucket: dir.to_string_lossy().into_owned(),
-                prefix: String::new(),
-            });
-        }
-        let bucket = url.host_str().unwrap_or("").to_string();
+        let bucket = authority;
         if bucket.is_empty() {
             return Err(format!("`{raw}` names no bucket"));
         }
@@ -79,13 +86,8 @@ impl Target {
                 "`{raw}`: `{bucket}` is not a bucket name (letters, digits, `-`, `.` and `_`)"
             ));
         }
-        let prefix = url.path().trim_matches('/').to_string();
-        if !prefix.is_empty() && !crate::output::paths::is_clean(&prefix) {
-            return Err(format!("`{raw}`: its prefix must be plain names separated by `/`"));
-        }
-        Ok(Target { scheme, bucket, prefix })
+        Ok(Target { scheme, bucket: bucket.to_string(), prefix: segments.join("/") })
     }
-
     /// The URL as messages show it.
     pub fn display(&self) -> String {
         match self.scheme {
@@ -111,6 +113,34 @@ impl Target {
     }
 }
 
+/// The segments of a URL's path, each percent-decoded once and checked: no `.` or `..`,
+/// no empty segment (a trailing `/` aside), no control character, no `/` inside one.
+fn decode_path(raw: &str, path: &str) -> Result<Vec<String>, String> {
+    let path = path.strip_suffix('/').unwrap_or(path);
+    if path.is_empty() {
+        return Ok(Vec::new());
+    }
+    path.split('/')
+        .map(|segment| {
+            let decoded = percent_encoding::percent_decode_str(segment)
+                .decode_utf8()
+                .map_err(|_| format!("`{raw}`: `{segment}` does not decode to UTF-8"))?;
+            let refused = |why: &str| {
+                format!("`{raw}`: its path must be plain names separated by `/` ({why})")
+            };
+            match decoded.as_ref() {
+                "" => Err(refused("an empty segment")),
+                "." | ".." => Err(refused(&format!("`{segment}` is `{decoded}`"))),
+                d if d.contains('/') => Err(refused(&format!("`{segment}` holds a `/`"))),
+                d if d.chars().any(char::is_control) => {
+                    Err(refused(&format!("`{segment}` holds a control character")))
+                }
+                d => Ok(d.to_string()),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,14 +163,40 @@ mod tests {
             "s3:///nobucket",
             "s3://b/../x",
             "s3://b/a//c",
+            "s3://b//t",
             "s3://b/p?x=1",
             "nope",
             "s3://b%zz/p",
             "s3://b@c/p",
             "s3://b:9000/p",
+            "s3://b/%2e%2e/t",
+            "s3://b/a/%2E/t",
+            "s3://b/a%2Fb",
+            "s3://b/%0a",
+            "s3://b/%ff",
+            "file:///x/%2e%2e/y",
+            "file:///x/../y",
+            "file://host/x",
+            "file:///",
         ] {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_path_is_decoded_exactly_once_and_taken_literally() {
+        let prefix = |raw: &str| Target::parse(raw).unwrap().prefix;
+        // As a user types it, and as a URL encodes it: the same keys.
+        assert_eq!(prefix("s3://bkt/my site/ünï"), "my site/ünï");
+        assert_eq!(prefix("s3://bkt/my%20site/%C3%BCn%C3%AF/"), "my site/ünï");
+        // Once: `%2520` is the three characters `%20`, not a space.
+        assert_eq!(prefix("s3://bkt/a%2520b"), "a%20b");
+        assert_eq!(prefix("gs://bkt/a+b~c"), "a+b~c");
+        let t = Target::parse("file:///srv/my%20www").unwrap();
+        assert_eq!(t.bucket, "/srv/my www");
+        assert_eq!(Target::parse("file:///srv/ünï").unwrap().bucket, "/srv/ünï");
+        let e = Target::parse("s3://b/%2e%2e/t").unwrap_err();
+        assert!(e.contains("`%2e%2e` is `..`"), "{e}");
     }
 
     #[test]

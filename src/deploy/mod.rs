@@ -142,6 +142,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     let target =
         Target::parse(&opts.url).map_err(|e| Failure::Refused(format!("the deploy URL {e}")))?;
     let out = &project.output_dir;
+    refuse_overlap(project, &target)?;
     if !out.is_dir() {
         let shown = crate::diag::display_path(out);
         return Err(Failure::Refused(format!(
@@ -192,6 +193,58 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     deployed.requests = store.requests.as_ref().map(|r| r.counts());
     deployed.seconds = start.elapsed().as_secs_f64();
     Ok(deployed)
+}
+
+/// A `file://` target that overlaps what folio reads or writes is refused before anything
+/// is sent: inside `output/` (the next deploy would publish the copy inside itself), a
+/// folder `output/` lies in (the project folder or above: the copy would be in what it
+/// publishes), or inside the data folder (its files would be read as records).
+fn refuse_overlap(project: &Project, target: &Target) -> Result<(), Failure> {
+    if target.scheme != Scheme::File {
+        return Ok(());
+    }
+    let real = |p: &std::path::Path| resolved(p);
+    let dir = real(std::path::Path::new(&target.bucket));
+    let (out, data, root) =
+        (real(&project.output_dir), real(&project.data_dir), real(&project.root));
+    let shown = |p: &std::path::Path| crate::diag::display_path(p).display().to_string();
+    let why = if dir.starts_with(&out) {
+        format!("it is inside the output folder `{}`", shown(&project.output_dir))
+    } else if out.starts_with(&dir) {
+        if root.starts_with(&dir) {
+            format!("the project folder `{}` is inside it", shown(&project.root))
+        } else {
+            format!("the output folder `{}` is inside it", shown(&project.output_dir))
+        }
+    } else if dir.starts_with(&data) {
+        format!("it is inside the data folder `{}`", shown(&project.data_dir))
+    } else {
+        return Ok(());
+    };
+    Err(Failure::Refused(format!(
+        "{} overlaps the project: {why}; deploy to a folder outside it",
+        target.display()
+    )))
+}
+
+/// `path` made absolute with its symlinks resolved, as far as it exists (the rest is
+/// appended as it is written).
+fn resolved(path: &std::path::Path) -> std::path::PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
 }
 
 /// A `file://` target with a symlink inside is refused: the folder store would write,
@@ -296,10 +349,13 @@ async fn run(
     let opts = remote.opts;
     let mut out = Deployed { dry_run: opts.dry_run, ..Deployed::default() };
     let mut s = survey(remote, scanned, &mut out.warnings).await?;
+    // Refused before the lease is taken: a refusal sends no write request at all.
+    refuse_mass_delete(remote, &s.doomed)?;
     if !opts.dry_run && writes(&s, purge_list.is_some()) {
         s = lease(remote, scanned, s, (busy, lifetime), &mut out.warnings).await?;
     }
     let Surveyed { old, local, mut modified, etagless, plan, doomed, .. } = s;
+    // Again, in case the survey after the lease found more.
     refuse_mass_delete(remote, &doomed)?;
     let mut etags = kept(&plan);
     out.unchanged = etags.iter().filter(|e| e.is_some()).count();

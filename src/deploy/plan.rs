@@ -172,7 +172,10 @@ pub struct Head {
 /// Decides a [`Action::Check`] from the HEAD: keep the object when its bytes are known to
 /// be the file's and its headers are folio's.
 pub fn check(f: &LocalFile, head: &Head) -> Action {
-    let md5 = head.md5.or_else(|| etag_md5(&head.etag));
+    // The store's own checksum first: where the ETag is an MD5 (S3 and R2 single-part
+    // uploads, GCS), it is the MD5 of the bytes there, whatever metadata says; folio's
+    // metadata stands only where the store gives no MD5 (multipart uploads, Azure).
+    let md5 = etag_md5(&head.etag).or(head.md5);
     match (md5, &head.headers) {
         (Some(md5), Some(headers)) => compare(f, md5, headers, head.size, &head.etag),
         // A store that keeps no headers: the bytes are all there is to compare.
@@ -381,6 +384,12 @@ mod tests {
         );
         assert_eq!(
             check(&f, &head(None, "opaque", Some(headers("a")))),
+            Action::Upload(Reason::Bytes)
+        );
+        // Bytes replaced behind folio's back, its metadata kept: the ETag, the MD5 of the
+        // bytes there, is believed over the metadata.
+        assert_eq!(
+            check(&f, &head(Some([1; 16]), &hex(&[9; 16]), Some(headers("a")))),
             Action::Upload(Reason::Bytes)
         );
         assert_eq!(

@@ -286,8 +286,13 @@ impl Remote<'_> {
             Err(e) => return Err(self.failed("checking", rel, e)),
         };
         if head {
+            // folio's metadata says folio wrote it; where the ETag is an MD5, the bytes
+            // must still be the ones that metadata names (not replaced behind folio's
+            // back keeping the metadata, which makes them someone else's).
             let md5 = got.attributes.get(&Attribute::Metadata(MD5_METADATA.into()));
-            return Ok(md5.and_then(|m| record::etag_md5(m)));
+            let md5 = md5.and_then(|m| record::etag_md5(m));
+            let etag = got.meta.e_tag.as_deref().and_then(record::etag_md5);
+            return Ok(md5.filter(|m| etag.is_none_or(|e| e == *m)));
         }
         let bytes = got.bytes().await.map_err(|e| self.failed("reading", rel, e))?;
         Ok(Some(md5_of(&bytes)))

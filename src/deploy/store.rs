@@ -22,18 +22,23 @@ use crate::error::Failure;
 
 /// The store's side of a deploy URL: keys below its prefix.
 impl Target {
-    /// The key of `rel` (a path below `output/`).
+    /// The key of `rel` (a path below `output/`), taken literally: the prefix's and the
+    /// path's characters as they are (`Key::from` would percent-encode `%` and others, so
+    /// that `a%20b` would land as `a%2520b`).
     pub fn key(&self, rel: &str) -> Key {
-        if self.prefix.is_empty() {
-            Key::from(rel)
-        } else {
-            Key::from(format!("{}/{rel}", self.prefix))
-        }
+        let full =
+            if self.prefix.is_empty() { rel.to_string() } else { format!("{}/{rel}", self.prefix) };
+        // The prefix was checked by `Target::parse`, `rel` is a clean path folio derived.
+        Key::parse(&full).unwrap_or_else(|_| Key::from(full.as_str()))
     }
 
     /// The prefix as a key, for listing.
     pub fn root(&self) -> Option<Key> {
-        (!self.prefix.is_empty()).then(|| Key::from(self.prefix.as_str()))
+        (!self.prefix.is_empty()).then(|| self.key_of_prefix())
+    }
+
+    fn key_of_prefix(&self) -> Key {
+        Key::parse(&self.prefix).unwrap_or_else(|_| Key::from(self.prefix.as_str()))
     }
 }
 
@@ -378,6 +383,15 @@ mod tests {
         let t = Target::parse("gs://b").unwrap();
         assert_eq!(t.key("a.json").as_ref(), "a.json");
         assert!(t.root().is_none());
+    }
+
+    #[test]
+    fn keys_are_the_decoded_path_as_it_is() {
+        let t = Target::parse("s3://bkt/my%20site/%C3%BCn%C3%AF").unwrap();
+        assert_eq!(t.key("api/index.json").as_ref(), "my site/ünï/api/index.json");
+        let t = Target::parse("s3://bkt/100%25/x").unwrap();
+        assert_eq!(t.key("a.json").as_ref(), "100%/x/a.json");
+        assert_eq!(t.rel("100%/x/a.json"), Some("a.json"));
     }
 
     #[test]

@@ -10,6 +10,13 @@
 //! again when it made it, so a failed build leaves the folder as it found it. A command
 //! that waited checks that the file it locked is still the one at the path (the one who
 //! held it may have removed it) and otherwise locks again.
+//!
+//! A deploy of a read-only `output/` (a CI artifact mounted read-only, a container
+//! volume) cannot make or open the file for writing: it takes the shared lock through a
+//! read-only descriptor when the file is there (`flock` needs no write access), and goes
+//! without a lock when it is not. Overlap stays safe there: no build can write a folder
+//! it cannot write to, and the deploy checks every file it sends against the bytes it
+//! hashed (`deploy/remote.rs`), so a change made meanwhile by anything stops it.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -50,7 +57,8 @@ pub enum LockError {
 
 /// A held lock; released when dropped.
 pub struct Lock {
-    file: File,
+    /// `None`: a read-only folder without a lock file, where no lock can be held.
+    file: Option<File>,
     path: PathBuf,
     /// This command made the file (and, with it, perhaps the folder).
     made_file: bool,
@@ -90,7 +98,18 @@ impl Lock {
                 }
                 Err(e) => return Err(io(e)),
             }
-            let (file, made_file) = open(&path)?;
+            let (file, made_file) = match open(&path) {
+                Ok(opened) => opened,
+                Err(LockError::Io { source, .. })
+                    if access == Access::Shared && read_only(&source) =>
+                {
+                    match open_read_only(&path).map_err(io)? {
+                        Some(file) => (file, false),
+                        None => return Ok(Lock { file: None, path, made_file: false, made_dir }),
+                    }
+                }
+                Err(e) => return Err(e),
+            };
             let got = match access {
                 Access::Exclusive => file.try_lock(),
                 Access::Shared => file.try_lock_shared(),
@@ -116,7 +135,7 @@ impl Lock {
             // The holder may have removed the file it made before letting go: then the
             // lock is on a file nobody else will open, and must be taken again.
             if same_file(&file, &path) {
-                return Ok(Lock { file, path, made_file, made_dir });
+                return Ok(Lock { file: Some(file), path, made_file, made_dir });
             }
         }
     }
@@ -130,7 +149,32 @@ impl Lock {
         if let Some(dir) = &self.made_dir {
             let _ = fs::remove_dir(dir);
         }
-        let _ = self.file.unlock();
+        if let Some(file) = &self.file {
+            let _ = file.unlock();
+        }
+    }
+}
+
+/// Does this error say the folder cannot be written (a read-only filesystem or folder)?
+fn read_only(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied)
+}
+
+/// The lock file opened for reading only, never through a symlink; `None` when there is
+/// none.
+fn open_read_only(path: &Path) -> io::Result<Option<File>> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    match options.open(path) {
+        Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => Ok(Some(file)),
+        Ok(_) => Err(io::Error::other("the lock file is not a file")),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -224,6 +268,38 @@ mod tests {
         let fresh = dir.path().join("fresh");
         Lock::take(&fresh, Access::Exclusive, Busy::Refuse).unwrap().discard();
         assert!(!fresh.exists(), "the folder it made is gone again");
+    }
+
+    /// Makes `dir` read-only for this process: its mode bits, or, for root (whom mode
+    /// bits do not stop), the immutable attribute.
+    fn read_only_dir(dir: &Path, on: bool) {
+        use std::os::unix::fs::PermissionsExt;
+        if rustix::process::geteuid().is_root() {
+            let flag = if on { "+i" } else { "-i" };
+            let done = std::process::Command::new("chattr").arg(flag).arg(dir).status();
+            assert!(done.is_ok_and(|s| s.success()), "chattr {flag} {}", dir.display());
+        } else {
+            let mode = if on { 0o555 } else { 0o755 };
+            fs::set_permissions(dir, fs::Permissions::from_mode(mode)).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_read_only_folder_is_read_under_a_shared_lock_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let (with, without) = (dir.path().join("with"), dir.path().join("without"));
+        Lock::take(&with, Access::Exclusive, Busy::Refuse).unwrap();
+        fs::create_dir(&without).unwrap();
+        read_only_dir(&with, true);
+        read_only_dir(&without, true);
+        let a = Lock::take(&with, Access::Shared, Busy::Refuse).map(|l| l.file.is_some());
+        let b = Lock::take(&without, Access::Shared, Busy::Refuse).map(|l| l.file.is_some());
+        let build = Lock::take(&without, Access::Exclusive, Busy::Refuse).map(drop);
+        read_only_dir(&with, false);
+        read_only_dir(&without, false);
+        assert!(a.unwrap(), "the lock file there is locked, through a read-only descriptor");
+        assert!(!b.unwrap(), "no lock file, and none can be made: no lock");
+        assert!(build.is_err(), "a build cannot take a read-only folder");
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! and no longer produces are removed; files it never wrote are never touched. Besides
 //! the tree: the manifest of what a build wrote (`manifest.rs`), which paths folio may act
 //! on (`paths.rs`), the lock that keeps commands on one folder apart (`lock.rs`), the
-//! config's fingerprint (`fingerprint.rs`) and the tests' fault points (`fault.rs`).
+//! config's fingerprint (`fingerprint.rs`) and the tests' fault points (`fault.rs`); and a
+//! file written for the user at a path they name (`user_file.rs`: the purge list).
 //! `folio init` writes its starter files and `folio deploy` a folder target through
 //! their own modules, with the same O_EXCL create ([`paths::create_new`]).
 
@@ -16,6 +17,7 @@ pub mod lock;
 pub mod manifest;
 pub mod paths;
 mod switch;
+pub mod user_file;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
