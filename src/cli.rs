@@ -199,9 +199,15 @@ pub struct DeployArgs {
     /// Refuse to delete more stale objects than this, overriding `[deploy] max_deletes`.
     #[arg(long, value_name = "N")]
     pub max_deletes: Option<u64>,
-    /// Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON.
+    /// Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON;
+    /// `-` for standard output (a FIFO or a device is written through).
     #[arg(long, value_name = "FILE")]
     pub purge_list: Option<PathBuf>,
+    /// When folio's record on the store cannot be read: survey every object below the
+    /// prefix, delete those that carry folio's metadata and the build does not have, and
+    /// purge every key of the build.
+    #[arg(long)]
+    pub repair: bool,
     /// When a build is writing the output folder, refuse at once (exit 1) instead of
     /// waiting for it.
     #[arg(long)]

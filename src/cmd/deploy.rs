@@ -30,6 +30,7 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         region: d.region.clone(),
         dry_run: args.dry_run,
         force: args.force,
+        repair: args.repair,
         max_deletes: args.max_deletes.unwrap_or(d.max_deletes),
         concurrency: d.concurrency as usize,
         siblings: d.siblings,

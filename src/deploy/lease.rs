@@ -7,16 +7,29 @@
 //!   deploy that finds it waits (or refuses with `--no-wait`); a lease nobody renewed for
 //!   its whole lifetime (its holder was killed) is taken over, again conditionally, so of
 //!   two waiters one wins. Expiry is judged by watching the lease's ETag on this machine's
-//!   clock, never by comparing clocks. A deploy that loses its lease (it could not renew
-//!   it in time) stops before its next write to the record or its deletes.
+//!   clock, never by comparing clocks.
+//! - Fencing: before each request that writes (an upload, a delete, the record), the
+//!   holder checks its own clock against its last confirmed renewal: past two thirds of
+//!   the lifetime since that renewal was sent, it counts the lease as lost and sends
+//!   nothing more, although a waiter takes over only a whole lifetime after it saw the
+//!   last renewal. A deploy paused between requests (a stopped container, a runner under
+//!   memory pressure) thus stops on waking instead of writing into another's deploy. A
+//!   request already under way when the pause began can still land late; a takeover
+//!   keeps what the previous holder was about to write in its record (`deploy/mod.rs`),
+//!   and the record itself is only ever written conditionally, on the version this
+//!   deploy read or wrote.
 //! - A folder (`file://`): an advisory lock on `{dir}/.folio-deploy.lock`, as the output
 //!   folder has one; the kernel releases it when the deploy ends, however it ends.
 //!
 //! A store that cannot write conditionally is deployed to without a lease, with a warning.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+// tokio's clock: the same as the system's, but for the simulation (`deploy::sim`), whose
+// virtual time runs leases out in an instant.
+use tokio::time::Instant;
 
 use object_store::{GetOptions, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 
@@ -33,16 +46,27 @@ pub const LIFETIME: Duration = Duration::from_secs(30);
 /// A held lease; [`Lease::release`] lets it go.
 pub struct Lease {
     held: Held,
+    /// It was taken over from a deploy that stopped renewing it (and may yet write).
+    took_over: bool,
 }
 
 enum Held {
     Folder(#[allow(dead_code)] Lock),
     Store {
         lost: Arc<AtomicBool>,
+        /// When the last renewal that the store confirmed was sent.
+        confirmed: Arc<Mutex<Instant>>,
+        lifetime: Duration,
         stop: tokio::sync::oneshot::Sender<()>,
         renewing: tokio::task::JoinHandle<()>,
     },
     Nothing,
+}
+
+/// How long after its last confirmed renewal a holder still writes: two thirds of the
+/// lifetime, a third less than a waiter waits before it takes over.
+fn fence(lifetime: Duration) -> Duration {
+    lifetime * 2 / 3
 }
 
 fn busy_message(store: &Store, lifetime: Duration) -> String {
@@ -65,7 +89,7 @@ impl Lease {
             let dir = std::path::Path::new(&store.target.bucket);
             let lock =
                 Lock::take_named(dir, LEASE, "another folio deploy", Access::Exclusive, busy)?;
-            return Ok((Lease { held: Held::Folder(lock) }, None));
+            return Ok((Lease { held: Held::Folder(lock), took_over: false }, None));
         }
         let key = store.target.key(LEASE);
         let put = |mode: PutMode| {
@@ -76,21 +100,22 @@ impl Lease {
         // The lease as last seen: its version, and when it was first seen so.
         let mut seen: Option<(UpdateVersion, Instant)> = None;
         let mut told = false;
-        let version = loop {
-            let attempt = match &seen {
+        let (version, sent, took_over) = loop {
+            let sent = Instant::now();
+            let (attempt, takeover) = match &seen {
                 Some((version, since)) if since.elapsed() >= lifetime => {
-                    put(PutMode::Update(version.clone())).await
+                    (put(PutMode::Update(version.clone())).await, true)
                 }
-                _ => put(PutMode::Create).await,
+                _ => (put(PutMode::Create).await, false),
             };
             match attempt {
-                Ok(done) => break UpdateVersion::from(done),
+                Ok(done) => break (UpdateVersion::from(done), sent, takeover),
                 Err(object_store::Error::NotImplemented { .. }) => {
                     let warning = format!(
                         "{} cannot write conditionally, so folio cannot keep two deploys to it apart: run one at a time",
                         store.target.display()
                     );
-                    return Ok((Lease { held: Held::Nothing }, Some(warning)));
+                    return Ok((Lease { held: Held::Nothing, took_over: false }, Some(warning)));
                 }
                 Err(
                     object_store::Error::AlreadyExists { .. }
@@ -125,29 +150,43 @@ impl Lease {
             tokio::time::sleep(Duration::from_millis(250).min(lifetime / 4)).await;
         };
         let lost = Arc::new(AtomicBool::new(false));
+        let confirmed = Arc::new(Mutex::new(sent));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let renewing = tokio::spawn(renew(store.clone(), version, lifetime, lost.clone(), stopped));
-        Ok((Lease { held: Held::Store { lost, stop, renewing } }, None))
+        let renewal =
+            Renewal { version, lifetime, lost: lost.clone(), confirmed: confirmed.clone() };
+        let renewing = tokio::spawn(renew(store.clone(), renewal, stopped));
+        Ok((
+            Lease { held: Held::Store { lost, confirmed, lifetime, stop, renewing }, took_over },
+            None,
+        ))
     }
 
-    /// Is the lease still this deploy's? Asked before each write that must not mix with
-    /// another deploy's.
+    /// Was the lease taken over from a deploy that stopped renewing it?
+    pub fn took_over(&self) -> bool {
+        self.took_over
+    }
+
+    /// Is the lease still this deploy's, for sure? Asked before each request that writes:
+    /// not when a renewal was refused, nor when the last confirmed one is older than the
+    /// fence (this process may have been paused, and another deploy may hold it now).
     pub fn check(&self, store: &Store) -> Result<(), Failure> {
-        match &self.held {
-            Held::Store { lost, .. } if lost.load(Ordering::SeqCst) => {
-                Err(Failure::Other(anyhow::anyhow!(
-                    "lost the deploy lease on {} (it could not be renewed within {} s); nothing more was sent: run the deploy again",
-                    store.target.display(),
-                    LIFETIME.as_secs()
-                )))
-            }
-            _ => Ok(()),
+        let Held::Store { lost, confirmed, lifetime, .. } = &self.held else { return Ok(()) };
+        let since = confirmed.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
+        if lost.load(Ordering::SeqCst) || since >= fence(*lifetime) {
+            lost.store(true, Ordering::SeqCst);
+            return Err(Failure::Other(anyhow::anyhow!(
+                "lost the deploy lease on {} (its last renewal was {} s ago, and another deploy may take it over after {} s); nothing more was sent: run the deploy again",
+                store.target.display(),
+                since.as_secs(),
+                lifetime.as_secs()
+            )));
         }
+        Ok(())
     }
 
     /// Stops renewing and deletes the lease (when it is still this deploy's).
     pub async fn release(self, store: &Store) {
-        if let Held::Store { lost, stop, renewing } = self.held {
+        if let Held::Store { lost, stop, renewing, .. } = self.held {
             let _ = stop.send(());
             let _ = renewing.await;
             if !lost.load(Ordering::SeqCst) {
@@ -169,15 +208,18 @@ fn lease_body(renewal: u64) -> Vec<u8> {
     .into_bytes()
 }
 
-/// Renews the lease every third of its lifetime until stopped; marks it lost when a
-/// renewal is refused (someone took it over) or none succeeded for a whole lifetime.
-async fn renew(
-    store: Store,
-    mut version: UpdateVersion,
+/// What the renewing task keeps.
+struct Renewal {
+    version: UpdateVersion,
     lifetime: Duration,
     lost: Arc<AtomicBool>,
-    mut stopped: tokio::sync::oneshot::Receiver<()>,
-) {
+    confirmed: Arc<Mutex<Instant>>,
+}
+
+/// Renews the lease every third of its lifetime until stopped; marks it lost when a
+/// renewal is refused (someone took it over) or none succeeded for a whole lifetime.
+async fn renew(store: Store, r: Renewal, mut stopped: tokio::sync::oneshot::Receiver<()>) {
+    let Renewal { mut version, lifetime, lost, confirmed } = r;
     let key = store.target.key(LEASE);
     let mut renewed = Instant::now();
     for renewal in 1.. {
@@ -187,10 +229,12 @@ async fn renew(
         }
         let options =
             PutOptions { mode: PutMode::Update(version.clone()), ..PutOptions::default() };
+        let sent = Instant::now();
         match store.inner.put_opts(&key, PutPayload::from(lease_body(renewal)), options).await {
             Ok(done) => {
                 version = done.into();
-                renewed = Instant::now();
+                renewed = sent;
+                *confirmed.lock().unwrap_or_else(|p| p.into_inner()) = sent;
             }
             Err(
                 object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. },

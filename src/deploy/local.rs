@@ -34,10 +34,12 @@ pub struct Headers {
     pub content_encoding: Option<String>,
 }
 
-/// When an object is uploaded: pages first, then what links to them.
+/// What an object is to the upload order (`remote::rank`): a page, a listing's first page
+/// (where a client starts), or what links to pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Phase {
     Pages,
+    Entries,
     Links,
 }
 
@@ -90,15 +92,15 @@ impl Roles {
             content_encoding: None,
         };
         Some(match self.layout.kind(rel) {
-            FileKind::Page(_) => (typed(cache), Phase::Pages),
-            FileKind::Sibling(_, coding) if self.siblings => {
+            FileKind::Page(page) => (typed(cache), phase_of(page.page)),
+            FileKind::Sibling(of, coding) if self.siblings => {
                 let page = rel.rsplit_once('.').map_or(rel, |(page, _)| page);
                 let headers = Headers {
                     content_type: crate::routes::content_type(page).to_string(),
                     cache_control: cache,
                     content_encoding: Some(coding.to_string()),
                 };
-                (headers, Phase::Pages)
+                (headers, phase_of(of.page))
             }
             FileKind::Sibling(..) => return None,
             FileKind::Error => (
@@ -113,6 +115,10 @@ impl Roles {
             FileKind::Other => (typed(None), Phase::Links),
         })
     }
+}
+
+fn phase_of(page: u64) -> Phase {
+    if page == 1 { Phase::Entries } else { Phase::Pages }
 }
 
 /// The files of `output/` to publish, sorted by path, with the xxh3 of each; and a warning
@@ -240,13 +246,19 @@ mod tests {
             h("api/fr/attractions/20/3.json"),
             Some((json.clone(), cc.clone(), None, Phase::Pages))
         );
+        // A first page is where a client starts: an entry (uploaded after the pages it
+        // links to), its siblings with it.
         assert_eq!(
             h("api/attractions/10/1.json"),
-            Some((json.clone(), cc.clone(), None, Phase::Pages))
+            Some((json.clone(), cc.clone(), None, Phase::Entries))
         );
         assert_eq!(
             h("api/en/attractions/10/1.json.br"),
-            Some((json.clone(), cc.clone(), Some("br".into()), Phase::Pages))
+            Some((json.clone(), cc.clone(), Some("br".into()), Phase::Entries))
+        );
+        assert_eq!(
+            h("api/en/attractions/10/2.json.gz"),
+            Some((json.clone(), cc.clone(), Some("gzip".into()), Phase::Pages))
         );
         assert_eq!(
             h("api/errors/not_found.json"),

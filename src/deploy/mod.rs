@@ -49,6 +49,8 @@ pub struct Options {
     pub region: String,
     pub dry_run: bool,
     pub force: bool,
+    /// Deploy past a record that cannot be read, surveying the whole prefix.
+    pub repair: bool,
     pub max_deletes: u64,
     pub concurrency: usize,
     pub siblings: bool,
@@ -179,6 +181,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
             output: out,
             opts,
             progress: hooks.progress,
+            record_version: Default::default(),
         };
         let lease = (hooks.busy, lifetime);
         let deployed = run(&remote, &scanned, lease, hooks.purge_list, &purged).await;
@@ -282,6 +285,8 @@ struct Surveyed {
     etagless: bool,
     plan: plan::Plan,
     doomed: Vec<remote::Doomed>,
+    /// The record could not be read (`--repair`): it is written anew.
+    repairing: bool,
 }
 
 /// Reads folio's record, lists the folders of folio's keys, learns each file's MD5 (from
@@ -292,13 +297,26 @@ async fn survey(
     scanned: &[local::Scanned],
     warnings: &mut Vec<String>,
 ) -> Result<Surveyed, Failure> {
-    let (old, record_etag, warning) = remote.read_record().await?;
-    warnings.extend(warning);
-    let keys = (scanned.iter().map(|f| f.rel.as_str()))
-        .chain(old.objects.keys().map(String::as_str))
-        .chain(old.deleting.keys().map(String::as_str))
-        .chain(old.pending.keys().map(String::as_str));
-    let listing = remote.list(keys).await?;
+    let read = remote.read_record().await?;
+    let (old, record_etag) = (read.record, read.etag);
+    // Without a record (`--repair`), every object below the prefix is surveyed.
+    let listing = match &read.damaged {
+        Some(why) => {
+            warnings.push(format!(
+                "{}/{} cannot be read ({why}): repairing, every object below the prefix is surveyed",
+                remote.store.target.display(),
+                record::RECORD
+            ));
+            remote.list_all().await?
+        }
+        None => {
+            let keys = (scanned.iter().map(|f| f.rel.as_str()))
+                .chain(old.objects.keys().map(String::as_str))
+                .chain(old.deleting.keys().map(String::as_str))
+                .chain(old.pending.keys().map(String::as_str));
+            remote.list(keys).await?
+        }
+    };
     remote.progress.start("hash", 0);
     let known: HashMap<String, (Option<u128>, u64, record::Md5)> =
         (old.objects.iter()).map(|(k, p)| (k.clone(), (p.xxh3, p.size, p.md5))).collect();
@@ -314,7 +332,18 @@ async fn survey(
     .map_err(|e| anyhow::anyhow!("hashing the files: {e}"))??;
     let mut plan = plan::plan(&local, &listing, &old, remote.opts.force);
     remote.check(&local, &mut plan).await?;
-    let doomed = remote.confirm(&plan).await?;
+    let mut doomed = remote.confirm(&plan).await?;
+    let repairing = read.damaged.is_some();
+    if repairing {
+        // folio's objects the build does not have: those that carry its metadata.
+        let produced: std::collections::HashSet<&str> =
+            local.iter().map(|f| f.rel.as_str()).collect();
+        let stale: Vec<String> =
+            listing.keys().filter(|k| !produced.contains(k.as_str())).cloned().collect();
+        doomed = remote.folio_owned(stale).await?;
+        // What the lost record owed the CDN is unknown: every key of the build is purged.
+        plan.cut.extend(local.iter().map(|f| f.rel.clone()));
+    }
     let etagless = listing.values().any(|l| l.etag.is_empty());
     let modified = (local.iter())
         .map(|f| {
@@ -322,7 +351,7 @@ async fn survey(
             listed.and_then(|l| l.modified)
         })
         .collect();
-    Ok(Surveyed { old, record_etag, local, modified, etagless, plan, doomed })
+    Ok(Surveyed { old, record_etag, local, modified, etagless, plan, doomed, repairing })
 }
 
 /// Would acting on `s` write anything to the store (an object, a delete, the record)?
@@ -334,6 +363,7 @@ fn writes(s: &Surveyed, purge_list: bool) -> bool {
         || !s.old.pending.is_empty()
         || !s.old.deleting.is_empty()
         || (purge_list && !s.old.unpurged.is_empty())
+        || s.repairing
         || plan::objects_after(&s.local, &keeps, &s.modified) != s.old.objects
 }
 
@@ -354,6 +384,7 @@ async fn run(
     if !opts.dry_run && writes(&s, purge_list.is_some()) {
         s = lease(remote, scanned, s, (busy, lifetime), &mut out.warnings).await?;
     }
+    let took_over = remote.lease.get().is_some_and(Lease::took_over);
     let Surveyed { old, local, mut modified, etagless, plan, doomed, .. } = s;
     // Again, in case the survey after the lease found more.
     refuse_mass_delete(remote, &doomed)?;
@@ -401,6 +432,14 @@ async fn run(
     unpurged.extend(out.deleted.iter().cloned());
     let mut after =
         Record { objects: plan::objects_after(&local, &etags, &modified), ..Record::default() };
+    if took_over {
+        // The deploy whose lease this one took over may still have a request under way:
+        // what it was about to write and delete stays in the record, for the next deploy
+        // to check against the store (`plan::plan` treats it as a deploy cut short).
+        after.pending = old.pending.clone();
+        after.deleting = old.deleting.clone();
+        after.deleting.retain(|key, _| !after.objects.contains_key(key));
+    }
     let written = purge_list.map(|write| write(&purged(unpurged.clone())));
     // Until a purge list names them, the record keeps them.
     if !matches!(written, Some(Ok(()))) {

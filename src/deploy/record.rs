@@ -14,7 +14,10 @@
 //!   `--purge-list`, or one cut short); the next purge list names them.
 //!
 //! It is read back from the store, so it is input like a manifest: keys that are not
-//! clean relative paths are dropped, and a record that does not parse is no record.
+//! clean relative paths are dropped. A record that cannot be read (truncated, damaged, a
+//! gzip bomb: decompression stops at [`limit`] of the size the store lists) or one of a
+//! newer format is never dropped or overwritten: the deploy stops and says why
+//! ([`Unreadable`]); `folio deploy --repair` surveys the store without it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -27,6 +30,31 @@ use crate::output::manifest::hex128;
 /// The record's key below the deploy prefix.
 pub const RECORD: &str = ".folio-deploy.json.gz";
 const VERSION: u32 = 2;
+
+/// Who writes records: this folio and its version, written into each.
+fn writer() -> String {
+    format!("folio {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// How many bytes a record of `size` bytes (as the store lists it) may decompress to: an
+/// entry of the record is about 100 bytes of JSON holding 32 hex digits of MD5, which no
+/// compressor shrinks 64 times; a gzip bomb (1,000 times) stops here.
+pub fn limit(size: u64) -> u64 {
+    (1 << 20) + size.saturating_mul(64)
+}
+
+/// Why the record on the store cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unreadable {
+    /// Truncated, damaged, too large, or no record at all.
+    #[error("{0}")]
+    Damaged(String),
+    /// Written by a newer folio, in a format this one does not know.
+    #[error(
+        "it is record format {format}, written by {writer}, and this folio ({this}) reads format {VERSION} and older"
+    )]
+    Newer { format: u32, writer: String, this: String },
+}
 
 /// An MD5 digest.
 pub type Md5 = [u8; 16];
@@ -74,6 +102,9 @@ type WirePutV1 = (String, u64, String, usize);
 #[derive(Serialize, Deserialize)]
 struct Wire {
     version: u32,
+    /// The folio that wrote it (`folio 0.1.0`).
+    #[serde(default)]
+    writer: String,
     headers: Vec<Headers>,
     objects: BTreeMap<String, WirePut>,
     #[serde(default)]
@@ -158,6 +189,7 @@ impl Record {
         };
         let wire = Wire {
             version: VERSION,
+            writer: writer(),
             objects: entries(&self.objects),
             deleting: entries(&self.deleting),
             pending: (self.pending.iter())
@@ -171,20 +203,42 @@ impl Record {
         crate::compress::Codec::Gzip.compress(&json)
     }
 
-    /// Parses a stored record; `Err` says why it is not one (it is then ignored).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Record, String> {
+    /// Parses a stored record of the size the store listed (`bytes`' length);
+    /// `Err` says why it cannot be used.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Record, Unreadable> {
+        Record::from_bytes_within(bytes, limit(bytes.len() as u64))
+    }
+
+    /// [`Record::from_bytes`], decompressing at most `max` bytes.
+    pub fn from_bytes_within(bytes: &[u8], max: u64) -> Result<Record, Unreadable> {
+        Record::parse(bytes, max).map_err(Unreadable::Damaged).and_then(|r| r)
+    }
+
+    fn parse(bytes: &[u8], max: u64) -> Result<Result<Record, Unreadable>, String> {
         let mut text = Vec::new();
         flate2::read::GzDecoder::new(bytes)
-            .take(1 << 30)
+            .take(max + 1)
             .read_to_end(&mut text)
             .map_err(|e| format!("not gzip ({e})"))?;
+        if text.len() as u64 > max {
+            return Err(format!(
+                "it decompresses to more than {max} bytes, 64 times its {} bytes",
+                bytes.len()
+            ));
+        }
         #[derive(Deserialize)]
         struct Probe {
             version: u32,
+            #[serde(default)]
+            writer: String,
         }
-        let version = serde_json::from_slice::<Probe>(&text)
-            .map_err(|e| format!("not a record ({e})"))?
-            .version;
+        let probe =
+            serde_json::from_slice::<Probe>(&text).map_err(|e| format!("not a record ({e})"))?;
+        let version = probe.version;
+        if version > VERSION {
+            let by = if probe.writer.is_empty() { "a newer folio".into() } else { probe.writer };
+            return Ok(Err(Unreadable::Newer { format: version, writer: by, this: writer() }));
+        }
         let not = |e: serde_json::Error| format!("not a record ({e})");
         let mut record = Record::default();
         match version {
@@ -225,9 +279,9 @@ impl Record {
                 }
                 record.unpurged = wire.unpurged.into_iter().filter(|k| clean(k)).collect();
             }
-            other => return Err(format!("record format {other} (this folio reads {VERSION})")),
+            other => return Err(format!("record format {other} is no format folio wrote")),
         }
-        Ok(record)
+        Ok(Ok(record))
     }
 }
 
@@ -296,7 +350,39 @@ mod tests {
         let hostile = Record::from_bytes(&gz(wire)).unwrap();
         assert_eq!(hostile, Record::default());
         assert!(Record::from_bytes(b"not gzip").is_err());
-        assert!(Record::from_bytes(&gz(r#"{"version":3}"#)).unwrap_err().contains("format 3"));
+        assert_eq!(
+            Record::from_bytes(&gz(r#"{"version":3,"writer":"folio 9.0.0"}"#)).unwrap_err(),
+            Unreadable::Newer { format: 3, writer: "folio 9.0.0".into(), this: writer() }
+        );
+        let newer = Record::from_bytes(&gz(r#"{"version":3}"#)).unwrap_err().to_string();
+        assert!(newer.starts_with("it is record format 3, written by a newer folio"), "{newer}");
+    }
+
+    #[test]
+    fn a_gzip_bomb_stops_at_a_limit_of_its_listed_size() {
+        // 64 MiB of one byte compresses to a few hundred KiB: past 64 times that.
+        let bomb = gz(&" ".repeat(64 << 20));
+        assert!(limit(bomb.len() as u64) < 64 << 20, "{}", bomb.len());
+        let e = Record::from_bytes(&bomb).unwrap_err().to_string();
+        assert!(e.starts_with("it decompresses to more than"), "{e}");
+        // A real record of many entries stays well inside its limit.
+        let mut r = Record::default();
+        for i in 0..20_000u32 {
+            let md5 = crate::deploy::local::md5_of(&i.to_le_bytes());
+            r.objects.insert(
+                format!("api/en/attractions/10/{i}.json"),
+                Put {
+                    md5,
+                    xxh3: Some(u128::from(i) << 64 | 7),
+                    size: 4000 + u64::from(i % 100),
+                    etag: md5_hex(&md5),
+                    modified: None,
+                    headers: h("application/json"),
+                },
+            );
+        }
+        let bytes = r.to_bytes();
+        assert_eq!(Record::from_bytes(&bytes).unwrap(), r);
     }
 
     #[test]

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use anyhow::Context;
 use futures::StreamExt;
-use object_store::{Attribute, Attributes, GetOptions, PutOptions, PutPayload};
+use object_store::{
+    Attribute, Attributes, GetOptions, PutMode, PutOptions, PutPayload, UpdateVersion,
+};
 
 use super::lease::{LEASE, Lease};
 use super::local::{self, LocalFile, Phase};
@@ -33,6 +35,19 @@ pub struct Remote<'a> {
     pub output: &'a Path,
     pub opts: &'a Options,
     pub progress: &'a dyn Progress,
+    /// The record's version as this deploy last read or wrote it (`None`: there was
+    /// none): a record write is conditional on it, so that a deploy that lost its lease
+    /// can never overwrite the record of the one that took it over.
+    pub record_version: std::sync::Mutex<Option<UpdateVersion>>,
+}
+
+/// folio's record as read from the store.
+pub struct ReadRecord {
+    pub record: Record,
+    /// Its ETag (`None`: there is none).
+    pub etag: Option<String>,
+    /// Why it could not be read, when `--repair` goes on without it.
+    pub damaged: Option<String>,
 }
 
 /// The bytes at `path`, read once: exactly the bytes the scan hashed (`xxh3`, which the
@@ -47,6 +62,43 @@ fn read_as_scanned(path: &Path, xxh3: u128) -> Result<Vec<u8>, Failure> {
         )));
     }
     Ok(bytes)
+}
+
+/// The order of uploads, each rank done before the next begins: objects that are new to
+/// the store and that nothing on it links to yet (a new page that is not a listing's first:
+/// only pages of the new build link to it); then new first pages (a client may start
+/// there, so what they link to is up already); then pages whose bytes or headers changed
+/// (everything they link to is there: new keys went first, old ones are deleted last);
+/// then what links to pages (the index, the OpenAPI document, the explorer, host files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Rank {
+    NewPages,
+    NewEntries,
+    ChangedPages,
+    Links,
+}
+
+impl Rank {
+    pub const ALL: [Rank; 4] = [Rank::NewPages, Rank::NewEntries, Rank::ChangedPages, Rank::Links];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Rank::NewPages => "upload new pages",
+            Rank::NewEntries => "upload new first pages",
+            Rank::ChangedPages => "upload changed pages",
+            Rank::Links => "upload the rest",
+        }
+    }
+}
+
+/// When `f`, uploaded for `reason`, goes ([`Rank`]).
+pub fn rank(f: &LocalFile, reason: Reason) -> Rank {
+    match (f.phase, reason) {
+        (Phase::Links, _) => Rank::Links,
+        (Phase::Pages, Reason::Missing) => Rank::NewPages,
+        (Phase::Entries, Reason::Missing) => Rank::NewEntries,
+        (Phase::Pages | Phase::Entries, _) => Rank::ChangedPages,
+    }
 }
 
 /// An object to delete: folio's old object (with its record entry), or one a deploy cut
@@ -78,31 +130,91 @@ impl Remote<'_> {
         }
     }
 
-    /// folio's record on the store and its ETag (`None`: there is none), and a warning
-    /// when what is there is no record folio can read.
-    pub async fn read_record(&self) -> Result<(Record, Option<String>, Option<String>), Failure> {
+    /// folio's record on the store. One that cannot be read stops the deploy (it may hold
+    /// deletes and purges still owed: overwriting it would lose them), unless `--repair`
+    /// goes on without it; one of a newer format stops it in any case (this folio would
+    /// downgrade it).
+    pub async fn read_record(&self) -> Result<ReadRecord, Failure> {
         let target = &self.store.target;
         self.progress.start("read the record", 0);
         let got = match self.store.inner.get_opts(&target.key(RECORD), GetOptions::default()).await
         {
             Ok(got) => got,
             Err(object_store::Error::NotFound { .. }) => {
-                return Ok((Record::default(), None, None));
+                *self.record_version.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                return Ok(ReadRecord { record: Record::default(), etag: None, damaged: None });
             }
             Err(e) => return Err(self.failed("reading", RECORD, e)),
         };
         let etag = Some(got.meta.e_tag.clone().unwrap_or_default().trim_matches('"').to_string());
+        let version =
+            UpdateVersion { e_tag: got.meta.e_tag.clone(), version: got.meta.version.clone() };
+        *self.record_version.lock().unwrap_or_else(|p| p.into_inner()) = Some(version);
+        // Decompressed up to a limit of the size the store lists: a bomb stops there.
+        let max = record::limit(got.meta.size);
         let bytes = got.bytes().await.map_err(|e| self.failed("reading", RECORD, e))?;
-        Ok(match Record::from_bytes(&bytes) {
-            Ok(record) => (record, etag, None),
-            Err(why) => {
-                let warning = format!(
-                    "{}/{RECORD} is not folio's record ({why}): every object is checked",
+        let why = match Record::from_bytes_within(&bytes, max) {
+            Ok(record) => return Ok(ReadRecord { record, etag, damaged: None }),
+            Err(newer @ record::Unreadable::Newer { .. }) => {
+                return Err(Failure::Refused(format!(
+                    "{}/{RECORD}: {newer}; deploy with that folio or a newer one (this one would lose what the record holds)",
                     target.display()
-                );
-                (Record::default(), etag, Some(warning))
+                )));
             }
-        })
+            Err(record::Unreadable::Damaged(why)) => why,
+        };
+        if self.opts.repair {
+            return Ok(ReadRecord { record: Record::default(), etag, damaged: Some(why) });
+        }
+        Err(Failure::Refused(format!(
+            "{}/{RECORD} cannot be read ({why}); it may hold deletes and purges still owed, so folio does not overwrite it; run `folio deploy --repair` to survey every object below the prefix instead (it deletes only objects that carry folio's metadata and the build does not have, and purges every key of the build)",
+            target.display()
+        )))
+    }
+
+    /// Every object below the prefix (folio's record and lease aside): what `--repair`
+    /// surveys, one recursive listing.
+    pub async fn list_all(&self) -> Result<HashMap<String, Listed>, Failure> {
+        let target = &self.store.target;
+        self.progress.start("list everything", 0);
+        let mut listed = self.store.inner.list(target.root().as_ref());
+        let mut all = HashMap::new();
+        while let Some(meta) = listed.next().await {
+            let meta = meta.map_err(|e| self.failed("listing", "", e))?;
+            let Some(rel) = target.rel(meta.location.as_ref()) else { continue };
+            if rel == RECORD || rel == LEASE {
+                continue;
+            }
+            let etag = meta.e_tag.unwrap_or_default().trim_matches('"').to_string();
+            let modified = Some(meta.last_modified.timestamp());
+            all.insert(rel.to_string(), Listed { size: meta.size, etag, modified });
+        }
+        Ok(all)
+    }
+
+    /// Of `keys`, those whose object carries folio's MD5 metadata (with bytes that still
+    /// match it, where the ETag is an MD5): folio's, for `--repair` to delete. A store that
+    /// keeps no metadata (a folder) proves nothing: none.
+    pub async fn folio_owned(&self, keys: Vec<String>) -> Result<Vec<Doomed>, Failure> {
+        if !self.store.keeps_headers || keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.progress.start("confirm", keys.len() as u64);
+        let found = futures::stream::iter(keys.into_iter().map(|key| async move {
+            let written = self.written_md5(&key).await;
+            (key, written)
+        }))
+        .buffer_unordered(self.opts.concurrency);
+        futures::pin_mut!(found);
+        let mut owned = Vec::new();
+        while let Some((key, written)) = found.next().await {
+            if written?.is_some() {
+                owned.push(Doomed { key, put: None });
+            }
+            self.progress.inc();
+        }
+        owned.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(owned)
     }
 
     /// The objects in every folder that holds one of `keys` (paths below the prefix), one
@@ -298,8 +410,10 @@ impl Remote<'_> {
         Ok(Some(md5_of(&bytes)))
     }
 
-    /// Uploads `jobs` (indices of local files), pages first, then what links to them;
-    /// the first failure ends the deploy (nothing more is sent, nothing deleted).
+    /// Uploads `jobs` (indices of local files) in the order [`rank`] gives, each rank done
+    /// before the next begins, so that no page on the store links to an object that is
+    /// not there yet; the first failure ends the deploy (nothing more is sent, nothing
+    /// deleted).
     pub async fn upload(
         &self,
         local: &[LocalFile],
@@ -308,13 +422,14 @@ impl Remote<'_> {
         out: &mut Deployed,
     ) -> Result<(), Failure> {
         let faults = crate::output::fault::process();
-        for phase in [Phase::Pages, Phase::Links] {
-            let jobs: Vec<(usize, Reason)> =
-                jobs.iter().copied().filter(|&(i, _)| local[i].phase == phase).collect();
+        for step in Rank::ALL {
+            let jobs: Vec<(usize, Reason)> = (jobs.iter().copied())
+                .filter(|&(i, reason)| rank(&local[i], reason) == step)
+                .collect();
             if jobs.is_empty() {
                 continue;
             }
-            let what = if phase == Phase::Pages { "upload pages" } else { "upload the rest" };
+            let what = step.as_str();
             self.progress.start(what, jobs.len() as u64);
             let puts = futures::stream::iter(jobs.into_iter().map(|(i, reason)| async move {
                 let f = &local[i];
@@ -331,6 +446,7 @@ impl Remote<'_> {
                 let options =
                     PutOptions { attributes: self.attributes(f), ..PutOptions::default() };
                 let key = self.store.target.key(&f.rel);
+                self.check_lease()?;
                 let put = (self.store.inner.put_opts(&key, PutPayload::from(bytes), options).await)
                     .map_err(|e| self.failed("uploading", &f.rel, e))?;
                 Ok::<_, Failure>((i, reason, put.e_tag.map(|e| e.trim_matches('"').to_string())))
@@ -348,46 +464,77 @@ impl Remote<'_> {
         Ok(())
     }
 
-    /// Deletes `doomed`; S3 in batches of 1,000.
+    /// Deletes `doomed`, in batches of 1,000 (S3's), the lease checked before each.
     pub async fn delete(&self, doomed: &[Doomed], out: &mut Deployed) -> Result<(), Failure> {
         if doomed.is_empty() {
             return Ok(());
         }
         let target = &self.store.target;
-        self.check_lease()?;
         (crate::output::fault::process().before(Step::Delete))
             .map_err(|e| Failure::Other(anyhow::Error::from(e).context("deleting")))?;
         self.progress.start("delete", doomed.len() as u64);
-        let keys: Vec<object_store::Result<object_store::path::Path>> =
-            doomed.iter().map(|d| Ok(target.key(&d.key))).collect();
-        let mut results = self.store.inner.delete_stream(futures::stream::iter(keys).boxed());
-        while let Some(result) = results.next().await {
-            match result {
-                Ok(path) => {
-                    let rel = target.rel(path.as_ref()).unwrap_or(path.as_ref()).to_string();
-                    out.deleted.push(rel);
+        for batch in doomed.chunks(1000) {
+            self.check_lease()?;
+            let keys: Vec<object_store::Result<object_store::path::Path>> =
+                batch.iter().map(|d| Ok(target.key(&d.key))).collect();
+            let mut results = self.store.inner.delete_stream(futures::stream::iter(keys).boxed());
+            while let Some(result) = results.next().await {
+                match result {
+                    Ok(path) => {
+                        let rel = target.rel(path.as_ref()).unwrap_or(path.as_ref()).to_string();
+                        out.deleted.push(rel);
+                    }
+                    Err(object_store::Error::NotFound { .. }) => {}
+                    Err(e) => return Err(self.failed("deleting", "", e)),
                 }
-                Err(object_store::Error::NotFound { .. }) => {}
-                Err(e) => return Err(self.failed("deleting", "", e)),
+                self.progress.inc();
             }
-            self.progress.inc();
         }
         Ok(())
     }
 
+    /// Writes the record, on the version this deploy last read or wrote (a record that
+    /// changed meanwhile was written by a deploy that took the lease over: then nothing
+    /// more is sent). A store that cannot write conditionally (a folder, whose lease is
+    /// the kernel's lock) is written plainly.
     pub async fn put_record(&self, record: &Record) -> Result<(), Failure> {
         self.check_lease()?;
         (crate::output::fault::process().before(Step::Record)).map_err(|e| {
             Failure::Other(anyhow::Error::from(e).context(format!("writing {RECORD}")))
         })?;
-        let mut attrs = Attributes::new();
+        let mut attributes = Attributes::new();
         if self.store.keeps_headers {
-            attrs.insert(Attribute::ContentType, "application/gzip".into());
+            attributes.insert(Attribute::ContentType, "application/gzip".into());
         }
-        let options = PutOptions { attributes: attrs, ..PutOptions::default() };
         let key = self.store.target.key(RECORD);
-        (self.store.inner.put_opts(&key, PutPayload::from(record.to_bytes()), options).await)
-            .map_err(|e| self.failed("writing", RECORD, e))?;
+        let bytes = PutPayload::from(record.to_bytes());
+        let conditional = self.store.target.scheme != super::store::Scheme::File;
+        let version = self.record_version.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mode = match version {
+            _ if !conditional => PutMode::Overwrite,
+            Some(version) => PutMode::Update(version),
+            None => PutMode::Create,
+        };
+        let options = PutOptions { attributes: attributes.clone(), mode, ..PutOptions::default() };
+        let put = match self.store.inner.put_opts(&key, bytes.clone(), options).await {
+            Err(object_store::Error::NotImplemented { .. }) => {
+                let options = PutOptions { attributes, ..PutOptions::default() };
+                self.store.inner.put_opts(&key, bytes, options).await
+            }
+            Err(
+                object_store::Error::Precondition { .. }
+                | object_store::Error::AlreadyExists { .. },
+            ) => {
+                return Err(Failure::Other(anyhow::anyhow!(
+                    "{}/{RECORD} changed under this deploy (another deploy took its lease over); nothing more was sent: run the deploy again",
+                    self.store.target.display()
+                )));
+            }
+            other => other,
+        };
+        let put = put.map_err(|e| self.failed("writing", RECORD, e))?;
+        *self.record_version.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(UpdateVersion { e_tag: put.e_tag, version: put.version });
         Ok(())
     }
 
