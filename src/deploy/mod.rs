@@ -16,6 +16,8 @@
 //! It does not build: it refuses an `output/` with no build, a build half switched in, or
 //! a build made from another `folio.toml` or another `base_url`.
 
+#[cfg(unix)]
+mod folder;
 mod lease;
 pub mod local;
 pub mod plan;

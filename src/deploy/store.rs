@@ -341,10 +341,13 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
         Scheme::File => {
             std::fs::create_dir_all(&target.bucket)
                 .with_context(|| format!("creating `{}`", target.bucket))?;
-            let fs = object_store::local::LocalFileSystem::new_with_prefix(&target.bucket)
+            #[cfg(unix)]
+            let folder = super::folder::Folder::new(&target.bucket);
+            #[cfg(not(unix))]
+            let folder = object_store::local::LocalFileSystem::new_with_prefix(&target.bucket)
                 .with_context(what)?
                 .with_automatic_cleanup(true);
-            (Arc::new(fs), false)
+            (Arc::new(folder), false)
         }
     };
     let requests = (target.scheme != Scheme::File).then_some(requests);
