@@ -18,6 +18,7 @@ use object_store::{ObjectStore, ObjectStoreExt};
 
 use crate::harness::{BIN, Gate, Project, Run, Running, Server, Stderr, files, free_port, need};
 
+mod adversary;
 mod gcs;
 use crate::table::request;
 use gcs::FakeGcs;
