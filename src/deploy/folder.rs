@@ -224,7 +224,7 @@ impl Folder {
         let mut entries =
             rustix::fs::Dir::read_from(&dir).map_err(|e| io_error(prefix, e.into()))?;
         let (mut files, mut folders) = (Vec::new(), Vec::new());
-        while let Some(entry) = entries.next() {
+        for entry in entries {
             let entry = entry.map_err(|e| io_error(prefix, e.into()))?;
             let Ok(name) = entry.file_name().to_str() else { continue };
             if name == "." || name == ".." || name.starts_with(TMP_PREFIX) {
