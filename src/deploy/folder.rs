@@ -221,8 +221,7 @@ impl Folder {
             Err(object_store::Error::NotFound { .. }) => return Ok((Vec::new(), Vec::new())),
             Err(e) => return Err(e),
         };
-        let mut entries =
-            rustix::fs::Dir::read_from(&dir).map_err(|e| io_error(prefix, e.into()))?;
+        let entries = rustix::fs::Dir::read_from(&dir).map_err(|e| io_error(prefix, e.into()))?;
         let (mut files, mut folders) = (Vec::new(), Vec::new());
         for entry in entries {
             let entry = entry.map_err(|e| io_error(prefix, e.into()))?;
