@@ -159,9 +159,6 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     let _lock = Lock::take(out, Access::Shared, hooks.busy)?;
     let manifest = finished(project)?;
     let store = store::connect(&target, &opts.endpoint, &opts.region)?;
-    refuse_links(&store)?;
-    hooks.progress.start("scan", 0);
-    let (scanned, warnings) = local::scan(out, &Roles::new(project, opts.siblings), &manifest)?;
     // One thread for the requests (measured: a fifth less CPU than two workers, which the
     // store often shares the machine with); file reads and hashing run on the blocking
     // pool, so the lease's renewals never wait for them.
@@ -169,34 +166,65 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         .enable_all()
         .build()
         .map_err(|e| anyhow::Error::from(e).context("starting the deploy's runtime"))?;
+    let lifetime = crate::output::fault::process()
+        .lease_secs
+        .map_or(lease::LIFETIME, std::time::Duration::from_secs);
+    let mut deployed =
+        runtime.block_on(publish(project, &manifest, &store, opts, hooks, lifetime))?;
+    deployed.seconds = start.elapsed().as_secs_f64();
+    Ok(deployed)
+}
+
+/// [`deploy`] to a store made by the caller, on the caller's runtime, with a lease of
+/// `lifetime`: what the simulation of deploys drives (`tests/it/deploy/sim.rs`), with an
+/// in-memory store that misbehaves on purpose and tokio's virtual clock.
+pub async fn deploy_to(
+    project: &Project,
+    store: &Store,
+    opts: &Options,
+    hooks: Hooks<'_>,
+    lifetime: std::time::Duration,
+) -> Result<Deployed, Failure> {
+    let _lock = Lock::take(&project.output_dir, Access::Shared, hooks.busy)?;
+    let manifest = finished(project)?;
+    publish(project, &manifest, store, opts, hooks, lifetime).await
+}
+
+/// The deploy once the build is known to be a finished one and its folder is locked.
+async fn publish(
+    project: &Project,
+    manifest: &Manifest,
+    store: &Store,
+    opts: &Options,
+    hooks: Hooks<'_>,
+    lifetime: std::time::Duration,
+) -> Result<Deployed, Failure> {
+    let out = &project.output_dir;
+    refuse_links(store)?;
+    hooks.progress.start("scan", 0);
+    let (scanned, warnings) = local::scan(out, &Roles::new(project, opts.siblings), manifest)?;
     let layout = Layout::new(project);
     let purged = |objects: BTreeSet<String>| {
         PurgeList::new(&layout, &manifest.stamp.base_url, objects.into_iter().collect())
     };
-    let lifetime = crate::output::fault::process()
-        .lease_secs
-        .map_or(lease::LIFETIME, std::time::Duration::from_secs);
-    let mut deployed = runtime.block_on(async {
-        let mut remote = Remote {
-            store: &store,
-            lease: std::sync::OnceLock::new(),
-            output: out,
-            opts,
-            progress: hooks.progress,
-            record_version: Default::default(),
-        };
-        let lease = (hooks.busy, lifetime);
-        let deployed = run(&remote, &scanned, lease, hooks.purge_list, &purged).await;
-        if let Some(lease) = remote.lease.take() {
-            lease.release(&store).await;
-        }
-        deployed
-    })?;
+    let mut remote = Remote {
+        store,
+        lease: std::sync::OnceLock::new(),
+        output: out,
+        opts,
+        progress: hooks.progress,
+        record_version: Default::default(),
+    };
+    let lease = (hooks.busy, lifetime);
+    let deployed = run(&remote, &scanned, lease, hooks.purge_list, &purged).await;
+    if let Some(lease) = remote.lease.take() {
+        lease.release(store).await;
+    }
+    let mut deployed = deployed?;
     hooks.progress.finish();
     deployed.warnings = [warnings, deployed.warnings].concat();
-    deployed.target = target.display();
+    deployed.target = store.target.display();
     deployed.requests = store.requests.as_ref().map(|r| r.counts());
-    deployed.seconds = start.elapsed().as_secs_f64();
     Ok(deployed)
 }
 

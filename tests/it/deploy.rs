@@ -20,6 +20,7 @@ use crate::harness::{BIN, Gate, Project, Run, Running, Server, Stderr, files, fr
 
 mod adversary;
 mod gcs;
+mod sim;
 use crate::table::request;
 use gcs::FakeGcs;
 

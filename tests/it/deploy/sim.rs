@@ -1,0 +1,609 @@
+//! A deterministic simulation of deploys (after FoundationDB's simulation testing and
+//! TigerBeetle's VOPR): deploys of different builds run against one in-memory store
+//! (`object_store`'s `InMemory`) on tokio's virtual clock, each through a client that
+//! misbehaves as a seeded schedule says: latency on every request, a kill at a request
+//! boundary (before the request lands, or after it landed with the answer lost), a pause
+//! between two requests longer than the lease, a pause between the lease check and the
+//! request, a failed request, an answer lost. Leases of 30 s lapse in no time.
+//!
+//! After every step the store takes, no page reachable from a listing's first page links
+//! to an object that is not there. After every schedule, one clean deploy must leave the
+//! store equal to its build (and a foreign object as it was: no folio-owned orphan), and
+//! every key whose bytes changed at any moment must be named by a purge list written at
+//! or after that moment.
+//!
+//! `cargo test` runs [`SEEDS`] seeds; `scripts/sim.sh N` runs N (`FOLIO_SIM_SEEDS`); a
+//! failing seed is printed and replays alone with `FOLIO_SIM_SEED=S`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use object_store::memory::InMemory;
+use object_store::path::Path as Key;
+use object_store::{
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+    ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult,
+};
+
+use super::{add_a_record, rename_first_record, set_config};
+use crate::harness::Project;
+
+/// Seeds `cargo test` runs.
+const SEEDS: u64 = 24;
+const PREFIX: &str = "site";
+const LIFETIME: Duration = Duration::from_secs(30);
+const FOREIGN: &str = "theirs/report.csv";
+
+/// splitmix64: small, fast, deterministic.
+#[derive(Clone)]
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// What happens at one request of a client.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mishap {
+    /// Killed before the request reaches the store.
+    KillBefore,
+    /// Killed after the store applied it: the answer never comes.
+    KillAfter,
+    /// Paused after the answer, before the next step (between two requests).
+    PauseAfter(Duration),
+    /// Paused after the lease check, before the request leaves (a rare window).
+    PauseInSend(Duration),
+    /// The request fails without reaching the store.
+    Fail,
+    /// The store applies it, and the answer is lost (an error).
+    Lose,
+}
+
+/// A client's schedule: what happens at which of its requests.
+#[derive(Debug, Clone, Default)]
+struct Plan {
+    mishaps: BTreeMap<u64, Mishap>,
+}
+
+#[derive(Default)]
+struct Client {
+    plan: Plan,
+    requests: u64,
+    dead: bool,
+}
+
+/// What the simulation watches: the clients, every change the store took, every purge
+/// list, and what breaks an invariant.
+struct World {
+    rng: Rng,
+    clients: Vec<Client>,
+    /// (virtual ms, key) of every change of an object's bytes (or its existence).
+    changes: Vec<(u128, String)>,
+    /// (virtual ms, keys) of every purge list written.
+    purges: Vec<(u128, BTreeSet<String>)>,
+    /// Whether a reachable page may link to a missing object meanwhile (a pause between
+    /// the lease check and the request lets a late write land).
+    links_checked: bool,
+    broken: Vec<String>,
+    start: tokio::time::Instant,
+}
+
+impl World {
+    fn now_ms(&self) -> u128 {
+        self.start.elapsed().as_millis()
+    }
+}
+
+type Shared = Arc<Mutex<World>>;
+
+/// The store as one client sees it.
+#[derive(Debug, Clone)]
+struct Chaos {
+    inner: Arc<InMemory>,
+    client: usize,
+    world: SharedDebug,
+}
+
+#[derive(Clone)]
+struct SharedDebug(Shared);
+
+impl std::fmt::Debug for SharedDebug {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("World")
+    }
+}
+
+impl std::fmt::Display for Chaos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Chaos(client {})", self.client)
+    }
+}
+
+fn failed(why: &str) -> object_store::Error {
+    object_store::Error::Generic { store: "chaos", source: why.to_string().into() }
+}
+
+/// Is `key` (below the prefix) an object whose changes the invariants follow?
+fn followed(key: &str) -> Option<&str> {
+    let rel = key.strip_prefix(PREFIX)?.strip_prefix('/')?;
+    (!rel.starts_with(".folio-")).then_some(rel)
+}
+
+impl Chaos {
+    fn world(&self) -> std::sync::MutexGuard<'_, World> {
+        self.world.0.lock().unwrap()
+    }
+
+    /// Before a request: latency, then what the schedule says. `None`: go ahead.
+    async fn before(&self) -> Result<Option<Mishap>, object_store::Error> {
+        let step = {
+            let mut w = self.world();
+            if w.clients[self.client].dead {
+                None
+            } else {
+                let c = &mut w.clients[self.client];
+                c.requests += 1;
+                let mishap = c.plan.mishaps.get(&c.requests).copied();
+                Some((Duration::from_micros(w.rng.below(200_000)), mishap))
+            }
+        };
+        let Some((latency, mishap)) = step else {
+            // A dead client's requests never reach the store.
+            return std::future::pending().await;
+        };
+        tokio::time::sleep(latency).await;
+        match mishap {
+            Some(Mishap::KillBefore) => {
+                self.world().clients[self.client].dead = true;
+                std::future::pending().await
+            }
+            Some(Mishap::Fail) => Err(failed("the request failed (simulated)")),
+            Some(Mishap::PauseInSend(pause)) => {
+                tokio::time::sleep(pause).await;
+                Ok(None)
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// After the store applied a request: what the schedule says about its answer.
+    async fn after<T>(&self, mishap: Option<Mishap>, done: T) -> Result<T, object_store::Error> {
+        match mishap {
+            Some(Mishap::KillAfter) => {
+                self.world().clients[self.client].dead = true;
+                std::future::pending().await
+            }
+            Some(Mishap::Lose) => Err(failed("the answer was lost (simulated)")),
+            Some(Mishap::PauseAfter(pause)) => {
+                tokio::time::sleep(pause).await;
+                Ok(done)
+            }
+            _ => Ok(done),
+        }
+    }
+
+    /// Notes a change of `key`'s bytes and checks the links of what is reachable.
+    async fn changed(&self, key: &Key, before: Option<Vec<u8>>) {
+        let Some(rel) = followed(key.as_ref()) else { return };
+        let now = bytes_of(&self.inner, key).await;
+        if now == before {
+            return;
+        }
+        let broken = dangling(&self.inner).await;
+        let mut w = self.world();
+        let at = w.now_ms();
+        w.changes.push((at, rel.to_string()));
+        if w.links_checked
+            && let Some(b) = broken
+        {
+            w.broken.push(format!("at {at} ms, after `{rel}` changed: {b}"));
+        }
+    }
+}
+
+async fn bytes_of(store: &InMemory, key: &Key) -> Option<Vec<u8>> {
+    match store.get(key).await {
+        Ok(got) => Some(got.bytes().await.unwrap().to_vec()),
+        Err(_) => None,
+    }
+}
+
+/// A link of a reachable page to an object that is not on the store, if there is one.
+/// Pages start at every listing's first page on the store; links are path-form URLs
+/// (the builds use `url_style = "path"`).
+async fn dangling(store: &InMemory) -> Option<String> {
+    let all: Vec<ObjectMeta> = store.list(None).map(|m| m.unwrap()).collect().await;
+    let keys: BTreeSet<String> = all.iter().map(|m| m.location.to_string()).collect();
+    let entries = keys.iter().filter(|k| {
+        k.ends_with("/1.json")
+            && followed(k).is_some_and(|r| r.starts_with("api/") && !r.starts_with("api/errors/"))
+    });
+    let mut todo: Vec<String> = entries.cloned().collect();
+    let mut seen = BTreeSet::new();
+    while let Some(key) = todo.pop() {
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        let Some(bytes) = bytes_of(store, &Key::from(key.as_str())).await else { continue };
+        let Ok(page) = serde_json::from_slice::<serde_json::Value>(&bytes) else { continue };
+        for name in ["first", "prev", "next", "last"] {
+            let Some(url) = page["links"][name].as_str() else { continue };
+            let target = format!("{PREFIX}{url}");
+            if !keys.contains(&target) {
+                return Some(format!("`{key}` links ({name}) to `{target}`, which is not there"));
+            }
+            todo.push(target);
+        }
+    }
+    None
+}
+
+#[async_trait]
+impl ObjectStore for Chaos {
+    async fn put_opts(
+        &self,
+        location: &Key,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> object_store::Result<PutResult> {
+        let mishap = self.before().await?;
+        let before = bytes_of(&self.inner, location).await;
+        let done = self.inner.put_opts(location, payload, opts).await;
+        if done.is_ok() {
+            self.changed(location, before).await;
+        }
+        self.after(mishap, done?).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Key,
+        opts: PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(
+        &self,
+        location: &Key,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
+        let mishap = self.before().await?;
+        let done = self.inner.get_opts(location, options).await;
+        self.after(mishap, done?).await
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, object_store::Result<Key>>,
+    ) -> BoxStream<'static, object_store::Result<Key>> {
+        let this = self.clone();
+        locations
+            .then(move |location| {
+                let this = this.clone();
+                async move {
+                    let location = location?;
+                    let mishap = this.before().await?;
+                    let before = bytes_of(&this.inner, &location).await;
+                    this.inner.delete(&location).await?;
+                    this.changed(&location, before).await;
+                    this.after(mishap, location).await
+                }
+            })
+            .boxed()
+    }
+
+    fn list(&self, prefix: Option<&Key>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        let this = self.clone();
+        let prefix = prefix.cloned();
+        futures::stream::once(async move {
+            let mishap = this.before().await?;
+            let listed: Vec<_> = this.inner.list(prefix.as_ref()).collect().await;
+            this.after(mishap, listed).await
+        })
+        .map(|listed| match listed {
+            Ok(all) => futures::stream::iter(all).boxed(),
+            Err(e) => futures::stream::once(async move { Err(e) }).boxed(),
+        })
+        .flatten()
+        .boxed()
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Key>) -> object_store::Result<ListResult> {
+        let mishap = self.before().await?;
+        let done = self.inner.list_with_delimiter(prefix).await;
+        self.after(mishap, done?).await
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &Key,
+        to: &Key,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
+/// The three builds deploys publish: the sample (X); one record more and a size more (Y:
+/// new pages); a record renamed and a size fewer (Z: changed pages, stale ones). Links are
+/// path-form, so that a page names the objects it links to.
+struct Builds {
+    projects: Vec<(Project, folio::config::Project)>,
+}
+
+fn validated(p: &Project) -> folio::config::Project {
+    let cwd = p.dir.path();
+    let text = p.read("folio.toml");
+    let cfg = folio::config::Config::from_str(&text, std::path::Path::new("folio.toml")).unwrap();
+    let mut project =
+        cfg.validate(std::path::Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap();
+    project.config_digest = project.shape_digest();
+    project
+}
+
+fn builds() -> Builds {
+    let make = |change: &dyn Fn(&Project)| {
+        let p = Project::sample();
+        set_config(&p, "sort = [\"id\"]", "sort = [\"id\"]\nurl_style = \"path\"");
+        change(&p);
+        p.folio(&["build"]).success();
+        let project = validated(&p);
+        (p, project)
+    };
+    let x = make(&|_| {});
+    let y = make(&|p| {
+        add_a_record(p);
+        set_config(p, "page_sizes = [10, 20, 50, 100]", "page_sizes = [5, 10, 20, 50, 100]");
+    });
+    let z = make(&|p| {
+        rename_first_record(p);
+        set_config(p, "page_sizes = [10, 20, 50, 100]", "page_sizes = [10, 20, 50]");
+    });
+    Builds { projects: vec![x, y, z] }
+}
+
+/// What a deploy of a build publishes: its files but hidden ones.
+fn published(p: &Project) -> BTreeMap<String, Vec<u8>> {
+    super::published(p)
+}
+
+fn options() -> folio::deploy::Options {
+    folio::deploy::Options {
+        url: format!("s3://sim/{PREFIX}"),
+        endpoint: String::new(),
+        region: String::new(),
+        dry_run: false,
+        force: false,
+        repair: false,
+        max_deletes: 100_000,
+        concurrency: 4,
+        siblings: false,
+    }
+}
+
+fn store_for(inner: &Arc<InMemory>, world: &Shared, client: usize) -> folio::deploy::store::Store {
+    let chaos = Chaos { inner: inner.clone(), client, world: SharedDebug(world.clone()) };
+    folio::deploy::store::Store {
+        inner: Arc::new(chaos),
+        target: folio::deploy::store::Target::parse(&options().url).unwrap(),
+        keeps_headers: true,
+        requests: None,
+        no_credentials: None,
+    }
+}
+
+/// Runs one deploy of `project` through client `client`; `true` when it succeeded.
+async fn deploy(
+    project: &folio::config::Project,
+    inner: &Arc<InMemory>,
+    world: &Shared,
+    client: usize,
+) -> bool {
+    let store = store_for(inner, world, client);
+    let note = |_: &str| {};
+    let world_for_purge = world.clone();
+    let mut write = |list: &folio::deploy::purge::PurgeList| {
+        let mut w = world_for_purge.lock().unwrap();
+        let at = w.now_ms();
+        w.purges.push((at, list.objects.iter().cloned().collect()));
+        Ok(())
+    };
+    let hooks = folio::deploy::Hooks {
+        progress: &(),
+        busy: folio::output::lock::Busy::Wait(&note),
+        purge_list: Some(&mut write),
+    };
+    folio::deploy::deploy_to(project, &store, &options(), hooks, LIFETIME).await.is_ok()
+}
+
+/// One seeded schedule; `Err` says which invariant broke.
+fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
+    let mut rng = Rng(seed);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&runtime, async {
+        let inner = Arc::new(InMemory::new());
+        let foreign = Key::from(format!("{PREFIX}/{FOREIGN}"));
+        inner.put(&foreign, PutPayload::from("a,b\n")).await.unwrap();
+        let deploys = 2 + rng.below(2) as usize;
+        let mut story = Vec::new();
+        let mut clients = vec![Client::default()];
+        let mut starts = Vec::new();
+        let mut pause_in_send = false;
+        for i in 0..deploys {
+            let mut plan = Plan::default();
+            let build = rng.below(3) as usize;
+            let start = Duration::from_millis(rng.below(40_000));
+            // Up to two mishaps, at requests among a deploy's first hundred or so.
+            for _ in 0..2 {
+                if !rng.chance(55) {
+                    continue;
+                }
+                let at = 1 + rng.below(110);
+                let pause = Duration::from_millis(rng.below(3 * LIFETIME.as_millis() as u64));
+                let mishap = match rng.below(100) {
+                    0..18 => Mishap::KillBefore,
+                    18..30 => Mishap::KillAfter,
+                    30..70 => Mishap::PauseAfter(pause),
+                    70..78 => {
+                        pause_in_send = true;
+                        Mishap::PauseInSend(pause)
+                    }
+                    78..90 => Mishap::Fail,
+                    _ => Mishap::Lose,
+                };
+                plan.mishaps.insert(at, mishap);
+            }
+            story.push(format!("deploy {i} of build {} at {start:?}: {:?}", ["X", "Y", "Z"][build], plan.mishaps));
+            clients.push(Client { plan, ..Client::default() });
+            starts.push((i + 1, build, start));
+        }
+        // The final deploy: the last scheduled one's build, with no mishap.
+        let last = starts.last().map_or(2, |s| s.1);
+        let world: Shared = Arc::new(Mutex::new(World {
+            rng: Rng(seed ^ 0x5EED),
+            clients,
+            changes: Vec::new(),
+            purges: Vec::new(),
+            links_checked: !pause_in_send,
+            broken: Vec::new(),
+            start: tokio::time::Instant::now(),
+        }));
+        let mut tasks = Vec::new();
+        for (client, build, start) in starts {
+            let (inner, world, project) = (inner.clone(), world.clone(), builds.projects[build].1.clone());
+            tasks.push(tokio::task::spawn_local(async move {
+                tokio::time::sleep(start).await;
+                deploy(&project, &inner, &world, client).await
+            }));
+        }
+        // Every deploy ends, or is dead (its requests hang): wait until the living ones end.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(3600);
+        loop {
+            let living = {
+                let w = world.lock().unwrap();
+                tasks.iter().enumerate().filter(|(i, t)| !t.is_finished() && !w.clients[i + 1].dead).count()
+            };
+            if living == 0 {
+                break;
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err(format!("seed {seed}: deploys still running after an hour\n{}", story.join("\n")));
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        let mut outcomes = Vec::new();
+        for (i, task) in tasks.into_iter().enumerate() {
+            let dead = world.lock().unwrap().clients[i + 1].dead;
+            if dead {
+                task.abort();
+                outcomes.push(format!("{i}: killed"));
+            } else {
+                let ok = task.await.unwrap_or(false);
+                outcomes.push(format!("{i}: {}", if ok { "published" } else { "failed" }));
+            }
+        }
+        // One clean deploy settles the store.
+        world.lock().unwrap().clients.push(Client::default());
+        let clean = world.lock().unwrap().clients.len() - 1;
+        let settled = deploy(&builds.projects[last].1, &inner, &world, clean).await;
+        let w = world.lock().unwrap();
+        let tell = |what: String| {
+            Err(format!("seed {seed}: {what}\n{}\n{}", story.join("\n"), outcomes.join(", ")))
+        };
+        if !settled {
+            return tell("the clean deploy failed".into());
+        }
+        if let Some(broken) = w.broken.first() {
+            return tell(format!("a reachable page linked to a missing object {broken}"));
+        }
+        let mut want = published(&builds.projects[last].0);
+        want.insert(FOREIGN.to_string(), b"a,b\n".to_vec());
+        let all: Vec<ObjectMeta> = inner.list(None).map(|m| m.unwrap()).collect().await;
+        let mut have = BTreeMap::new();
+        for meta in all {
+            let Some(rel) = followed(meta.location.as_ref()) else { continue };
+            have.insert(rel.to_string(), bytes_of(&inner, &meta.location).await.unwrap());
+        }
+        if have != want {
+            let extra: Vec<&String> = have.keys().filter(|k| !want.contains_key(*k)).take(5).collect();
+            let wrong: Vec<&String> = want.keys().filter(|k| have.get(*k) != want.get(*k)).take(5).collect();
+            return tell(format!("the store is not the build after a clean deploy: extra {extra:?}, missing or other bytes {wrong:?}"));
+        }
+        for (at, key) in &w.changes {
+            if !w.purges.iter().any(|(when, keys)| when >= at && keys.contains(key)) {
+                return tell(format!("`{key}` changed at {at} ms and no later purge list names it"));
+            }
+        }
+        Ok(format!(
+            "seed {seed}: {deploys} deploys ({}), {} changes, {} purge lists{}",
+            outcomes.join(", "),
+            w.changes.len(),
+            w.purges.len(),
+            if w.links_checked { "" } else { ", links not checked meanwhile (a pause in a send)" }
+        ))
+    })
+}
+
+fn seeds() -> Vec<u64> {
+    if let Some(seed) = std::env::var("FOLIO_SIM_SEED").ok().and_then(|s| s.parse().ok()) {
+        return vec![seed];
+    }
+    let count = std::env::var("FOLIO_SIM_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(SEEDS);
+    let first = std::env::var("FOLIO_SIM_FIRST").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    (first..first + count).collect()
+}
+
+#[test]
+fn deploys_under_seeded_schedules_settle_after_one_clean_deploy() {
+    let builds = builds();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for seed in seeds() {
+        ran += 1;
+        match run_seed(seed, &builds) {
+            Ok(summary) => {
+                if std::env::var_os("FOLIO_SIM_VERBOSE").is_some() {
+                    eprintln!("{summary}");
+                }
+            }
+            Err(why) => failures.push(why),
+        }
+    }
+    eprintln!("simulated {ran} schedules, {} failed", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} schedules failed; replay one with FOLIO_SIM_SEED=S:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn a_schedule_replays_the_same_way() {
+    let builds = builds();
+    let once = run_seed(7, &builds);
+    let again = run_seed(7, &builds);
+    assert_eq!(once, again, "seed 7 twice");
+}
