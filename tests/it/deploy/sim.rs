@@ -2,9 +2,10 @@
 //! TigerBeetle's VOPR): deploys of different builds run against one in-memory store
 //! (`object_store`'s `InMemory`) on tokio's virtual clock, each through a client that
 //! misbehaves as a seeded schedule says: latency on every request, a kill at a request
-//! boundary (before the request lands, or after it landed with the answer lost), a pause
-//! between two requests longer than the lease, a pause between the lease check and the
-//! request, a failed request, an answer lost. Leases of 30 s lapse in no time.
+//! boundary (before the request lands, or after it landed with the answer lost), the whole
+//! client frozen between two requests for longer than the lease (nothing of it runs, its
+//! lease is not renewed), frozen with a request stuck on its way (it lands late, after a
+//! takeover), a failed request, an answer lost. Leases of 30 s lapse in no time.
 //!
 //! After every step the store takes, no page reachable from a listing's first page links
 //! to an object that is not there. After every schedule, one clean deploy must leave the
@@ -65,10 +66,14 @@ enum Mishap {
     KillBefore,
     /// Killed after the store applied it: the answer never comes.
     KillAfter,
-    /// Paused after the answer, before the next step (between two requests).
-    PauseAfter(Duration),
-    /// Paused after the lease check, before the request leaves (a rare window).
-    PauseInSend(Duration),
+    /// The whole client frozen after this request's answer, before its next step (a
+    /// stopped container, a runner under memory pressure): its deploy does nothing, its
+    /// lease is not renewed, answers wait.
+    Freeze(Duration),
+    /// Frozen as [`Mishap::Freeze`], with this request stuck on its way for as long: it
+    /// lands late, after the lease may have been taken over (it passed its lease check
+    /// before the freeze).
+    FreezeInSend(Duration),
     /// The request fails without reaching the store.
     Fail,
     /// The store applies it, and the answer is lost (an error).
@@ -86,6 +91,9 @@ struct Client {
     plan: Plan,
     requests: u64,
     dead: bool,
+    /// Frozen until then: nothing of the client runs, no request of it leaves, no answer
+    /// reaches it.
+    frozen_until: Option<tokio::time::Instant>,
 }
 
 /// What the simulation watches: the clients, every change the store took, every purge
@@ -97,8 +105,8 @@ struct World {
     changes: Vec<(u128, String)>,
     /// (virtual ms, keys) of every purge list written.
     purges: Vec<(u128, BTreeSet<String>)>,
-    /// Whether a reachable page may link to a missing object meanwhile (a pause between
-    /// the lease check and the request lets a late write land).
+    /// Whether links are checked at every step: not when a request lands late (a freeze
+    /// in a send), which may put an old page back for a moment.
     links_checked: bool,
     broken: Vec<String>,
     start: tokio::time::Instant,
@@ -150,8 +158,23 @@ impl Chaos {
         self.world.0.lock().unwrap()
     }
 
-    /// Before a request: latency, then what the schedule says. `None`: go ahead.
+    /// Until when the client is frozen, if it is.
+    fn frozen(&self) -> Option<tokio::time::Instant> {
+        self.world().clients[self.client].frozen_until.filter(|&t| t > tokio::time::Instant::now())
+    }
+
+    fn freeze(&self, pause: Duration) -> tokio::time::Instant {
+        let until = tokio::time::Instant::now() + pause;
+        self.world().clients[self.client].frozen_until = Some(until);
+        until
+    }
+
+    /// Before a request: held while the client is frozen (its lease renewals too), then
+    /// latency, then what the schedule says. `None`: go ahead.
     async fn before(&self) -> Result<Option<Mishap>, object_store::Error> {
+        while let Some(until) = self.frozen() {
+            tokio::time::sleep_until(until).await;
+        }
         let step = {
             let mut w = self.world();
             if w.clients[self.client].dead {
@@ -174,26 +197,30 @@ impl Chaos {
                 std::future::pending().await
             }
             Some(Mishap::Fail) => Err(failed("the request failed (simulated)")),
-            Some(Mishap::PauseInSend(pause)) => {
-                tokio::time::sleep(pause).await;
+            Some(Mishap::FreezeInSend(pause)) => {
+                let until = self.freeze(pause);
+                tokio::time::sleep_until(until).await;
                 Ok(None)
             }
             other => Ok(other),
         }
     }
 
-    /// After the store applied a request: what the schedule says about its answer.
+    /// After the store applied a request: what the schedule says about its answer, which
+    /// waits while the client is frozen.
     async fn after<T>(&self, mishap: Option<Mishap>, done: T) -> Result<T, object_store::Error> {
+        if let Some(Mishap::Freeze(pause)) = mishap {
+            self.freeze(pause);
+        }
+        while let Some(until) = self.frozen() {
+            tokio::time::sleep_until(until).await;
+        }
         match mishap {
             Some(Mishap::KillAfter) => {
                 self.world().clients[self.client].dead = true;
                 std::future::pending().await
             }
             Some(Mishap::Lose) => Err(failed("the answer was lost (simulated)")),
-            Some(Mishap::PauseAfter(pause)) => {
-                tokio::time::sleep(pause).await;
-                Ok(done)
-            }
             _ => Ok(done),
         }
     }
@@ -409,13 +436,45 @@ fn store_for(inner: &Arc<InMemory>, world: &Shared, client: usize) -> folio::dep
     }
 }
 
-/// Runs one deploy of `project` through client `client`; `true` when it succeeded.
+/// A client's deploy as a process: not run at all while the client is frozen or dead.
+struct Process<F> {
+    deploy: std::pin::Pin<Box<F>>,
+    world: Shared,
+    client: usize,
+    wake: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<F: std::future::Future> std::future::Future for Process<F> {
+    type Output = F::Output;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let (dead, frozen) = {
+            let w = self.world.lock().unwrap();
+            let c = &w.clients[self.client];
+            (c.dead, c.frozen_until.filter(|&t| t > tokio::time::Instant::now()))
+        };
+        if dead {
+            return std::task::Poll::Pending;
+        }
+        if let Some(until) = frozen {
+            let wake = self.wake.insert(Box::pin(tokio::time::sleep_until(until)));
+            let _ = wake.as_mut().poll(cx);
+            return std::task::Poll::Pending;
+        }
+        self.deploy.as_mut().poll(cx)
+    }
+}
+
+/// Runs one deploy of `project` through client `client`; `Err` with why it failed.
 async fn deploy(
     project: &folio::config::Project,
     inner: &Arc<InMemory>,
     world: &Shared,
     client: usize,
-) -> bool {
+) -> Result<(), String> {
     let store = store_for(inner, world, client);
     let note = |_: &str| {};
     let world_for_purge = world.clone();
@@ -430,7 +489,10 @@ async fn deploy(
         busy: folio::output::lock::Busy::Wait(&note),
         purge_list: Some(&mut write),
     };
-    folio::deploy::deploy_to(project, &store, &options(), hooks, LIFETIME).await.is_ok()
+    let options = options();
+    let run = folio::deploy::deploy_to(project, &store, &options, hooks, LIFETIME);
+    let done = Process { deploy: Box::pin(run), world: world.clone(), client, wake: None }.await;
+    done.map(drop).map_err(|e| e.to_string())
 }
 
 /// One seeded schedule; `Err` says which invariant broke.
@@ -450,7 +512,7 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
         let mut story = Vec::new();
         let mut clients = vec![Client::default()];
         let mut starts = Vec::new();
-        let mut pause_in_send = false;
+        let mut late_sends = false;
         for i in 0..deploys {
             let mut plan = Plan::default();
             let build = rng.below(3) as usize;
@@ -463,12 +525,12 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
                 let at = 1 + rng.below(110);
                 let pause = Duration::from_millis(rng.below(3 * LIFETIME.as_millis() as u64));
                 let mishap = match rng.below(100) {
-                    0..18 => Mishap::KillBefore,
-                    18..30 => Mishap::KillAfter,
-                    30..70 => Mishap::PauseAfter(pause),
-                    70..78 => {
-                        pause_in_send = true;
-                        Mishap::PauseInSend(pause)
+                    0..16 => Mishap::KillBefore,
+                    16..28 => Mishap::KillAfter,
+                    28..66 => Mishap::Freeze(pause),
+                    66..78 => {
+                        late_sends = true;
+                        Mishap::FreezeInSend(pause)
                     }
                     78..90 => Mishap::Fail,
                     _ => Mishap::Lose,
@@ -486,7 +548,7 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             clients,
             changes: Vec::new(),
             purges: Vec::new(),
-            links_checked: !pause_in_send,
+            links_checked: !late_sends,
             broken: Vec::new(),
             start: tokio::time::Instant::now(),
         }));
@@ -520,8 +582,14 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
                 task.abort();
                 outcomes.push(format!("{i}: killed"));
             } else {
-                let ok = task.await.unwrap_or(false);
-                outcomes.push(format!("{i}: {}", if ok { "published" } else { "failed" }));
+                let why = match task.await {
+                    Ok(Ok(())) => "published".to_string(),
+                    Ok(Err(e)) if e.contains("lost the deploy lease") => "lost its lease".into(),
+                    Ok(Err(e)) if e.contains("changed under this deploy") => "fenced off the record".into(),
+                    Ok(Err(_)) => "failed".into(),
+                    Err(_) => "panicked".into(),
+                };
+                outcomes.push(format!("{i}: {why}"));
             }
         }
         // One clean deploy settles the store.
@@ -532,8 +600,8 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
         let tell = |what: String| {
             Err(format!("seed {seed}: {what}\n{}\n{}", story.join("\n"), outcomes.join(", ")))
         };
-        if !settled {
-            return tell("the clean deploy failed".into());
+        if let Err(why) = settled {
+            return tell(format!("the clean deploy failed: {why}"));
         }
         if let Some(broken) = w.broken.first() {
             return tell(format!("a reachable page linked to a missing object {broken}"));
@@ -561,7 +629,7 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             outcomes.join(", "),
             w.changes.len(),
             w.purges.len(),
-            if w.links_checked { "" } else { ", links not checked meanwhile (a pause in a send)" }
+            if w.links_checked { "" } else { ", links not checked meanwhile (a late send)" }
         ))
     })
 }
