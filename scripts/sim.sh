@@ -4,7 +4,8 @@
 # Runs N seeded schedules (default 2000) of tests/it/deploy/sim.rs, from seed FIRST
 # (default 1), in a release build: deploys of different builds against one in-memory
 # store on a virtual clock, killed, paused and failed as each seed says, with the
-# invariants checked after every step and after one clean deploy. `cargo test` runs 24.
+# invariants checked after every step and after one clean deploy. `cargo test` runs 24
+# and the regression seeds.
 # A failing seed is printed with its schedule; replay it alone with
 #   FOLIO_SIM_SEED=S cargo test --test it deploy::sim -- --nocapture
 # FOLIO_SIM_VERBOSE=1 prints every schedule's outcome.
