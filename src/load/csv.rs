@@ -485,8 +485,15 @@ impl Table<'_> {
         issues: &mut Vec<Problem>,
         sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
     ) {
-        let parsed: Vec<(Vec<Raw<'static>>, Vec<Problem>, u64)> =
-            parts.par_iter().map(|&(from, to)| self.rows(&body[from..to])).collect();
+        let parsed: Vec<(Vec<Raw<'static>>, Vec<Problem>, u64)> = parts
+            .par_iter()
+            .map(|&(from, to)| {
+                let (rows, mut issues, lines) = self.rows(&body[from..to]);
+                // A chunk of a megabyte holds at most this many problems worth listing.
+                issues.truncate(super::MAX_PROBLEMS + 1);
+                (rows, issues, lines)
+            })
+            .collect();
         let mut rows = Vec::new();
         for (mut chunk_rows, chunk_issues, lines) in parsed {
             let shift = *line - 1;
@@ -496,7 +503,9 @@ impl Table<'_> {
                 }
             }
             rows.extend(chunk_rows);
-            issues.extend(chunk_issues.into_iter().map(|mut p| {
+            // Past a file's limit, problems are counted by the caller, not kept here.
+            let room = (super::MAX_PROBLEMS + 1).saturating_sub(issues.len());
+            issues.extend(chunk_issues.into_iter().take(room).map(|mut p| {
                 p.line = p.line.map(|l| l + shift);
                 p
             }));

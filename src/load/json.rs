@@ -113,7 +113,15 @@ struct Splitter {
     /// looked at again: the work the splitter does, which the tests bound by the file's
     /// size.
     examined: u64,
+    /// The last step stopped at [`MAX_ELEMENTS`]: the buffer holds more to split before
+    /// anything more is read.
+    capped: bool,
 }
+
+/// Elements handed out in one batch at most: a file of tiny or empty elements (`[,,,,…]`,
+/// `[1,1,1,…]`) would otherwise make millions of them, each parsed and each a problem,
+/// from one chunk.
+pub const MAX_ELEMENTS: usize = 1 << 16;
 
 /// One chunk split: the complete elements found (line, column, start, end in the buffer)
 /// and where the unsplit rest of the buffer begins; or the file's problem, which ends it.
@@ -133,6 +141,7 @@ impl Splitter {
             bom_checked: false,
             comma: (1, 1),
             examined: 0,
+            capped: false,
         }
     }
 
@@ -164,7 +173,8 @@ impl Splitter {
         buf: &mut Vec<u8>,
         chunk: usize,
     ) -> io::Result<Split> {
-        if !self.eof {
+        let capped = std::mem::take(&mut self.capped);
+        if !self.eof && !capped {
             let want = chunk.max(buf.len());
             let n = reader.by_ref().take(want as u64).read_to_end(buf)?;
             self.eof = n == 0;
@@ -211,6 +221,10 @@ impl Splitter {
                         "invalid JSON: a trailing comma after the last element (column {column})"
                     );
                     return Ok(Split::Fail(vec![Problem::unplaced(Some(line), message)]));
+                }
+                State::First | State::Element if elements.len() >= MAX_ELEMENTS => {
+                    self.capped = true;
+                    break;
                 }
                 State::First | State::Element => match value_len(&buf[pos..]) {
                     Some(len) => {
@@ -296,7 +310,7 @@ fn stream_array_counted(
             .into_iter()
             .map(|(line, column, start, end)| Raw::Text { line, column, text: &buf[start..end] })
             .collect();
-        if splitter.eof {
+        if splitter.eof && !splitter.capped {
             if !raws.is_empty() {
                 sink(raws);
             }
@@ -350,7 +364,7 @@ pub fn stream_lines(
                 lines.push((number, from, to));
             }
         }
-        if (n == 0 || buf.len() >= chunk) && !lines.is_empty() {
+        if (n == 0 || buf.len() >= chunk || lines.len() >= MAX_ELEMENTS) && !lines.is_empty() {
             sink(
                 lines
                     .iter()

@@ -176,11 +176,26 @@ struct FileOut<'r> {
     warnings: Vec<Problem>,
     missing: Vec<(usize, String)>,
     warned: std::collections::HashSet<String>,
+    /// Problems past [`MAX_PROBLEMS`], counted, not kept.
+    more: u64,
 }
+
+/// How many problems of one file are kept and reported; that there are more is said.
+const MAX_PROBLEMS: usize = 1000;
 
 impl FileOut<'_> {
     fn issue(&mut self, problem: Problem) {
-        self.problems.push(problem.at(self.index, &self.shown));
+        self.keep(problem.at(self.index, &self.shown));
+    }
+
+    /// Keeps a problem of this file, up to [`MAX_PROBLEMS`]; past that they are counted,
+    /// so that a file of millions of broken elements (`[,,,,…]`) cannot fill memory.
+    fn keep(&mut self, problem: Problem) {
+        if self.problems.len() < MAX_PROBLEMS {
+            self.problems.push(problem);
+        } else {
+            self.more += 1;
+        }
     }
 
     /// Parses and resolves one batch in parallel, keeping line order.
@@ -223,7 +238,8 @@ impl FileOut<'_> {
         for (line, rec, found) in resolved {
             for mut p in found.problems {
                 p.line = Some(line);
-                self.problems.push(p.at(index, &self.shown));
+                let p = p.at(index, &self.shown);
+                self.keep(p);
             }
             for (lang, field) in found.other_languages {
                 if self.warned.insert(format!("lang:{lang}")) {
@@ -277,6 +293,7 @@ fn read_file(
         warnings: Vec::new(),
         missing: Vec::new(),
         warned: Default::default(),
+        more: 0,
     };
     let read = match format {
         Format::Csv | Format::Tsv => {
@@ -300,6 +317,12 @@ fn read_file(
     if let Err(e) = read {
         let p = Problem::new(index, &out.shown, None, format!("cannot read: {e}"));
         out.problems.push(p);
+    }
+    if out.more > 0 {
+        let last = out.problems.iter().filter_map(|p| p.line).max();
+        let message =
+            format!("more problems in this file are not listed: only its first {MAX_PROBLEMS} are");
+        out.problems.push(Problem::new(index, &out.shown, last, message));
     }
     (out.records, out.problems, out.warnings, out.missing)
 }

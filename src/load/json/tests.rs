@@ -262,3 +262,29 @@ fn json_lines_skip_blank_lines_and_strip_line_ends() {
         ]
     );
 }
+
+#[test]
+fn a_file_of_millions_of_empty_elements_is_split_in_bounded_batches() {
+    // `[,,,,…]` and `[1,1,1,…]`: every element is a problem; a batch holds at most
+    // MAX_ELEMENTS of them, so memory does not grow with the file.
+    let ones = format!("[{}1]", "1,".repeat(3 * MAX_ELEMENTS));
+    let mut batches = Vec::new();
+    let issues =
+        stream_array(ones.as_bytes(), 8 << 20, &mut |raws| batches.push(raws.len())).unwrap();
+    assert!(issues.is_empty(), "{issues:?}");
+    assert_eq!(batches.iter().sum::<usize>(), 3 * MAX_ELEMENTS + 1);
+    assert!(batches.iter().all(|&n| n <= MAX_ELEMENTS), "{batches:?}");
+    let project = crate::config::test_project("");
+    let commas = format!("[{}]", ",".repeat(3 * MAX_ELEMENTS));
+    let (_, problems) = crate::load::parse_file(&project, "a.json", commas.as_bytes(), 8 << 20);
+    assert!(problems.len() <= 1001, "{}", problems.len());
+    let (_, problems) = crate::load::parse_file(&project, "a.json", ones.as_bytes(), 8 << 20);
+    assert_eq!(problems.len(), 1001, "the first thousand, and how many more");
+    assert_eq!(
+        problems[1000].message,
+        "more problems in this file are not listed: only its first 1000 are"
+    );
+    let csv = format!("id,name\n{}", "1\n".repeat(3 * MAX_ELEMENTS));
+    let (_, problems) = crate::load::parse_file(&project, "a.csv", csv.as_bytes(), 8 << 20);
+    assert_eq!(problems.len(), 1001, "CSV too");
+}
