@@ -462,13 +462,23 @@ async fn run(
     unpurged.extend(out.deleted.iter().cloned());
     let mut after =
         Record { objects: plan::objects_after(&local, &etags, &modified), ..Record::default() };
-    if took_over {
-        // The deploy whose lease this one took over may still have a request under way:
-        // what it was about to write and delete stays in the record, for the next deploy
-        // to check against the store (`plan::plan` treats it as a deploy cut short).
+    // The deploy whose lease was taken over may still have a request on its way: what it
+    // was about to write and delete stays in the record for [`CARRIED`], and every deploy
+    // until then checks it against the store (`plan::plan` treats it as a deploy cut
+    // short) and keeps it.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let carrying = took_over || old.carried_until.is_some_and(|until| now < until);
+    if carrying {
         after.pending = old.pending.clone();
         after.deleting = old.deleting.clone();
         after.deleting.retain(|key, _| !after.objects.contains_key(key));
+        after.carried_until = if took_over {
+            Some(now.saturating_add(CARRIED.as_secs() as i64))
+        } else {
+            old.carried_until
+        };
     }
     let written = purge_list.map(|write| write(&purged(unpurged.clone())));
     // Until a purge list names them, the record keeps them.
@@ -480,6 +490,11 @@ async fn run(
     }
     written.unwrap_or(Ok(())).map(|()| out)
 }
+
+/// How long a takeover's record keeps what the previous holder was about to do: longer
+/// than any request stays on its way (a process stopped between its lease check and its
+/// send for longer than this can leave an object that only `--repair` finds).
+const CARRIED: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// One deploy at a time writes to the store (`lease.rs`); a deploy with nothing to write
 /// (a no-op, a dry run) takes no lease and sends no write request. One that took the lease

@@ -88,6 +88,10 @@ pub struct Record {
     pub pending: BTreeMap<String, BTreeSet<Md5>>,
     /// Keys changed on the store since the last purge list was written.
     pub unpurged: BTreeSet<String>,
+    /// Until when (seconds since the Unix epoch) `pending` and `deleting` are kept for a
+    /// deploy whose lease was taken over and that may still have a request on its way:
+    /// every deploy until then checks them against the store again and keeps them.
+    pub carried_until: Option<i64>,
 }
 
 /// One object as stored: `[md5, size, etag, header set, xxh3, modified]`, the ETag left
@@ -113,6 +117,8 @@ struct Wire {
     pending: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     unpurged: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    carried_until: Option<i64>,
 }
 
 /// Format 1 (folio before deploys were journaled): objects as now, `deleting` as key to
@@ -196,6 +202,7 @@ impl Record {
                 .map(|(k, md5s)| (k.clone(), md5s.iter().map(md5_hex).collect()))
                 .collect(),
             unpurged: self.unpurged.iter().cloned().collect(),
+            carried_until: self.carried_until,
             headers: sets.0,
         };
         let mut json = serde_json::to_vec(&wire).expect("writing to a Vec cannot fail");
@@ -278,6 +285,7 @@ impl Record {
                         .insert(key.clone(), md5s.ok_or(format!("a bad entry for `{key}`"))?);
                 }
                 record.unpurged = wire.unpurged.into_iter().filter(|k| clean(k)).collect();
+                record.carried_until = wire.carried_until;
             }
             other => return Err(format!("record format {other} is no format folio wrote")),
         }
