@@ -511,7 +511,7 @@ impl Remote<'_> {
         let conditional = self.store.target.scheme != super::store::Scheme::File;
         let version = self.record_version.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let mode = match version {
-            _ if true || !conditional => PutMode::Overwrite,
+            _ if !conditional => PutMode::Overwrite,
             Some(version) => PutMode::Update(version),
             None => PutMode::Create,
         };
