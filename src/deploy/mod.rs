@@ -462,19 +462,22 @@ async fn run(
     unpurged.extend(out.deleted.iter().cloned());
     let mut after =
         Record { objects: plan::objects_after(&local, &etags, &modified), ..Record::default() };
-    // The deploy whose lease was taken over may still have a request on its way: what it
-    // was about to write and delete stays in the record for [`CARRIED`], and every deploy
-    // until then checks it against the store (`plan::plan` treats it as a deploy cut
-    // short) and keeps it.
+    // A deploy cut short (its lease taken over, or found unfinished after its holder or a
+    // taker gave up) may still have a request on its way: what it was about to write and
+    // delete stays in the record for [`CARRIED`] from the first deploy that finds it, and
+    // every deploy until then checks it against the store (`plan::plan` treats it as a
+    // deploy cut short) and keeps it.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    let carrying = took_over || old.carried_until.is_some_and(|until| now < until);
+    let unfinished = !old.pending.is_empty() || !old.deleting.is_empty();
+    let found = unfinished && old.carried_until.is_none();
+    let carrying = took_over || found || old.carried_until.is_some_and(|until| now < until);
     if carrying {
         after.pending = old.pending.clone();
         after.deleting = old.deleting.clone();
         after.deleting.retain(|key, _| !after.objects.contains_key(key));
-        after.carried_until = if took_over {
+        after.carried_until = if took_over || found {
             Some(now.saturating_add(CARRIED.as_secs() as i64))
         } else {
             old.carried_until
@@ -565,6 +568,9 @@ fn intent(
         }
     }
     intent.unpurged = unpurged.clone();
+    // An intent is unfinished until its deploy writes its record: the first deploy that
+    // finds it (cut short) starts the time its intent is carried.
+    intent.carried_until = None;
     Some(intent)
 }
 

@@ -63,7 +63,8 @@ pub struct Plan {
     /// Keys a deploy cut short was about to upload that this build does not have: deleted
     /// when a request shows they hold bytes that deploy meant to write (they are folio's).
     pub orphans: Vec<(String, BTreeSet<Md5>)>,
-    /// Keys a deploy cut short may have changed or deleted: the CDN must forget them.
+    /// Keys a deploy cut short (or anything but folio) may have changed or deleted: the
+    /// CDN must forget them.
     pub cut: BTreeSet<String>,
 }
 
@@ -139,6 +140,14 @@ pub fn plan(
         }
     }
     cut.extend(record.deleting.keys().filter(|k| !listing.contains_key(*k)).cloned());
+    // An object folio recorded that changed behind the record's back (a request that
+    // landed after its deploy was cut, another tool): whatever its bytes are now, the CDN
+    // may hold the ones before.
+    for (key, put) in &record.objects {
+        if listing.get(key).is_some_and(|l| !vouches(put, l)) {
+            cut.insert(key.clone());
+        }
+    }
     Plan {
         actions,
         deletes: deletes.into_iter().map(|(k, p)| (k.clone(), p.clone())).collect(),
@@ -359,6 +368,23 @@ mod tests {
         assert_eq!(p.actions[1], Action::Check, "the record does not vouch for it");
         assert_eq!(p.orphans, [("orphan".to_string(), [[4; 16]].into())]);
         assert!(p.deletes.is_empty());
+    }
+
+    #[test]
+    fn an_object_changed_behind_the_record_is_purged_whatever_it_holds_now() {
+        // A request of a deploy cut short landed after the next deploy wrote its record:
+        // the object holds this build's bytes again, but not the ones the record knows.
+        let local = [file("late", 1), file("same", 2)];
+        let listing: HashMap<String, Listed> = [("late", listed("e1")), ("same", listed("e2"))]
+            .into_iter()
+            .map(|(k, l)| (k.to_string(), l))
+            .collect();
+        let mut record = Record::default();
+        record.objects.insert("late".into(), put(9, "e9", "a"));
+        record.objects.insert("same".into(), put(2, "e2", "a"));
+        let p = plan(&local, &listing, &record, false);
+        assert_eq!(p.actions[0], Action::Check, "a HEAD tells what it holds");
+        assert_eq!(p.cut, ["late".to_string()].into());
     }
 
     #[test]

@@ -89,8 +89,9 @@ pub struct Record {
     /// Keys changed on the store since the last purge list was written.
     pub unpurged: BTreeSet<String>,
     /// Until when (seconds since the Unix epoch) `pending` and `deleting` are kept for a
-    /// deploy whose lease was taken over and that may still have a request on its way:
-    /// every deploy until then checks them against the store again and keeps them.
+    /// deploy cut short that may still have a request on its way: every deploy until then
+    /// checks them against the store again and keeps them. `None` with something pending:
+    /// an intent no deploy has found yet (the first to find it starts the time).
     pub carried_until: Option<i64>,
 }
 

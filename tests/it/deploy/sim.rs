@@ -40,8 +40,12 @@ const SEEDS: u64 = 24;
 /// record keeping the previous holder's intent, seed 142 left orphans and seeds 91, 151
 /// and 154 left changes no purge list named; seed 142 then also caught a real one: a
 /// second deploy after the takeover dropped that intent before the late request landed
-/// (the intent is now kept for 15 minutes).
-const REGRESSIONS: &[u64] = &[91, 142, 151, 154];
+/// (the intent is now kept for 15 minutes); seed 746 caught a deploy that took the lease
+/// over and failed before writing a record, so that the next deploy found the frozen
+/// holder's intent without a takeover and dropped it (an intent is now carried by
+/// whichever deploy finds it first, and an object that changed behind the record is
+/// purged whatever it holds).
+const REGRESSIONS: &[u64] = &[91, 142, 151, 154, 746];
 const PREFIX: &str = "site";
 const LIFETIME: Duration = Duration::from_secs(30);
 const FOREIGN: &str = "theirs/report.csv";
@@ -91,12 +95,17 @@ enum Mishap {
 #[derive(Debug, Clone, Default)]
 struct Plan {
     mishaps: BTreeMap<u64, Mishap>,
+    /// The client's `n`th write of the record (1: its intent, 2: its record after) is
+    /// stuck on its way for as long, after its lease check: a deploy that writes its
+    /// record unconditionally then overwrites what a later holder wrote.
+    late_record: Option<(u64, Duration)>,
 }
 
 #[derive(Default)]
 struct Client {
     plan: Plan,
     requests: u64,
+    record_puts: u64,
     dead: bool,
     /// Frozen until then: nothing of the client runs, no request of it leaves, no answer
     /// reaches it.
@@ -158,6 +167,13 @@ fn failed(why: &str) -> object_store::Error {
 fn followed(key: &str) -> Option<&str> {
     let rel = key.strip_prefix(PREFIX)?.strip_prefix('/')?;
     (!rel.starts_with(".folio-")).then_some(rel)
+}
+
+/// Prints one line of the schedule's story when `FOLIO_SIM_TRACE` is set.
+fn trace(world: &World, client: usize, what: std::fmt::Arguments) {
+    if std::env::var_os("FOLIO_SIM_TRACE").is_some() {
+        eprintln!("{:>7} ms  client {client}: {what}", world.now_ms());
+    }
 }
 
 impl Chaos {
@@ -297,8 +313,26 @@ impl ObjectStore for Chaos {
         opts: PutOptions,
     ) -> object_store::Result<PutResult> {
         let mishap = self.before().await?;
+        if location.as_ref().ends_with(".folio-deploy.json.gz") {
+            let late = {
+                let mut w = self.world();
+                let c = &mut w.clients[self.client];
+                c.record_puts += 1;
+                c.plan.late_record.filter(|&(n, _)| n == c.record_puts).map(|(_, pause)| pause)
+            };
+            if let Some(pause) = late {
+                let until = self.freeze(pause);
+                tokio::time::sleep_until(until).await;
+            }
+        }
         let before = bytes_of(&self.inner, location).await;
+        let mode = format!("{:?}", opts.mode);
         let done = self.inner.put_opts(location, payload, opts).await;
+        trace(
+            &self.world(),
+            self.client,
+            format_args!("put {location} {mode} -> {}", done.is_ok()),
+        );
         if done.is_ok() {
             self.changed(location, before).await;
         }
@@ -336,6 +370,7 @@ impl ObjectStore for Chaos {
                     let mishap = this.before().await?;
                     let before = bytes_of(&this.inner, &location).await;
                     this.inner.delete(&location).await?;
+                    trace(&this.world(), this.client, format_args!("delete {location}"));
                     this.changed(&location, before).await;
                     this.after(mishap, location).await
                 }
@@ -488,6 +523,7 @@ async fn deploy(
     let mut write = |list: &folio::deploy::purge::PurgeList| {
         let mut w = world_for_purge.lock().unwrap();
         let at = w.now_ms();
+        trace(&w, client, format_args!("purge list {:?}", list.objects));
         w.purges.push((at, list.objects.iter().cloned().collect()));
         Ok(())
     };
@@ -544,7 +580,16 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
                 };
                 plan.mishaps.insert(at, mishap);
             }
+            // Drawn apart, so that the schedules of the seeds above stay as they were.
+            let mut records = Rng(seed ^ 0x4EC0 ^ i as u64);
+            if records.chance(20) {
+                let pause = LIFETIME + Duration::from_millis(records.below(2 * LIFETIME.as_millis() as u64));
+                plan.late_record = Some((1 + records.below(2), pause));
+            }
             story.push(format!("deploy {i} of build {} at {start:?}: {:?}", ["X", "Y", "Z"][build], plan.mishaps));
+            if let Some((n, pause)) = plan.late_record {
+                story.push(format!("  its record write {n} stuck on its way for {pause:?}"));
+            }
             clients.push(Client { plan, ..Client::default() });
             starts.push((i + 1, build, start));
         }
