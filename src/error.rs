@@ -18,6 +18,9 @@ pub enum Failure {
     #[error("{} file{} in the way; folio did not write {}, so it will not overwrite {}: remove {} or choose another folder",
         .0.len(), if .0.len() == 1 { " is" } else { "s are" }, it(.0.len()), it(.0.len()), it(.0.len()))]
     Clash(Vec<PathBuf>),
+    /// Past a host's hard limit (`hosts::limits`): one message per limit.
+    #[error("{} host limit{} passed; nothing was written", .0.len(), if .0.len() == 1 { "" } else { "s" })]
+    Limits(Vec<String>),
     #[error("{0}")]
     Usage(String),
     /// folio will not act on something in a folder it owns ([`crate::output::Refused`]).
@@ -71,6 +74,7 @@ impl Failure {
             | Failure::Config(_)
             | Failure::Template(_)
             | Failure::Clash(_)
+            | Failure::Limits(_)
             | Failure::Refused(_) => 1,
             Failure::Usage(_) | Failure::Other(_) => 2,
         }
@@ -100,7 +104,7 @@ impl Failure {
         match self {
             Failure::Invalid(problems) => problems.iter().map(Problem::to_string).collect(),
             Failure::Config(errors) => errors.iter().map(ToString::to_string).collect(),
-            Failure::Template(messages) => messages.clone(),
+            Failure::Template(messages) | Failure::Limits(messages) => messages.clone(),
             Failure::Clash(paths) => paths
                 .iter()
                 .map(|p| {

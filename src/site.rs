@@ -11,10 +11,12 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use crate::compress::Codec;
+use crate::config::HostTarget;
 use crate::config::{Envelope, Project};
 use crate::error::Failure;
 use crate::explorer;
-use crate::hosts::{self, Dir, HostCtx};
+use crate::hosts::limits::{self, Finding, Shipment};
+use crate::hosts::{self, Dir, HostCtx, HostFile};
 use crate::load::{self, Dataset};
 use crate::model::Record;
 use crate::openapi;
@@ -40,6 +42,10 @@ pub fn load(project: &Project) -> Result<Listing, Failure> {
     let orders = sort::order(&data.records, &project.sort, project.languages.len());
     Ok(Listing { data, orders })
 }
+
+/// The API's files besides pages and error documents: index, OpenAPI, explorer,
+/// `.nojekyll` (see [`plan`]).
+const STATICS: usize = 4;
 
 /// Files of the plan: a path and how to make its content.
 type Jobs = Vec<(String, Job)>;
@@ -83,6 +89,7 @@ fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Result<Jo
         }
     }
     let routes = Routes::new(project, total);
+    let before = jobs.len();
     for code in ErrorCode::ALL {
         jobs.push((code.file(), Job::Static(render::problem_document(code, &routes))));
     }
@@ -90,6 +97,7 @@ fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Result<Jo
     jobs.push((layout::OPENAPI.into(), Job::Static(openapi::render(project, &routes))));
     jobs.push((layout::EXPLORER.into(), Job::Static(explorer_page(project)?)));
     jobs.push((layout::NOJEKYLL.into(), Job::Static(Vec::new())));
+    debug_assert_eq!(jobs.len() - before, ErrorCode::ALL.len() + STATICS);
     Ok(jobs)
 }
 
@@ -107,17 +115,28 @@ fn explorer_page(project: &Project) -> Result<Vec<u8>, Failure> {
     explorer::render(&shown, &source, project).map_err(|e| Failure::Template(vec![e]))
 }
 
-/// The host configs of every configured target: `(publish-dir files, hosting files)`.
-fn host_files(project: &Project, total: usize) -> (Jobs, Jobs) {
+/// Every configured target's files.
+fn rendered_hosts(project: &Project, total: usize) -> Vec<(HostTarget, Vec<HostFile>)> {
     let routes = Routes::new(project, total);
     let root = match project.hosting.root.as_str() {
         "" => project.output_dir.to_string_lossy().into_owned(),
         r => r.trim_end_matches('/').to_string(),
     };
-    let ctx = HostCtx { routes: &routes, root, listen: project.hosting.listen.clone() };
+    // The Worker of `serve_from = "r2"` reads where `[deploy] url` puts the files
+    // (validated as an s3:// URL).
+    let r2 = (project.hosting.cloudflare.serve_from == crate::config::ServeFrom::R2)
+        .then(|| crate::config::target::Target::parse(&project.deploy.url).ok())
+        .flatten()
+        .map(|t| hosts::R2 { bucket: t.bucket, prefix: t.prefix });
+    let ctx = HostCtx { routes: &routes, root, listen: project.hosting.listen.clone(), r2 };
+    (project.hosting.targets.iter()).map(|&t| (t, hosts::render(t, &ctx))).collect()
+}
+
+/// The host configs of every configured target: `(publish-dir files, hosting files)`.
+fn host_files(hosts: Vec<(HostTarget, Vec<HostFile>)>) -> (Jobs, Jobs) {
     let (mut publish, mut server) = (Vec::new(), Vec::new());
-    for target in &project.hosting.targets {
-        for f in hosts::render(*target, &ctx) {
+    for (_, files) in hosts {
+        for f in files {
             let job = (f.name, Job::Static(f.contents.into_bytes()));
             match f.dir {
                 Dir::Output => publish.push(job),
@@ -269,6 +288,51 @@ impl Pages<'_> {
     }
 }
 
+/// Every configured host's limits against what a build of `records` records sends it:
+/// `(passed hard limits, limits within 10 %)`, as messages. `pages` and `statics` are the
+/// page files and the other files of the output folder (publish-folder host files
+/// included); siblings and folio's bookkeeping are counted here.
+fn within_limits(
+    project: &Project,
+    records: usize,
+    (pages, statics): (u64, u64),
+    hosts: &[(HostTarget, Vec<HostFile>)],
+) -> (Vec<String>, Vec<String>) {
+    let siblings = project.precompress.len() as u64;
+    // The manifest and the lock stay in the output folder: a host uploads them too.
+    let bookkeeping = [crate::output::manifest::MANIFEST, crate::output::lock::LOCK].len() as u64;
+    let files = pages * (1 + siblings) + statics + bookkeeping;
+    // The fullest folder is a listing's at the smallest page size.
+    let smallest = project.page_sizes.iter().copied().min().unwrap_or(1);
+    let folder = Variant::all(project).first().map_or_else(String::new, |v| {
+        let first = v.page_file(project, smallest, 1);
+        first.rsplit_once('/').map_or("", |(dir, _)| dir).to_string()
+    });
+    let in_folder = paginate::total_pages(records, smallest as usize) as u64 * (1 + siblings);
+    let (mut over, mut near) = (Vec::new(), Vec::new());
+    for (target, host) in hosts {
+        let cloudflare = project.hosting.cloudflare;
+        let shipment = Shipment { files, fullest: (folder.clone(), in_folder), host };
+        for Finding { over: passed, message, .. } in limits::check(*target, cloudflare, &shipment) {
+            if passed { over.push(message) } else { near.push(message) }
+        }
+    }
+    (over, near)
+}
+
+/// [`within_limits`] for `folio check`, which plans no files: the same counts worked out
+/// from the listing's shape.
+pub fn host_limits(project: &Project, records: usize) -> (Vec<String>, Vec<String>) {
+    let variants = Variant::all(project).len() as u64;
+    let per_variant: u64 = (project.page_sizes.iter())
+        .map(|&size| paginate::total_pages(records, size as usize) as u64)
+        .sum();
+    let hosts = rendered_hosts(project, records);
+    let publish = hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count();
+    let statics = (ErrorCode::ALL.len() + STATICS + publish) as u64;
+    within_limits(project, records, (variants * per_variant, statics), &hosts)
+}
+
 /// What `folio check` asks of the templates besides the data: the page template and the
 /// explorer compile, and, when the data loaded, the page template renders page 1 of every
 /// variant at the default size into JSON. Every template problem at once.
@@ -389,7 +453,16 @@ fn build_locked(
     let variants = Variant::all(project);
     let links: Vec<Links> = variants.iter().map(|&v| Links::new(project, v)).collect();
     let mut jobs = plan(project, &listing, &variants)?;
-    let (publish, server) = host_files(project, records.len());
+    let hosts = rendered_hosts(project, records.len());
+    // Past a host's hard limit, nothing is written; near one, the build says so.
+    let pages = jobs.iter().filter(|(_, job)| matches!(job, Job::Page { .. })).count() as u64;
+    let statics = (jobs.len() as u64 - pages)
+        + hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count() as u64;
+    let (over, near) = within_limits(project, records.len(), (pages, statics), &hosts);
+    if !over.is_empty() {
+        return Err(Failure::Limits(over));
+    }
+    let (publish, server) = host_files(hosts);
     jobs.extend(publish);
 
     let siblings: Vec<String> = jobs
@@ -457,5 +530,6 @@ fn build_locked(
     report.removed += host_report.removed;
     report.bytes += host_report.bytes;
     warnings.extend(host_warnings);
+    warnings.extend(near);
     Ok(Built { records: total, report, seconds: start.elapsed().as_secs_f64(), warnings })
 }

@@ -52,7 +52,22 @@ fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
         Project::discover(args.config.path.as_deref(), &overrides).map_err(|e| vec![e.into()])?;
     let listing = site::load(&project);
     match (site::check_templates(&project, listing.as_ref().ok()), listing) {
-        (Ok(()), Ok(listing)) => Ok((project, listing)),
+        (Ok(()), Ok(mut listing)) => {
+            // What each host would receive from a build of this listing.
+            let (over, near) = site::host_limits(&project, listing.data.records.len());
+            if !over.is_empty() {
+                return Err(vec![Failure::Limits(over)]);
+            }
+            let shown = crate::diag::display_path(&project.config_path).to_path_buf();
+            listing.data.warnings.extend(near.into_iter().map(|message| crate::diag::Problem {
+                file: usize::MAX,
+                path: shown.clone(),
+                line: None,
+                field: Some("hosting.targets".into()),
+                message,
+            }));
+            Ok((project, listing))
+        }
         (Err(templates), Ok(_)) => Err(vec![templates]),
         (Ok(()), Err(data)) => Err(vec![data]),
         (Err(templates), Err(data)) => Err(vec![templates, data]),
@@ -139,6 +154,10 @@ fn problems(failure: &Failure) -> Vec<Value> {
             .map(|e| problem("config", path(&e.path), e.line, None, &e.message))
             .collect(),
         Failure::Template(list) => list.iter().map(|m| template_problem(m)).collect(),
+        Failure::Limits(list) => list
+            .iter()
+            .map(|m| problem("hosting", None, None, Some("hosting.targets"), m))
+            .collect(),
         other => vec![problem("usage", None, None, None, &other.to_string())],
     }
 }

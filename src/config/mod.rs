@@ -203,12 +203,60 @@ pub enum HostTarget {
     Cloudflare,
 }
 
+impl HostTarget {
+    /// As `[hosting] targets` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            HostTarget::Nginx => "nginx",
+            HostTarget::Apache => "apache",
+            HostTarget::Caddy => "caddy",
+            HostTarget::Lighttpd => "lighttpd",
+            HostTarget::Cloudfront => "cloudfront",
+            HostTarget::Netlify => "netlify",
+            HostTarget::Vercel => "vercel",
+            HostTarget::Cloudflare => "cloudflare",
+        }
+    }
+}
+
+/// The host's plan, where its limits depend on it (`[hosting.cloudflare] plan`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostPlan {
+    #[default]
+    Free,
+    Paid,
+}
+
+/// Where the `cloudflare` target's Worker reads the files (`[hosting.cloudflare]
+/// serve_from`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServeFrom {
+    /// Cloudflare Pages: the output folder deployed as a Pages project.
+    #[default]
+    Pages,
+    /// An R2 bucket that `folio deploy` fills through R2's S3 API, read by a Worker.
+    R2,
+}
+
+/// `[hosting.cloudflare]`: the plan (which decides Pages' limits) and where the Worker
+/// reads the files.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CloudflareConfig {
+    pub plan: HostPlan,
+    pub serve_from: ServeFrom,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostingConfig {
     pub targets: Vec<HostTarget>,
     pub root: String,
     pub listen: String,
+    /// `[hosting.cloudflare]`: the plan, and Pages or R2.
+    pub cloudflare: CloudflareConfig,
 }
 
 impl Default for HostingConfig {
@@ -223,6 +271,7 @@ impl Default for HostingConfig {
             ],
             root: String::new(),
             listen: "127.0.0.1:8080".into(),
+            cloudflare: CloudflareConfig::default(),
         }
     }
 }

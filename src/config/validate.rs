@@ -182,10 +182,14 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
     if d.concurrency == 0 || d.concurrency > 1024 {
         err(format!("deploy.concurrency {} must be between 1 and 1024", d.concurrency));
     }
-    if !d.url.is_empty()
-        && let Err(e) = super::target::Target::parse(&d.url)
-    {
+    let target = (!d.url.is_empty()).then(|| super::target::Target::parse(&d.url));
+    if let Some(Err(e)) = &target {
         err(format!("deploy.url: {e}"));
+    }
+    let r2 = c.hosting.cloudflare.serve_from == super::ServeFrom::R2;
+    let on_s3 = matches!(&target, Some(Ok(t)) if t.scheme == super::target::Scheme::S3);
+    if r2 && c.hosting.targets.contains(&HostTarget::Cloudflare) && !on_s3 {
+        err("hosting.cloudflare.serve_from = \"r2\": the Worker reads the bucket `folio deploy` fills, so [deploy] needs url = \"s3://BUCKET/PREFIX\" (with endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\")".into());
     }
     let http = d.endpoint.starts_with("https://") || d.endpoint.starts_with("http://");
     if !d.endpoint.is_empty() && !http {

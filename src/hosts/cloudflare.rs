@@ -17,13 +17,19 @@
 //! compresses responses itself (by Accept-Encoding). No Last-Modified, so If-Modified-Since
 //! is never answered with 304: Pages keeps no modification time for its assets.
 
-use super::{HostCtx, HostFile};
+use super::{HostCtx, HostFile, R2};
 use crate::routes::{Routes, layout, patterns};
 
 use crate::output::manifest::MANIFEST;
 
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     let r = ctx.routes;
+    if let Some(r2) = &ctx.r2 {
+        return vec![
+            HostFile::hosting(R2_WORKER, worker(r, Some(r2))),
+            HostFile::hosting("wrangler.toml", wrangler(r, r2)),
+        ];
+    }
     let routes = serde_json::json!({
         "version": 1,
         "description": "Written by folio: only the API runs the worker.",
@@ -33,7 +39,7 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
         "exclude": [],
     });
     let routes = serde_json::to_string_pretty(&routes).expect("plain JSON") + "\n";
-    vec![HostFile::output("_worker.js", worker(r)), HostFile::output("_routes.json", routes)]
+    vec![HostFile::output("_worker.js", worker(r, None)), HostFile::output("_routes.json", routes)]
 }
 
 /// The routing table the worker runs, as JSON (JSON is a JavaScript expression).
@@ -56,8 +62,15 @@ fn table(r: &Routes) -> String {
 
 const WORKER: &str = include_str!("templates/_worker.js.j2");
 
-/// The worker: `Routes::resolve` and `Routes::page` in JavaScript, over the table above.
-fn worker(r: &Routes) -> String {
+/// The Worker of `serve_from = "r2"`, in `hosting/` (deployed with wrangler, never
+/// published).
+pub const R2_WORKER: &str = "cloudflare-worker.js";
+
+/// The worker: `Routes::resolve` and `Routes::page` in JavaScript, over the table above;
+/// reading Pages' assets, or the R2 bucket `r2` names.
+fn worker(r: &Routes, r2: Option<&R2>) -> String {
+    let keys =
+        r2.map(|b| if b.prefix.is_empty() { String::new() } else { format!("{}/", b.prefix) });
     super::fill(
         &[("_worker.js", WORKER)],
         minijinja::context! {
@@ -65,7 +78,31 @@ fn worker(r: &Routes) -> String {
             page => patterns::PAGE,
             segment => patterns::segment(),
             manifest => MANIFEST,
+            r2 => r2.is_some(),
+            bucket => r2.map(|b| b.bucket.clone()),
+            keys => keys.map(|k| serde_json::Value::String(k).to_string()),
         },
+    )
+}
+
+/// `hosting/wrangler.toml`: the R2 Worker's own config for `wrangler deploy`.
+fn wrangler(r: &Routes, r2: &R2) -> String {
+    let name = format!("{}-api", r.resource);
+    let quoted = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+    format!(
+        "# Written by folio: the Worker that answers {mount}/api/* from the R2 bucket\n\
+         # `folio deploy` fills ([deploy] url). `wrangler deploy --config hosting/wrangler.toml`,\n\
+         # then route {mount}/api/* of your zone to it (docs/hosting.md, \"Past a host's limits\").\n\
+         name = {name}\n\
+         main = \"{R2_WORKER}\"\n\
+         compatibility_date = \"2024-09-23\"\n\
+         \n\
+         [[r2_buckets]]\n\
+         binding = \"BUCKET\"\n\
+         bucket_name = {bucket}\n",
+        mount = if r.mount.is_empty() { "" } else { r.mount.as_str() },
+        name = quoted(&name),
+        bucket = quoted(&r2.bucket),
     )
 }
 

@@ -10,6 +10,7 @@ pub mod caddy;
 pub mod cloudflare;
 pub mod cloudfront;
 pub mod lighttpd;
+pub mod limits;
 pub mod netlify;
 pub mod nginx;
 pub mod vercel;
@@ -54,6 +55,17 @@ pub struct HostCtx<'a> {
     pub root: String,
     /// `[hosting] listen`, e.g. `127.0.0.1:8080`.
     pub listen: String,
+    /// With `[hosting.cloudflare] serve_from = "r2"`: the bucket and key prefix of
+    /// `[deploy] url`, which the Cloudflare Worker reads.
+    pub r2: Option<R2>,
+}
+
+/// Where a Worker finds the files `folio deploy` put in an R2 bucket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct R2 {
+    pub bucket: String,
+    /// The key prefix, without a trailing `/` (`""`: the bucket's root).
+    pub prefix: String,
 }
 
 impl<'a> HostCtx<'a> {
@@ -71,7 +83,12 @@ impl<'a> HostCtx<'a> {
     /// on 127.0.0.1:9000.
     #[cfg(test)]
     pub(crate) fn sample(routes: &'a Routes) -> HostCtx<'a> {
-        HostCtx { routes, root: "/srv/site/output".into(), listen: "127.0.0.1:9000".into() }
+        HostCtx {
+            routes,
+            root: "/srv/site/output".into(),
+            listen: "127.0.0.1:9000".into(),
+            r2: None,
+        }
     }
 }
 
@@ -144,6 +161,14 @@ mod tests {
                 let name = format!("{target:?}-{}", file.name).to_lowercase();
                 insta::assert_snapshot!(name, file.contents);
             }
+        }
+        // `[hosting.cloudflare] serve_from = "r2"`: the Worker and its wrangler.toml.
+        let r2 = R2 { bucket: "travel-api".into(), prefix: "v1".into() };
+        let ctx = HostCtx { r2: Some(r2), ..ctx };
+        let files = render(Cloudflare, &ctx);
+        assert!(files.iter().all(|f| f.dir == Dir::Hosting), "nothing of Pages is published");
+        for file in files {
+            insta::assert_snapshot!(format!("cloudflare-r2-{}", file.name), file.contents);
         }
     }
 }

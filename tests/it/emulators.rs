@@ -122,6 +122,78 @@ fn cloudflare_pages_worker_answers_the_whole_table() {
     table::run_with(&target("cloudflare", port, &output, &["last-modified"]), Compression::Edge);
 }
 
+/// `wrangler dev` of `config` on `port`, its state (the local R2 buckets) in `state`.
+fn wrangler_dev(config: &Path, port: u16, state: &Path, scratch: &Path, log: &str) -> Server {
+    start(
+        "wrangler dev",
+        Command::new(node_bin("wrangler"))
+            .arg("dev")
+            .arg("--config")
+            .arg(config)
+            .args(["--port", &port.to_string(), "--ip", "127.0.0.1"])
+            .arg("--persist-to")
+            .arg(state)
+            .env("WRANGLER_SEND_METRICS", "false")
+            .env("CI", "1")
+            .current_dir(scratch),
+        port,
+        &scratch.join(log),
+        Duration::from_secs(60),
+    )
+}
+
+#[test]
+fn cloudflare_worker_from_r2_answers_the_whole_table() {
+    let wrangler = node_bin("wrangler");
+    if !need("node") || !need(&wrangler) {
+        return;
+    }
+    let port = free_port();
+    let extra =
+        "[hosting.cloudflare]\nserve_from = \"r2\"\n[deploy]\nurl = \"s3://api-bucket/site\"";
+    let p = host_fixture(&["cloudflare"], port, extra);
+    let output = p.path("output");
+    assert!(!output.join("_worker.js").exists(), "from R2, nothing of Pages is published");
+    let config = p.path("hosting/wrangler.toml");
+    let scratch = tempfile::tempdir().unwrap();
+    let state = scratch.path().join("state");
+
+    // What `folio deploy` puts in the bucket: deployed to a folder with the same prefix,
+    // then every object of it (folio's record and lock too: the Worker must not serve them)
+    // put into the local R2 bucket through a seeding Worker bound to it.
+    let bucket = scratch.path().join("bucket");
+    p.folio(&["deploy", "--to", &format!("file://{}/site", bucket.display())]).success();
+    let seed_config = scratch.path().join("seed.toml");
+    std::fs::write(
+        &seed_config,
+        format!(
+            "name = \"seed\"\nmain = {:?}\ncompatibility_date = \"2024-09-23\"\n\n[[r2_buckets]]\nbinding = \"BUCKET\"\nbucket_name = \"api-bucket\"\n",
+            emulator("r2-seed.mjs")
+        ),
+    )
+    .unwrap();
+    let seed_port = free_port();
+    let seeder = wrangler_dev(&seed_config, seed_port, &state, scratch.path(), "seed.log");
+    let mut objects = 0;
+    for (key, path) in crate::harness::files(&bucket) {
+        let body = std::fs::read(path).unwrap();
+        let res = table::request_with_body(seed_port, "PUT", &format!("/{key}"), &[], &body);
+        assert_eq!(res.status, 200, "seeding {key}");
+        objects += 1;
+    }
+    assert!(objects > 50, "{objects} objects");
+    drop(seeder);
+
+    let _worker = wrangler_dev(&config, port, &state, scratch.path(), "worker.log");
+    // The objects carry no modification time the Worker passes on: no Last-Modified.
+    table::run_with(&target("cloudflare", port, &output, &["last-modified"]), Compression::Edge);
+    // folio's own objects in the bucket are no files of the API.
+    for path in ["/.folio-deploy.json.gz", "/api/../.folio-deploy.json.gz", "/site/api/index.json"]
+    {
+        assert_eq!(table::request(port, "GET", path, &[]).status, 404, "{path}");
+    }
+}
+
 /// netlify dev has no host option and listens on every interface, so the test runs in a
 /// network namespace of its own holding only loopback: this test re-runs the test binary
 /// there, for [`netlify_in_its_own_network_namespace`] to start netlify dev and run the

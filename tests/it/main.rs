@@ -8,6 +8,7 @@ mod frontend;
 mod harness;
 mod hosts;
 mod inputs;
+mod limits;
 mod safety;
 mod serve;
 mod shapes;

@@ -1,0 +1,398 @@
+//! Each host's documented limits, and what one build would send it, checked before a file
+//! is written (`folio check`, `folio build`). Pure: the counts come from the build's plan
+//! (site.rs), so a build past a hard limit fails having written nothing. docs/hosting.md's
+//! table lists the same limits with their sources; a test keeps the two in step.
+
+use crate::config::{CloudflareConfig, HostPlan, HostTarget, ServeFrom};
+use crate::hosts::HostFile;
+
+/// One documented limit of a host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    /// What is counted, as the host's documentation names it.
+    pub what: &'static str,
+    pub max: u64,
+    /// Hard: the host refuses past it (the build fails). Soft: the host advises against
+    /// it (a warning).
+    pub hard: bool,
+    /// Where the host documents it.
+    pub source: &'static str,
+}
+
+/// What one build would send a host, counted from the plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shipment<'a> {
+    /// Every file of the output folder after the build: pages, their siblings, the API's
+    /// own files, folio's bookkeeping and every publish-folder host file.
+    pub files: u64,
+    /// The folder holding the most files, and how many.
+    pub fullest: (String, u64),
+    /// The target's own publish-folder and server files.
+    pub host: &'a [HostFile],
+}
+
+/// A limit passed (`over`) or within 10 % of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub target: HostTarget,
+    pub over: bool,
+    pub message: String,
+}
+
+const PAGES_LIMITS: &str = "developers.cloudflare.com/pages/platform/limits";
+const PAGES_ROUTING: &str = "developers.cloudflare.com/pages/functions/routing";
+const WORKERS_LIMITS: &str = "developers.cloudflare.com/workers/platform/limits";
+const VERCEL_LIMITS: &str = "vercel.com/docs/limits";
+const NETLIFY_DEPLOYS: &str = "docs.netlify.com/site-deploys/overview";
+const NETLIFY_REDIRECTS: &str = "docs.netlify.com/routing/redirects";
+const CLOUDFRONT_QUOTAS: &str =
+    "docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/cloudfront-limits.html";
+
+/// Files Cloudflare Pages takes in one deployment on each plan.
+pub const PAGES_FILES_FREE: u64 = 20_000;
+pub const PAGES_FILES_PAID: u64 = 100_000;
+
+/// Cloudflare Pages' own files: read as configuration, not served as assets.
+const PAGES_CONFIG: [&str; 4] = ["_worker.js", "_routes.json", "_headers", "_redirects"];
+
+/// Every limit folio checks for `target` (on `cloudflare`'s plan, from Pages or R2), in
+/// the order they are checked.
+pub fn limits(target: HostTarget, cloudflare: CloudflareConfig) -> Vec<Limit> {
+    let hard = |what, max, source| Limit { what, max, hard: true, source };
+    let plan = cloudflare.plan;
+    match target {
+        // From R2, the files are objects: no count; the Worker's size stays.
+        HostTarget::Cloudflare if cloudflare.serve_from == ServeFrom::R2 => {
+            vec![hard(
+                "bytes of the Worker script (cloudflare-worker.js)",
+                64 << 20,
+                WORKERS_LIMITS,
+            )]
+        }
+        HostTarget::Cloudflare => vec![
+            hard(
+                "files in one Cloudflare Pages deployment",
+                if plan == HostPlan::Paid { PAGES_FILES_PAID } else { PAGES_FILES_FREE },
+                PAGES_LIMITS,
+            ),
+            hard("rules in _routes.json (include and exclude)", 100, PAGES_ROUTING),
+            hard("characters in one _routes.json rule", 100, PAGES_ROUTING),
+            hard("bytes of the Worker script (_worker.js)", 64 << 20, WORKERS_LIMITS),
+        ],
+        HostTarget::Vercel => vec![
+            hard("files in one deployment from the Vercel CLI", 15_000, VERCEL_LIMITS),
+            hard("routes in vercel.json", 2_048, VERCEL_LIMITS),
+        ],
+        HostTarget::Netlify => vec![
+            hard("files in one folder of a Netlify deploy", 54_000, NETLIFY_DEPLOYS),
+            Limit {
+                what: "rules in _redirects (past it Netlify advises wildcards)",
+                max: 10_000,
+                hard: false,
+                source: NETLIFY_REDIRECTS,
+            },
+        ],
+        HostTarget::Cloudfront => {
+            vec![hard("bytes of a CloudFront Function's code", 10 * 1024, CLOUDFRONT_QUOTAS)]
+        }
+        HostTarget::Nginx | HostTarget::Apache | HostTarget::Caddy | HostTarget::Lighttpd => {
+            Vec::new()
+        }
+    }
+}
+
+/// What `shipment` counts against each of `target`'s limits, in [`limits`]' order, with
+/// where it was counted.
+fn counts(target: HostTarget, shipment: &Shipment) -> Vec<(u64, String)> {
+    let file = |name: &str| shipment.host.iter().find(|f| f.name == name);
+    let bytes = |name: &str| file(name).map_or(0, |f| f.contents.len() as u64);
+    match target {
+        HostTarget::Cloudflare if file(super::cloudflare::R2_WORKER).is_some() => {
+            vec![(
+                bytes(super::cloudflare::R2_WORKER),
+                format!("hosting/{}", super::cloudflare::R2_WORKER),
+            )]
+        }
+        HostTarget::Cloudflare => {
+            let config = shipment.host.iter().filter(|f| PAGES_CONFIG.contains(&f.name.as_str()));
+            let assets = shipment.files.saturating_sub(config.count() as u64);
+            let rules: Vec<String> = file("_routes.json")
+                .and_then(|f| serde_json::from_str::<serde_json::Value>(&f.contents).ok())
+                .map(|json| {
+                    (["include", "exclude"].iter())
+                        .filter_map(|key| json[key].as_array())
+                        .flatten()
+                        .filter_map(|rule| rule.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let longest = rules.iter().max_by_key(|r| r.chars().count());
+            vec![
+                (assets, "the output folder".into()),
+                (rules.len() as u64, "_routes.json".into()),
+                (
+                    longest.map_or(0, |r| r.chars().count() as u64),
+                    longest.map_or_else(String::new, |r| format!("_routes.json, `{r}`")),
+                ),
+                (bytes("_worker.js"), "_worker.js".into()),
+            ]
+        }
+        HostTarget::Vercel => {
+            let routes = file("vercel.json")
+                .and_then(|f| serde_json::from_str::<serde_json::Value>(&f.contents).ok())
+                .and_then(|json| json["routes"].as_array().map(Vec::len))
+                .unwrap_or(0);
+            vec![
+                (shipment.files, "the output folder".into()),
+                (routes as u64, "vercel.json".into()),
+            ]
+        }
+        HostTarget::Netlify => {
+            let rules = file("_redirects").map_or(0, |f| {
+                (f.contents.lines())
+                    .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+                    .count()
+            });
+            let (folder, n) = &shipment.fullest;
+            vec![(*n, format!("`{folder}`")), (rules as u64, "_redirects".into())]
+        }
+        HostTarget::Cloudfront => {
+            vec![(bytes("cloudfront-function.js"), "hosting/cloudfront-function.js".into())]
+        }
+        HostTarget::Nginx | HostTarget::Apache | HostTarget::Caddy | HostTarget::Lighttpd => {
+            Vec::new()
+        }
+    }
+}
+
+/// The limits of `target` that `shipment` passes, or comes within 10 % of.
+pub fn check(
+    target: HostTarget,
+    cloudflare: CloudflareConfig,
+    shipment: &Shipment,
+) -> Vec<Finding> {
+    let plan = cloudflare.plan;
+    let mut findings = Vec::new();
+    for (limit, (count, place)) in
+        limits(target, cloudflare).into_iter().zip(counts(target, shipment))
+    {
+        let over = count > limit.max;
+        // Within 10 %: 90 % of the limit or more.
+        if !over && count.saturating_mul(10) < limit.max.saturating_mul(9) {
+            continue;
+        }
+        let plan_words = match (target, plan) {
+            (HostTarget::Cloudflare, HostPlan::Free) if limit.max == PAGES_FILES_FREE => {
+                " on the free plan"
+            }
+            (HostTarget::Cloudflare, HostPlan::Paid) if limit.max == PAGES_FILES_PAID => {
+                " on a paid plan"
+            }
+            _ => "",
+        };
+        let head = format!(
+            "{}: {} {} ({place}), {} its {}limit of {}{plan_words} ({})",
+            target.name(),
+            thousands(count),
+            limit.what,
+            if over { "past" } else { "within 10% of" },
+            if limit.hard { "" } else { "advised " },
+            thousands(limit.max),
+            limit.source
+        );
+        let message = if over && limit.hard {
+            format!("{head}; {}", ways_out(target, plan, limit.what))
+        } else {
+            head
+        };
+        findings.push(Finding { target, over: over && limit.hard, message });
+    }
+    findings
+}
+
+/// What a user can do about a passed limit.
+fn ways_out(target: HostTarget, plan: HostPlan, what: &str) -> String {
+    let files = what.starts_with("files");
+    match target {
+        HostTarget::Cloudflare if files => {
+            let paid = if plan == HostPlan::Free {
+                format!(
+                    "`plan = \"paid\"` in [hosting.cloudflare] if the account has a paid plan ({} files); ",
+                    thousands(PAGES_FILES_PAID)
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "ways out: fewer page sizes (`[listing] page_sizes`) or languages; no precompressed siblings (`[output] precompress = []`: Cloudflare compresses at the edge); {paid}or the files in R2 behind a Worker (`serve_from = \"r2\"` in [hosting.cloudflare]: docs/hosting.md, \"Past a host's limits\")"
+            )
+        }
+        HostTarget::Vercel if files => "ways out: fewer page sizes (`[listing] page_sizes`) or languages; no precompressed siblings (`[output] precompress = []`: Vercel compresses itself); or object storage behind a CDN (`folio deploy` to S3 with the `cloudfront` target: docs/hosting.md, \"Past a host's limits\")".into(),
+        HostTarget::Netlify if files => "ways out: larger page sizes (`[listing] page_sizes`: the smallest makes the most pages a folder); no precompressed siblings (`[output] precompress = []`); or object storage behind a CDN (`folio deploy` to S3 with the `cloudfront` target: docs/hosting.md, \"Past a host's limits\")".into(),
+        _ => "ways out: fewer languages or page sizes (`[listing]`), which the host's rules enumerate; or another target".into(),
+    }
+}
+
+/// `23612` as `23,612`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hosts::Dir;
+
+    fn free() -> CloudflareConfig {
+        CloudflareConfig::default()
+    }
+
+    fn paid() -> CloudflareConfig {
+        CloudflareConfig { plan: HostPlan::Paid, ..free() }
+    }
+
+    fn r2() -> CloudflareConfig {
+        CloudflareConfig { serve_from: ServeFrom::R2, ..free() }
+    }
+
+    fn shipment(files: u64, host: &[HostFile]) -> Shipment<'_> {
+        Shipment { files, fullest: ("api/attractions/10".into(), files / 4), host }
+    }
+
+    fn worker() -> Vec<HostFile> {
+        let routes = r#"{"version":1,"include":["/api/*"],"exclude":[]}"#;
+        vec![
+            HostFile { dir: Dir::Output, name: "_worker.js".into(), contents: "x".repeat(100) },
+            HostFile { dir: Dir::Output, name: "_routes.json".into(), contents: routes.into() },
+        ]
+    }
+
+    #[test]
+    fn a_pages_build_past_the_free_plan_fails_with_the_ways_out_and_passes_on_a_paid_one() {
+        let host = worker();
+        // 25,002 files, two of them Pages' own configuration: 25,000 assets.
+        let found = check(HostTarget::Cloudflare, free(), &shipment(25_002, &host));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].over);
+        let m = &found[0].message;
+        assert!(
+            m.starts_with("cloudflare: 25,000 files in one Cloudflare Pages deployment"),
+            "{m}"
+        );
+        assert!(m.contains("past its limit of 20,000 on the free plan"), "{m}");
+        for way in ["page_sizes", "precompress = []", "plan = \"paid\"", "serve_from = \"r2\""] {
+            assert!(m.contains(way), "{way} in {m}");
+        }
+        assert!(check(HostTarget::Cloudflare, paid(), &shipment(25_002, &host)).is_empty());
+        // The boundary: the limit itself passes, one more fails.
+        let at = check(HostTarget::Cloudflare, free(), &shipment(20_002, &host));
+        assert!(!at[0].over && at[0].message.contains("within 10% of"), "{at:?}");
+        assert!(check(HostTarget::Cloudflare, free(), &shipment(20_003, &host))[0].over);
+    }
+
+    #[test]
+    fn within_ten_percent_is_a_warning_and_below_is_nothing() {
+        let host = worker();
+        let near = check(HostTarget::Cloudflare, free(), &shipment(18_002, &host));
+        assert_eq!(near.len(), 1);
+        assert!(!near[0].over);
+        assert!(!near[0].message.contains("ways out"), "{}", near[0].message);
+        assert!(check(HostTarget::Cloudflare, free(), &shipment(17_999, &host)).is_empty());
+    }
+
+    #[test]
+    fn rules_and_scripts_are_counted_from_the_host_files() {
+        let rules: Vec<String> = (0..101).map(|i| format!("\"/api/{i}/*\"")).collect();
+        let routes = format!(r#"{{"version":1,"include":[{}],"exclude":[]}}"#, rules.join(","));
+        let host = [HostFile { dir: Dir::Output, name: "_routes.json".into(), contents: routes }];
+        let found = check(HostTarget::Cloudflare, free(), &shipment(10, &host));
+        assert!(found.iter().any(|f| f.over && f.message.contains("101 rules in _routes.json")));
+
+        let js = HostFile {
+            dir: Dir::Hosting,
+            name: "cloudfront-function.js".into(),
+            contents: "x".repeat(10 * 1024 + 1),
+        };
+        let found = check(HostTarget::Cloudfront, free(), &shipment(10, &[js]));
+        assert!(found[0].over && found[0].message.contains("10,241 bytes"), "{found:?}");
+
+        let lines = "/a /b 200\n".repeat(9_500);
+        let redirects = HostFile { dir: Dir::Output, name: "_redirects".into(), contents: lines };
+        let found = check(HostTarget::Netlify, free(), &shipment(10, &[redirects]));
+        assert!(!found[0].over, "advised, not refused: {found:?}");
+        assert!(found[0].message.contains("advised limit of 10,000"));
+    }
+
+    #[test]
+    fn from_r2_the_files_are_not_counted_and_the_worker_is() {
+        let worker = |len| HostFile {
+            dir: Dir::Hosting,
+            name: super::super::cloudflare::R2_WORKER.into(),
+            contents: "x".repeat(len),
+        };
+        let small = [worker(100)];
+        assert!(check(HostTarget::Cloudflare, r2(), &shipment(10_000_000, &small)).is_empty());
+        let big = [worker((64 << 20) + 1)];
+        let found = check(HostTarget::Cloudflare, r2(), &shipment(10, &big));
+        assert!(found[0].over && found[0].message.contains("cloudflare-worker.js"), "{found:?}");
+    }
+
+    #[test]
+    fn own_servers_have_no_limits() {
+        for t in [HostTarget::Nginx, HostTarget::Apache, HostTarget::Caddy, HostTarget::Lighttpd] {
+            assert!(check(t, free(), &shipment(10_000_000, &[])).is_empty());
+        }
+    }
+
+    #[test]
+    fn docs_hosting_lists_every_checked_limit_with_its_number_and_source() {
+        let doc = include_str!("../../docs/hosting.md");
+        let targets = [
+            HostTarget::Cloudflare,
+            HostTarget::Vercel,
+            HostTarget::Netlify,
+            HostTarget::Cloudfront,
+        ];
+        for target in targets {
+            for plan in [free(), paid(), r2()] {
+                for limit in limits(target, plan) {
+                    let number = match limit.max {
+                        n if n >= 1 << 20 && n.is_multiple_of(1 << 20) => {
+                            format!("{} MiB", n >> 20)
+                        }
+                        n if n < 100_000 && n.is_multiple_of(1024) && n > 2_048 => {
+                            format!("{} KB", n / 1024)
+                        }
+                        n => thousands(n),
+                    };
+                    let row = format!("| `{}` |", target.name());
+                    let found = doc.lines().any(|l| {
+                        l.starts_with(&row) && l.contains(&number) && l.contains(limit.source)
+                    });
+                    assert!(
+                        found,
+                        "docs/hosting.md: no row for {} {:?} with {number}",
+                        target.name(),
+                        limit
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(20_000), "20,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

@@ -1,0 +1,109 @@
+//! Host limits: `folio check` and `folio build` count what each configured host would
+//! receive, refuse a build past a hard limit (writing nothing) and warn near one.
+
+use crate::harness::{Project, files};
+
+/// The sample with `extra` more records and page sizes 1, 2 and 4, for `targets`: about
+/// 8.75 files a record over the five variants (four languages and the unprefixed one).
+fn catalog(extra: usize, targets: &str, plan: Option<&str>) -> Project {
+    let p = Project::sample();
+    let mut lines = String::new();
+    for i in 0..extra {
+        lines.push_str(&format!(
+            "{{\"id\": {}, \"name\": {{\"en\": \"Place {i}\"}}}}\n",
+            100_000 + i
+        ));
+    }
+    p.write("data/extra.jsonl", lines);
+    let mut cfg = p.read("folio.toml");
+    cfg = cfg.replace("page_sizes = [10, 20, 50, 100]", "page_sizes = [1, 2, 4]");
+    cfg = cfg.replace("default_page_size = 10", "default_page_size = 1");
+    let targets_line = cfg.lines().find(|l| l.starts_with("targets = ")).unwrap().to_string();
+    cfg = cfg.replace(&targets_line, &format!("targets = {targets}"));
+    if let Some(plan) = plan {
+        cfg.push_str(&format!("\n[hosting.cloudflare]\nplan = \"{plan}\"\n"));
+    }
+    p.write("folio.toml", cfg);
+    p
+}
+
+/// The number in `message` just before `what`, commas removed.
+fn count_before(message: &str, what: &str) -> u64 {
+    let head = &message[..message.find(what).unwrap_or_else(|| panic!("{what} in {message}"))];
+    let number = head.trim_end().rsplit(' ').next().unwrap().replace(',', "");
+    number.parse().unwrap_or_else(|_| panic!("a count before {what} in {message}"))
+}
+
+#[test]
+fn a_pages_build_past_the_free_plan_is_refused_with_the_ways_out_and_the_paid_plan_takes_it() {
+    // 2,800 + 67 records: about 25,000 files.
+    let p = catalog(2_800, r#"["cloudflare"]"#, None);
+    // A first, small build: the refused one must leave it as it was.
+    let cfg = p.read("folio.toml");
+    p.write(
+        "folio.toml",
+        cfg.replace("page_sizes = [1, 2, 4]", "page_sizes = [4]")
+            .replace("default_page_size = 1", "default_page_size = 4"),
+    );
+    p.folio(&["build"]).success();
+    let before = p.tree("output");
+    p.write("folio.toml", &cfg);
+
+    let refused = p.folio(&["build"]).fails(1);
+    let err = refused.stderr();
+    assert!(err.contains("files in one Cloudflare Pages deployment"), "{err}");
+    assert!(err.contains("past its limit of 20,000 on the free plan"), "{err}");
+    for way in ["page_sizes", "precompress = []", "[hosting.cloudflare]", "plan = \"paid\""] {
+        assert!(err.contains(way), "the way out {way} in {err}");
+    }
+    assert!(err.contains("1 host limit passed; nothing was written"), "{err}");
+    assert_eq!(p.tree("output"), before, "a refused build leaves the output as it was");
+    let counted = count_before(&err, "files in one Cloudflare Pages deployment");
+    assert!((24_000..26_000).contains(&counted), "{counted}");
+
+    // `folio check` says the same, before any build.
+    let check = p.folio(&["check"]).fails(1);
+    assert!(check.stderr().contains(&format!(
+        "{} files in one Cloudflare Pages deployment",
+        folio::hosts::limits::thousands(counted)
+    )));
+    let json = p.folio(&["check", "--format", "json"]).fails(1);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout()).unwrap();
+    assert_eq!(report["problems"][0]["kind"], "hosting", "{report}");
+
+    // On the paid plan it builds, and the count was the files the host receives: every
+    // file of the output folder but Pages' own configuration.
+    let mut paid = p.read("folio.toml");
+    paid.push_str("\n[hosting.cloudflare]\nplan = \"paid\"\n");
+    p.write("folio.toml", paid);
+    p.folio(&["build"]).success();
+    let on_disk = files(&p.path("output"));
+    let config = ["_worker.js", "_routes.json"];
+    let assets = on_disk.keys().filter(|k| !config.contains(&k.as_str())).count() as u64;
+    assert_eq!(assets, counted, "the count is what the build wrote");
+}
+
+#[test]
+fn near_a_limit_check_and_build_warn_and_go_on() {
+    // Vercel takes 15,000 files a CLI deploy: about 14,000 is within 10 %.
+    let p = catalog(1_540, r#"["vercel", "nginx"]"#, None);
+    let check = p.folio(&["check"]).success();
+    let err = check.stderr();
+    assert!(err.contains("within 10% of its limit of 15,000"), "{err}");
+    assert!(!err.contains("ways out"), "{err}");
+    let built = p.folio(&["build"]).success();
+    assert!(built.stderr().contains("within 10% of its limit of 15,000"), "{}", built.stderr());
+    let on_disk = files(&p.path("output")).len() as u64;
+    assert_eq!(
+        count_before(&built.stderr(), "files in one deployment from the Vercel CLI"),
+        on_disk
+    );
+}
+
+#[test]
+fn an_unknown_plan_is_a_config_error_naming_the_plans() {
+    let p = catalog(0, r#"["cloudflare"]"#, Some("business"));
+    let err = p.folio(&["check"]).fails(1).stderr();
+    assert!(err.contains("unknown value `business` in [hosting.cloudflare]"), "{err}");
+    assert!(err.contains("expected one of: free, paid"), "{err}");
+}
