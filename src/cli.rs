@@ -12,7 +12,8 @@ pub struct Cli {
     pub command: Command,
 }
 
-const EXAMPLES: &str = "\
+const EXAMPLES: &str = concat!(
+    "\
 Examples:
   folio init my-api --languages en,fr    start a project with sample data
   folio build                            write output/ (and hosting/) from folio.toml
@@ -20,7 +21,12 @@ Examples:
   folio check --format json              validate only, for a CI step
   folio deploy --purge-list purge.json   publish output/ to [deploy] url
 
-Docs: docs/README.md in the repository (docs/cli.md, docs/config.md, docs/api.md).";
+Docs: ",
+    env!("CARGO_PKG_REPOSITORY"),
+    "/tree/v",
+    env!("CARGO_PKG_VERSION"),
+    "/docs (cli.md, config.md, api.md; also `folio man`)."
+);
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

@@ -40,7 +40,11 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
 /// The man pages: `folio.1`, and `folio-COMMAND.1` for every command (`help` is no page:
 /// `--help` is on every one).
 fn man_pages() -> Vec<(String, clap::Command)> {
-    let mut top = <Cli as clap::CommandFactory>::command().disable_help_subcommand(true);
+    // The crate's version alone (not the commit `--version` adds): the pages shipped in the
+    // release archives (contrib/man) then change only with the interface or the version.
+    let mut top = <Cli as clap::CommandFactory>::command()
+        .disable_help_subcommand(true)
+        .version(env!("CARGO_PKG_VERSION"));
     top.build();
     let mut pages = vec![("folio.1".to_string(), top.clone())];
     for sub in top.get_subcommands().filter(|s| s.get_name() != "help") {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Project, SAMPLE_RECORDS, need, need_python_module, serve};
+use crate::harness::{Project, SAMPLE_RECORDS, StaticHost, need, need_python_module, serve};
 use crate::table::request;
 use cdp::Browser;
 
@@ -377,46 +377,6 @@ fn explorer_in_chromium_through_folio_serve() {
 
     let errors = b.errors(|_| false);
     assert!(errors.is_empty(), "the page logged errors:\n{}", errors.join("\n"));
-}
-
-/// A plain static file server over `root` (tower-http's `ServeDir`), like a host without
-/// rewrites: the query string is ignored, a folder is a 404. Stops when dropped.
-struct StaticHost {
-    port: u16,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for StaticHost {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
-impl StaticHost {
-    fn start(root: PathBuf) -> StaticHost {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        listener.set_nonblocking(true).unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        std::thread::spawn(move || {
-            let runtime =
-                tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                let files = tower_http::services::ServeDir::new(root)
-                    .append_index_html_on_directories(false);
-                let app = axum::Router::new().fallback_service(files);
-                let _ = axum::serve(listener, app)
-                    .with_graceful_shutdown(async {
-                        let _ = stopped.await;
-                    })
-                    .await;
-            });
-        });
-        StaticHost { port, stop: Some(stop) }
-    }
 }
 
 #[test]

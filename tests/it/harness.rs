@@ -359,7 +359,7 @@ pub fn need_python_module(module: &str) -> bool {
     missing_is_ok(found, &format!("the Python module {module}"))
 }
 
-fn missing_is_ok(found: bool, what: &str) -> bool {
+pub fn missing_is_ok(found: bool, what: &str) -> bool {
     if !found {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -541,5 +541,45 @@ impl Drop for InThread {
     fn drop(&mut self) {
         let _ = self.stop.take().map(|tx| tx.send(()));
         let _ = self.thread.take().map(std::thread::JoinHandle::join);
+    }
+}
+
+/// A plain static file server over `root` (tower-http's `ServeDir`), like a host without
+/// rewrites: the query string is ignored, a folder is a 404. Stops when dropped.
+pub struct StaticHost {
+    pub port: u16,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for StaticHost {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+impl StaticHost {
+    pub fn start(root: PathBuf) -> StaticHost {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            let runtime =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let files = tower_http::services::ServeDir::new(root)
+                    .append_index_html_on_directories(false);
+                let app = axum::Router::new().fallback_service(files);
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(async {
+                        let _ = stopped.await;
+                    })
+                    .await;
+            });
+        });
+        StaticHost { port, stop: Some(stop) }
     }
 }

@@ -9,6 +9,7 @@ mod harness;
 mod hosts;
 mod inputs;
 mod limits;
+mod release;
 mod safety;
 mod serve;
 mod shapes;

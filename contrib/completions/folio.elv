@@ -1,0 +1,119 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[folio] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'folio'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'folio'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand init 'Start a project: a commented folio.toml, sample data, templates/ and a .gitignore'
+            cand build 'Build every page, error document and index into the output folder'
+            cand check 'Load and validate the data only; print every problem or a summary'
+            cand serve 'Build, then serve the output with the API''s exact semantics; rebuild on changes'
+            cand deploy 'Publish the finished build to object storage (S3 and S3-compatible, GCS, Azure, a folder), incrementally; say what a CDN must purge'
+            cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page (roff) to stdout, or write one page per command into a folder'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'folio;init'= {
+            cand --languages 'The languages of the listing, comma-separated'
+            cand --default-language 'The language served without a language segment (default: the first one)'
+            cand --resource 'The resource name in the URLs (`/api/{lang}/RESOURCE`)'
+            cand --force 'Write into a folder that already has a folio.toml or data/: the old folio.toml is kept as folio.toml.bak, other existing files are kept as they are, and no sample data goes into an existing data/'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'folio;build'= {
+            cand --config 'The config file (default: folio.toml in the working directory)'
+            cand --data 'The data folder, overriding `data_dir`'
+            cand --out 'The output folder, overriding `output_dir`'
+            cand --base-url 'The public URL the output is served at, overriding `base_url`'
+            cand --no-wait 'When another folio command (a build or a deploy) is using the output folder, refuse at once (exit 1) instead of waiting for it'
+            cand -q 'Print only problems'
+            cand --quiet 'Print only problems'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'folio;check'= {
+            cand --config 'The config file (default: folio.toml in the working directory)'
+            cand --data 'The data folder, overriding `data_dir`'
+            cand --format 'How to report'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'folio;serve'= {
+            cand --config 'The config file (default: folio.toml in the working directory)'
+            cand --port 'The port to listen on; 0 picks a free one'
+            cand --bind 'The address to listen on'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'folio;deploy'= {
+            cand --config 'The config file (default: folio.toml in the working directory)'
+            cand --to 'Where to publish, overriding `[deploy] url`: s3://bucket/prefix, gs://bucket/prefix, az://container/prefix or file:///dir'
+            cand --endpoint 'An S3-compatible store''s endpoint (R2, MinIO, Ceph), overriding `[deploy] endpoint`'
+            cand --max-deletes 'Refuse to delete more stale objects than this, overriding `[deploy] max_deletes`'
+            cand --purge-list 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through)'
+            cand --dry-run 'Print the plan and send nothing that writes'
+            cand --force 'Upload every object, changed or not'
+            cand --repair 'When folio''s record on the store cannot be read: survey every object below the prefix, delete those that carry folio''s metadata and the build does not have, and purge every key of the build'
+            cand --no-wait 'When a build is writing the output folder, refuse at once (exit 1) instead of waiting for it'
+            cand -q 'Print only problems'
+            cand --quiet 'Print only problems'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'folio;completions'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'folio;man'= {
+            cand --out-dir 'Write folio.1 and folio-COMMAND.1 for every command into this folder (created if missing) instead of printing folio.1'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'folio;help'= {
+            cand init 'Start a project: a commented folio.toml, sample data, templates/ and a .gitignore'
+            cand build 'Build every page, error document and index into the output folder'
+            cand check 'Load and validate the data only; print every problem or a summary'
+            cand serve 'Build, then serve the output with the API''s exact semantics; rebuild on changes'
+            cand deploy 'Publish the finished build to object storage (S3 and S3-compatible, GCS, Azure, a folder), incrementally; say what a CDN must purge'
+            cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page (roff) to stdout, or write one page per command into a folder'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'folio;help;init'= {
+        }
+        &'folio;help;build'= {
+        }
+        &'folio;help;check'= {
+        }
+        &'folio;help;serve'= {
+        }
+        &'folio;help;deploy'= {
+        }
+        &'folio;help;completions'= {
+        }
+        &'folio;help;man'= {
+        }
+        &'folio;help;help'= {
+        }
+    ]
+    $completions[$command]
+}
