@@ -36,6 +36,10 @@ const TMP_PREFIX: &str = ".folio-tmp-";
 #[derive(Debug, Clone)]
 pub struct Folder {
     root: PathBuf,
+    /// folio's temporary files the listings came across: left by a deploy that was killed
+    /// or lost its lease mid-write. Removed before this deploy's first write, which comes
+    /// after it took the lease (so their writer can no longer rename them into place).
+    stale: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
 }
 
 impl fmt::Display for Folder {
@@ -77,7 +81,7 @@ fn not_implemented(operation: &str) -> object_store::Error {
 
 impl Folder {
     pub fn new(root: impl Into<PathBuf>) -> Folder {
-        Folder { root: root.into() }
+        Folder { root: root.into(), stale: Default::default() }
     }
 
     fn open_root(&self) -> std::io::Result<OwnedFd> {
@@ -146,7 +150,28 @@ impl Folder {
         Ok((file, object_meta(key, &meta)))
     }
 
+    /// Removes the temporary files the listings found (see `stale`): only plain files
+    /// with folio's temporary prefix, never through a symlink.
+    fn sweep(&self) {
+        let stale = std::mem::take(&mut *self.stale.lock().unwrap_or_else(|p| p.into_inner()));
+        for key in stale {
+            let Ok((dir, name)) = self.parent(&key, false) else { continue };
+            let plain = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+                rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+            });
+            if plain && name.starts_with(TMP_PREFIX) {
+                let _ = rustix::fs::unlinkat(&dir, name, AtFlags::empty());
+            }
+        }
+    }
+
     fn write_object(&self, key: &str, payload: &PutPayload, mode: &PutMode) -> Result<PutResult> {
+        // Taking the lease is the one write made without it: the holder's files are its own.
+        let lease =
+            key == super::lease::LEASE || key.ends_with(&format!("/{}", super::lease::LEASE));
+        if !lease {
+            self.sweep();
+        }
         let (dir, name) = self.parent(key, true)?;
         // A temporary file beside it, never through a symlink planted at its name.
         let mut tmp = None;
@@ -190,6 +215,7 @@ impl Folder {
     }
 
     fn remove_object(&self, key: &str) -> Result<()> {
+        self.sweep();
         let parts: Vec<&str> = key.split('/').collect();
         let (dir, name) = self.parent(key, false)?;
         // Only a plain file is removed: never a symlink's target, never a folder.
@@ -226,10 +252,14 @@ impl Folder {
         for entry in entries {
             let entry = entry.map_err(|e| io_error(prefix, e.into()))?;
             let Ok(name) = entry.file_name().to_str() else { continue };
-            if name == "." || name == ".." || name.starts_with(TMP_PREFIX) {
+            if name == "." || name == ".." {
                 continue;
             }
             let key = if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
+            if name.starts_with(TMP_PREFIX) {
+                self.stale.lock().unwrap_or_else(|p| p.into_inner()).insert(key);
+                continue;
+            }
             let Ok(stat) = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
                 continue;
             };
@@ -410,6 +440,33 @@ mod tests {
             assert!(!dir.path().join("api").exists(), "emptied folders go too");
             assert!(dir.path().exists(), "not the root");
         });
+    }
+
+    #[test]
+    fn a_killed_writers_temporary_files_go_at_the_next_write_not_at_the_lease() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("api/en")).unwrap();
+        let left = dir.path().join("api/en/.folio-tmp-99-0-1.json");
+        std::fs::write(&left, "half a pa").unwrap();
+        // A symlink with the prefix is not folio's file: never removed, never followed.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("x"), "theirs").unwrap();
+        let link = dir.path().join("api/.folio-tmp-1-0-x");
+        std::os::unix::fs::symlink(elsewhere.path().join("x"), &link).unwrap();
+        let store = Folder::new(dir.path());
+        runtime().block_on(async {
+            let listed: Vec<_> =
+                store.list(None).map(|m| m.unwrap().location.to_string()).collect().await;
+            assert!(listed.is_empty(), "temporary files are no objects: {listed:?}");
+            assert!(left.exists(), "a listing removes nothing");
+            // Taking the lease is no write under it: the holder's files stay.
+            store.put(&Key::parse(super::super::lease::LEASE).unwrap(), "{}".into()).await.unwrap();
+            assert!(left.exists());
+            store.put(&Key::parse("api/en/2.json").unwrap(), "two".into()).await.unwrap();
+        });
+        assert!(!left.exists(), "the first write under the lease removes it");
+        assert!(link.symlink_metadata().is_ok(), "the symlink stays");
+        assert_eq!(std::fs::read_to_string(elsewhere.path().join("x")).unwrap(), "theirs");
     }
 
     #[test]
