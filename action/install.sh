@@ -24,13 +24,24 @@ fail() {
 
 version=${FOLIO_VERSION:-latest}
 version=${version#v}
+# A version names a folder and a URL: digits, letters, dots, pluses and hyphens only.
+case "$version" in
+  latest) ;;
+  [0-9]*)
+    case "$version" in
+      *[!0-9A-Za-z.+-]* | *..*) fail "version \`$FOLIO_VERSION\` is not a release version (like 0.1.0) or latest" ;;
+    esac
+    ;;
+  *) fail "version \`${FOLIO_VERSION:-}\` is not a release version (like 0.1.0) or latest" ;;
+esac
 
 # The release target for this runner. Linux: the static musl build where the C library
 # is musl (Alpine containers), the gnu build otherwise.
 os=${RUNNER_OS:-$(uname -s)}
 arch=${RUNNER_ARCH:-$(uname -m)}
 libc=gnu
-if [ "$os" = Linux ] && ldd --version 2>&1 | grep -qi musl; then
+# musl's ldd exits 1 on --version: its words count, not its status.
+if [ "$os" = Linux ] && { ldd --version 2>&1 || true; } | grep -qi musl; then
   libc=musl
 fi
 case "$os/$arch" in
@@ -61,7 +72,18 @@ plan)
   } >> "${GITHUB_OUTPUT:-/dev/stdout}"
   ;;
 install)
-  if [ ! -x "$dir/$exe" ]; then
+  pin=$(printf '%s' "${FOLIO_SHA256:-}" | tr 'A-F' 'a-f')
+  # A cached folder is used when it holds this version, checked as it was installed (and
+  # against the pin, when there is one); "latest" is fetched every time.
+  cached=false
+  if [ "$version" != latest ] && [ -x "$dir/$exe" ] && [ -f "$dir/.folio-archive.sha256" ]; then
+    recorded=$(cat "$dir/.folio-archive.sha256")
+    said=$("$dir/$exe" --version 2> /dev/null || true)
+    case "$said" in
+      "folio $version"*) [ -z "$pin" ] || [ "$pin" = "$recorded" ] && cached=true ;;
+    esac
+  fi
+  if [ "$cached" = false ]; then
     if [ -n "${FOLIO_DOWNLOAD_URL:-}" ]; then
       base=${FOLIO_DOWNLOAD_URL%/}
     else
@@ -95,10 +117,10 @@ install)
     else
       actual=$(shasum -a 256 "$work/$archive" | cut -d' ' -f1)
     fi
-    published=$(cut -d' ' -f1 < "$work/$archive.sha256")
+    published=$(cut -d' ' -f1 < "$work/$archive.sha256" | tr 'A-F' 'a-f')
     [ "$actual" = "$published" ] || fail "$archive has SHA-256 $actual, its release says $published: not installed"
-    if [ -n "${FOLIO_SHA256:-}" ] && [ "$actual" != "$FOLIO_SHA256" ]; then
-      fail "$archive has SHA-256 $actual, the workflow pins $FOLIO_SHA256: not installed"
+    if [ -n "$pin" ] && [ "$actual" != "$pin" ]; then
+      fail "$archive has SHA-256 $actual, the workflow pins $pin: not installed"
     fi
     mkdir -p "$work/unpacked"
     case "$archive" in
@@ -108,7 +130,9 @@ install)
     # dist's archives hold one folder named after the archive.
     found=$(find "$work/unpacked" -type f -name "$exe" | head -n 1)
     [ -n "$found" ] || fail "$archive holds no $exe"
+    echo "$actual" > "$(dirname "$found")/.folio-archive.sha256"
     mkdir -p "$(dirname "$dir")"
+    # $dir is $tools/folio/VERSION/TARGET, both checked above: nothing else is replaced.
     rm -rf "$dir"
     mv "$(dirname "$found")" "$dir"
   else

@@ -312,7 +312,8 @@ fn within_limits(
     let (mut over, mut near) = (Vec::new(), Vec::new());
     for (target, host) in hosts {
         let cloudflare = project.hosting.cloudflare;
-        let shipment = Shipment { files, fullest: (folder.clone(), in_folder), host };
+        let fullest = (folder.clone(), in_folder);
+        let shipment = Shipment { files, fullest, host, siblings: siblings > 0 };
         for Finding { over: passed, message, .. } in limits::check(*target, cloudflare, &shipment) {
             if passed { over.push(message) } else { near.push(message) }
         }
@@ -436,7 +437,18 @@ fn build_locked(
     // skip the work (docs/config.md, "output"), reporting what that build produced. A manifest with
     // entries folio ignored is rewritten by a real build, without them.
     let clean = tree.warnings().is_empty() && hosting.warnings().is_empty();
-    if clean && tree.fingerprint() == fingerprint && tree.intact() && hosting.intact() {
+    // A hosting folder that should hold configs and holds none of this build (deleted,
+    // emptied) is rebuilt too.
+    let cloudflare = project.hosting.cloudflare;
+    let server =
+        project.hosting.targets.iter().any(|&t| hosts::writes_hosting_files(t, cloudflare));
+    let hosting_current = !server || hosting.fingerprint() == fingerprint;
+    if clean
+        && tree.fingerprint() == fingerprint
+        && hosting_current
+        && tree.intact()
+        && hosting.intact()
+    {
         let unchanged = (tree.len() + hosting.len()) as u64;
         let report = Report { unchanged, ..Report::default() };
         return Ok(Built {

@@ -506,7 +506,12 @@ impl Project {
     /// build the same files; a comment or a `[deploy]` edit leaves it as it is.
     pub fn shape_digest(&self) -> String {
         let mut shape = self.clone();
-        shape.deploy = DeployConfig::default();
+        // `[deploy]` shapes nothing of the output, but for the R2 Worker, which reads the
+        // bucket and prefix of its url.
+        let r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
+            && self.hosting.targets.contains(&HostTarget::Cloudflare);
+        let url = if r2 { self.deploy.url.clone() } else { String::new() };
+        shape.deploy = DeployConfig { url, ..DeployConfig::default() };
         shape.config_digest = String::new();
         // Where things are is no shape of the output: `folio build --data DIR` (or a
         // project moved elsewhere) builds the same site from other records.

@@ -186,10 +186,13 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
     if let Some(Err(e)) = &target {
         err(format!("deploy.url: {e}"));
     }
-    let r2 = c.hosting.cloudflare.serve_from == super::ServeFrom::R2;
-    let on_s3 = matches!(&target, Some(Ok(t)) if t.scheme == super::target::Scheme::S3);
-    if r2 && c.hosting.targets.contains(&HostTarget::Cloudflare) && !on_s3 {
+    let r2 = c.hosting.cloudflare.serve_from == super::ServeFrom::R2
+        && c.hosting.targets.contains(&HostTarget::Cloudflare);
+    let s3 = |t: &super::target::Target| t.scheme == super::target::Scheme::S3;
+    if r2 && (target.is_none() || matches!(&target, Some(Ok(t)) if !s3(t))) {
         err("hosting.cloudflare.serve_from = \"r2\": the Worker reads the bucket `folio deploy` fills, so [deploy] needs url = \"s3://BUCKET/PREFIX\" (with endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\")".into());
+    } else if r2 && matches!(&target, Some(Ok(_))) && d.endpoint.is_empty() {
+        err("hosting.cloudflare.serve_from = \"r2\": [deploy] needs endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\" (without it, folio deploy would publish to AWS S3, where the Worker does not read)".into());
     }
     let http = d.endpoint.starts_with("https://") || d.endpoint.starts_with("http://");
     if !d.endpoint.is_empty() && !http {

@@ -29,6 +29,8 @@ pub struct Shipment<'a> {
     pub fullest: (String, u64),
     /// The target's own publish-folder and server files.
     pub host: &'a [HostFile],
+    /// Whether pages bring `.gz`/`.br` siblings (`[output] precompress`).
+    pub siblings: bool,
 }
 
 /// A limit passed (`over`) or within 10 % of it.
@@ -201,7 +203,7 @@ pub fn check(
             limit.source
         );
         let message = if over && limit.hard {
-            format!("{head}; {}", ways_out(target, plan, limit.what))
+            format!("{head}; {}", ways_out(target, plan, limit.what, shipment.siblings))
         } else {
             head
         };
@@ -210,9 +212,17 @@ pub fn check(
     findings
 }
 
-/// What a user can do about a passed limit.
-fn ways_out(target: HostTarget, plan: HostPlan, what: &str) -> String {
+/// What a user can do about a passed limit (`siblings`: the build makes precompressed
+/// siblings, which a host that compresses does not need).
+fn ways_out(target: HostTarget, plan: HostPlan, what: &str, siblings: bool) -> String {
     let files = what.starts_with("files");
+    let no_siblings = |host: &str| {
+        if siblings {
+            format!("no precompressed siblings (`[output] precompress = []`: {host}); ")
+        } else {
+            String::new()
+        }
+    };
     match target {
         HostTarget::Cloudflare if files => {
             let paid = if plan == HostPlan::Free {
@@ -224,11 +234,18 @@ fn ways_out(target: HostTarget, plan: HostPlan, what: &str) -> String {
                 String::new()
             };
             format!(
-                "ways out: fewer page sizes (`[listing] page_sizes`) or languages; no precompressed siblings (`[output] precompress = []`: Cloudflare compresses at the edge); {paid}or the files in R2 behind a Worker (`serve_from = \"r2\"` in [hosting.cloudflare]: docs/hosting.md, \"Past a host's limits\")"
+                "ways out: fewer page sizes (`[listing] page_sizes`) or languages; {}{paid}or the files in R2 behind a Worker (`serve_from = \"r2\"` in [hosting.cloudflare]: docs/hosting.md, \"Past a host's limits\")",
+                no_siblings("Cloudflare compresses at the edge")
             )
         }
-        HostTarget::Vercel if files => "ways out: fewer page sizes (`[listing] page_sizes`) or languages; no precompressed siblings (`[output] precompress = []`: Vercel compresses itself); or object storage behind a CDN (`folio deploy` to S3 with the `cloudfront` target: docs/hosting.md, \"Past a host's limits\")".into(),
-        HostTarget::Netlify if files => "ways out: larger page sizes (`[listing] page_sizes`: the smallest makes the most pages a folder); no precompressed siblings (`[output] precompress = []`); or object storage behind a CDN (`folio deploy` to S3 with the `cloudfront` target: docs/hosting.md, \"Past a host's limits\")".into(),
+        HostTarget::Vercel if files => format!(
+            "ways out: fewer page sizes (`[listing] page_sizes`) or languages; {}or object storage behind a CDN (`folio deploy` to S3 with the `cloudfront` target: docs/hosting.md, \"Past a host's limits\")",
+            no_siblings("Vercel compresses itself")
+        ),
+        HostTarget::Netlify if files => format!(
+            "ways out: larger page sizes (`[listing] page_sizes`: the smallest makes the most pages a folder); {}or object storage behind a CDN (`folio deploy` to S3 with the `cloudfront` target: docs/hosting.md, \"Past a host's limits\")",
+            no_siblings("Netlify compresses itself")
+        ),
         _ => "ways out: fewer languages or page sizes (`[listing]`), which the host's rules enumerate; or another target".into(),
     }
 }
@@ -264,7 +281,7 @@ mod tests {
     }
 
     fn shipment(files: u64, host: &[HostFile]) -> Shipment<'_> {
-        Shipment { files, fullest: ("api/attractions/10".into(), files / 4), host }
+        Shipment { files, fullest: ("api/attractions/10".into(), files / 4), host, siblings: true }
     }
 
     fn worker() -> Vec<HostFile> {
@@ -292,6 +309,10 @@ mod tests {
             assert!(m.contains(way), "{way} in {m}");
         }
         assert!(check(HostTarget::Cloudflare, paid(), &shipment(25_002, &host)).is_empty());
+        // Without siblings, that way out is not offered.
+        let plain = Shipment { siblings: false, ..shipment(25_002, &host) };
+        let found = check(HostTarget::Cloudflare, free(), &plain);
+        assert!(!found[0].message.contains("precompress"), "{}", found[0].message);
         // The boundary: the limit itself passes, one more fails.
         let at = check(HostTarget::Cloudflare, free(), &shipment(20_002, &host));
         assert!(!at[0].over && at[0].message.contains("within 10% of"), "{at:?}");

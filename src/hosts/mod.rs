@@ -20,6 +20,23 @@ use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use crate::config::HostTarget;
 use crate::routes::{ErrorCode, Routes};
 
+/// Does `target` write server-side files (into `hosting_dir`)? Known before the records
+/// are: a build whose `hosting_dir` lacks them is no no-op.
+pub fn writes_hosting_files(
+    target: HostTarget,
+    cloudflare: crate::config::CloudflareConfig,
+) -> bool {
+    match target {
+        HostTarget::Nginx
+        | HostTarget::Apache
+        | HostTarget::Caddy
+        | HostTarget::Lighttpd
+        | HostTarget::Cloudfront => true,
+        HostTarget::Cloudflare => cloudflare.serve_from == crate::config::ServeFrom::R2,
+        HostTarget::Netlify | HostTarget::Vercel => false,
+    }
+}
+
 /// Where a host file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dir {
@@ -161,6 +178,10 @@ mod tests {
                 let name = format!("{target:?}-{}", file.name).to_lowercase();
                 insta::assert_snapshot!(name, file.contents);
             }
+        }
+        for target in [Nginx, Apache, Caddy, Lighttpd, Cloudfront, Netlify, Vercel, Cloudflare] {
+            let server = render(target, &ctx).iter().any(|f| f.dir == Dir::Hosting);
+            assert_eq!(writes_hosting_files(target, Default::default()), server, "{target:?}");
         }
         // `[hosting.cloudflare] serve_from = "r2"`: the Worker and its wrangler.toml.
         let r2 = R2 { bucket: "travel-api".into(), prefix: "v1".into() };

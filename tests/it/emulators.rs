@@ -149,8 +149,7 @@ fn cloudflare_worker_from_r2_answers_the_whole_table() {
         return;
     }
     let port = free_port();
-    let extra =
-        "[hosting.cloudflare]\nserve_from = \"r2\"\n[deploy]\nurl = \"s3://api-bucket/site\"";
+    let extra = "[hosting.cloudflare]\nserve_from = \"r2\"\n[deploy]\nurl = \"s3://api-bucket/site\"\nendpoint = \"https://account.r2.cloudflarestorage.com\"";
     let p = host_fixture(&["cloudflare"], port, extra);
     let output = p.path("output");
     assert!(!output.join("_worker.js").exists(), "from R2, nothing of Pages is published");

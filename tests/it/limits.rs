@@ -53,7 +53,7 @@ fn a_pages_build_past_the_free_plan_is_refused_with_the_ways_out_and_the_paid_pl
     let err = refused.stderr();
     assert!(err.contains("files in one Cloudflare Pages deployment"), "{err}");
     assert!(err.contains("past its limit of 20,000 on the free plan"), "{err}");
-    for way in ["page_sizes", "precompress = []", "[hosting.cloudflare]", "plan = \"paid\""] {
+    for way in ["page_sizes", "[hosting.cloudflare]", "plan = \"paid\"", "serve_from = \"r2\""] {
         assert!(err.contains(way), "the way out {way} in {err}");
     }
     assert!(err.contains("1 host limit passed; nothing was written"), "{err}");
@@ -106,4 +106,33 @@ fn an_unknown_plan_is_a_config_error_naming_the_plans() {
     let err = p.folio(&["check"]).fails(1).stderr();
     assert!(err.contains("unknown value `business` in [hosting.cloudflare]"), "{err}");
     assert!(err.contains("expected one of: free, paid"), "{err}");
+}
+
+#[test]
+fn the_r2_worker_follows_the_deploy_url_and_needs_r2s_endpoint() {
+    let p = catalog(0, r#"["cloudflare"]"#, None);
+    let mut cfg = p.read("folio.toml");
+    cfg.push_str("\n[hosting.cloudflare]\nserve_from = \"r2\"\n");
+    p.write("folio.toml", &cfg);
+    let err = p.folio(&["build"]).fails(1).stderr();
+    assert!(err.contains("[deploy] needs url = \"s3://BUCKET/PREFIX\""), "{err}");
+    cfg.push_str("\n[deploy]\nurl = \"s3://travel-api/v1\"\n");
+    p.write("folio.toml", &cfg);
+    let err = p.folio(&["build"]).fails(1).stderr();
+    assert!(err.contains("[deploy] needs endpoint"), "{err}");
+    cfg.push_str("endpoint = \"https://account.r2.cloudflarestorage.com\"\n");
+    p.write("folio.toml", &cfg);
+    p.folio(&["build"]).success();
+    assert!(p.read("hosting/cloudflare-worker.js").contains("const KEYS = \"v1/\";"));
+    assert!(p.read("hosting/wrangler.toml").contains("bucket_name = \"travel-api\""));
+    // The Worker reads what [deploy] url says: another url is another Worker.
+    p.write("folio.toml", cfg.replace("s3://travel-api/v1", "s3://other-bucket/v2"));
+    let built = p.folio(&["build"]).success();
+    assert!(!built.stdout().contains(" 0 files written"), "{}", built.stdout());
+    assert!(p.read("hosting/cloudflare-worker.js").contains("const KEYS = \"v2/\";"));
+    assert!(p.read("hosting/wrangler.toml").contains("bucket_name = \"other-bucket\""));
+    // Deleted, the hosting folder comes back with the next build.
+    std::fs::remove_dir_all(p.path("hosting")).unwrap();
+    p.folio(&["build"]).success();
+    assert!(p.path("hosting/cloudflare-worker.js").is_file());
 }

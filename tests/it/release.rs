@@ -163,6 +163,26 @@ fn the_action_installs_checks_and_reuses_the_archive() {
     drop(host);
     let (ok, log) = action_step("install", tools.path(), files.path(), &env);
     assert!(ok && log.contains("is in the cache"), "{log}");
+    // The pin holds on a cache hit too: the archive's checksum, in any case, is kept.
+    let archive = std::fs::read(dist.join("folio-x86_64-unknown-linux-gnu.tar.xz")).unwrap();
+    let sum = hex::encode(ring::digest::digest(&ring::digest::SHA256, &archive));
+    let pinned = [env[0].clone(), env[1].clone(), ("FOLIO_SHA256", sum.to_uppercase())];
+    let (ok, log) = action_step("install", tools.path(), files.path(), &pinned);
+    assert!(ok && log.contains("is in the cache"), "{log}");
+    let other_pin = [env[0].clone(), env[1].clone(), ("FOLIO_SHA256", "ab".repeat(32))];
+    let (ok, log) = action_step("install", tools.path(), files.path(), &other_pin);
+    assert!(
+        !ok && !log.contains("is in the cache"),
+        "a pin the cache does not match downloads: {log}"
+    );
+    // A cached binary that is broken (a cache cut short) is installed again.
+    std::fs::write(dir.join("folio"), b"\x7fELF cut").unwrap();
+    let host = StaticHost::start(dist.clone());
+    let env = [env[0].clone(), ("FOLIO_DOWNLOAD_URL", format!("http://127.0.0.1:{}/", host.port))];
+    let (ok, log) = action_step("install", tools.path(), files.path(), &env);
+    assert!(ok && !log.contains("is in the cache"), "{log}");
+    works(&dir.join("folio"));
+    drop(host);
 
     // An archive that is not the one its release names: refused.
     let forged = tempfile::tempdir().unwrap();
@@ -180,6 +200,35 @@ fn the_action_installs_checks_and_reuses_the_archive() {
     let env = [env[0].clone(), ("FOLIO_DOWNLOAD_URL", format!("http://127.0.0.1:{}", host.port))];
     let (ok, log) = action_step("install", other.path(), files.path(), &env);
     assert!(!ok && log.contains("its release says"), "{log}");
+}
+
+#[test]
+fn the_action_refuses_versions_that_are_no_version_and_finds_musl() {
+    if !need("bash") {
+        return;
+    }
+    let (tools, files) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let victim = tools.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    for version in ["../../victim", "0.1.0/../../x", "v/0.1.0", "0.1.0 ", "Latest", "v"] {
+        let env = [("FOLIO_VERSION", version.to_string())];
+        let (ok, log) = action_step("plan", tools.path(), files.path(), &env);
+        assert!(!ok && log.contains("is not a release version"), "{version:?}: {log}");
+        let (ok, _) = action_step("install", tools.path(), files.path(), &env);
+        assert!(!ok, "{version:?}");
+    }
+    assert!(victim.exists());
+    // Alpine: musl's ldd says so on --version, and exits 1.
+    let bin = tempfile::tempdir().unwrap();
+    let ldd = bin.path().join("ldd");
+    std::fs::write(&ldd, "#!/bin/sh\necho 'musl libc (x86_64)' >&2\nexit 1\n").unwrap();
+    std::fs::set_permissions(&ldd, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let env = [("FOLIO_VERSION", "0.1.0".to_string()), ("PATH", path)];
+    let (ok, log) = action_step("plan", tools.path(), files.path(), &env);
+    assert!(ok, "{log}");
+    let outputs = std::fs::read_to_string(files.path().join("output")).unwrap();
+    assert!(outputs.contains("target=x86_64-unknown-linux-musl"), "{outputs}");
 }
 
 /// The install block of docs/ci.md's GitLab recipe, as a shell runs it.

@@ -380,7 +380,7 @@ fn ci_recipes_install_one_pinned_release_of_folio() {
         for block in yaml_blocks(doc).iter().filter(|b| b.contains("folio deploy")) {
             recipes += 1;
             assert!(!block.contains("--path ."), "{doc}: installs from a path\n{block}");
-            let action = block.contains("uses: folio-api/folio@v1")
+            let action = block.contains("uses: folio-api/folio@v0.1.0")
                 && block.lines().any(|l| {
                     l.trim().trim_start_matches("with: {").trim().starts_with("version: 0.")
                 });
