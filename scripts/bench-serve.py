@@ -13,6 +13,9 @@ disk), and for each place the preview's private folder can live, measures in one
   loaded    the same while CLIENTS (4) keep-alive clients fetch random pages as fast as
             they can, with their request rate, the count of answers that were not 200,
             and the slowest answer
+  reads     the rebuilt time while another process reads the data file and folio.toml
+            every 50 ms (an editor, an indexer, `git status`); the reads stop after
+            READS_FOR (10) s, so a watcher that waits for silence shows as about 10 s
 
 The preview's folder is placed through TMPDIR: unset (folio's default: /dev/shm when it is
 a tmpfs with room), the root disk (/var/tmp), and beside the project.
@@ -22,7 +25,7 @@ import http.client, os, random, shutil, statistics, subprocess, sys, threading, 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
 BASES = sys.argv[2:] or ["/dev/shm", "/var/tmp"]
-STARTS, EDITS, CLIENTS = 3, 5, 4
+STARTS, EDITS, CLIENTS, READS_FOR = 3, 5, 4, 10.0
 subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", f"{ROOT}/Cargo.toml",
                 "--bin", "folio", "--example", "gen"], check=True)
 FOLIO = f"{ROOT}/target/release/folio"
@@ -95,9 +98,32 @@ def loaded(p, url, data):
     return rebuilt, rate, stats["bad"], stats["max"]
 
 
+def reads(p, project, data):
+    stop = threading.Event()
+
+    def reader():
+        t0 = time.monotonic()
+        while not stop.is_set() and time.monotonic() - t0 < READS_FOR:
+            for path in (data, f"{project}/folio.toml"):
+                with open(path, "rb") as f:
+                    f.read()
+            time.sleep(0.05)
+
+    times = []
+    for _ in range(EDITS):
+        stop.clear()
+        t = threading.Thread(target=reader)
+        t.start()
+        time.sleep(0.1)
+        times.append(edits(p, data, 1))
+        stop.set()
+        t.join()
+    return statistics.median(times)
+
+
 print(f"folio serve: N={N}, {CLIENTS} clients for the loaded column")
-print("| project on | preview folder | url s | rebuilt s | rebuilt s, loaded | req/s | not 200 | slowest ms |")
-print("|---|---|---|---|---|---|---|---|")
+print("| project on | preview folder | url s | rebuilt s | rebuilt s, loaded | req/s | not 200 | slowest ms | rebuilt s, reads |")
+print("|---|---|---|---|---|---|---|---|---|")
 for base in BASES:
     project = os.path.join(base, f"folio-serve-bench-{N}")
     shutil.rmtree(project, ignore_errors=True)
@@ -121,11 +147,12 @@ for base in BASES:
         p, url, took, folder = start(project, env)
         rebuilt = edits(p, data, EDITS)
         rebuilt_loaded, rate, bad, slowest = loaded(p, url, data)
+        rebuilt_reads = reads(p, project, data)
         p.terminate()
         p.wait()
         parent = os.path.dirname(os.path.dirname(folder))
         where = f"{label}: {parent} ({fs_type(parent)})"
         print(f"| {base} ({fs_type(project)}) | {where} | {statistics.median(urls):.2f} | {rebuilt:.2f} | "
-              f"{rebuilt_loaded:.2f} | {rate:.0f} | {bad} | {slowest * 1000:.0f} |", flush=True)
+              f"{rebuilt_loaded:.2f} | {rate:.0f} | {bad} | {slowest * 1000:.0f} | {rebuilt_reads:.2f} |", flush=True)
     shutil.rmtree(project, ignore_errors=True)
     shutil.rmtree(beside, ignore_errors=True)

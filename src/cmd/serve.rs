@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::say;
 use crate::cli::ServeArgs;
@@ -127,8 +127,35 @@ fn is_change(kind: &notify::EventKind) -> bool {
 /// How long the watcher waits for a burst of changes to end before it rebuilds.
 const SETTLE: Duration = Duration::from_millis(250);
 
+/// The longest a burst that never ends (a file rewritten every 100 ms) holds a rebuild
+/// back, as watchexec and cargo-watch bound their debounce.
+const MAX_WAIT: Duration = Duration::from_secs(2);
+
+/// A burst of relevant changes, pure: when it is due to rebuild. Only relevant changes
+/// move it ([`Watched::relevant`]); reads of the project's files never do.
+#[derive(Debug, Default, Clone, Copy)]
+struct Burst {
+    first: Option<Instant>,
+    last: Option<Instant>,
+}
+
+impl Burst {
+    /// A relevant change at `at`.
+    fn changed(&mut self, at: Instant) {
+        self.first.get_or_insert(at);
+        self.last = Some(at);
+    }
+
+    /// When to rebuild: [`SETTLE`] after the last change, and no later than [`MAX_WAIT`]
+    /// after the first; `None` when nothing changed.
+    fn due(&self) -> Option<Instant> {
+        Some((self.last? + SETTLE).min(self.first? + MAX_WAIT))
+    }
+}
+
 /// Watches data, templates and config; rebuilds once a burst of changes has settled (no
-/// further change for [`SETTLE`]), while the preview is there.
+/// further relevant change for [`SETTLE`], or [`MAX_WAIT`] into a burst that goes on),
+/// while the preview is there.
 ///
 /// The settling is these few lines rather than `notify-debouncer-mini`: that crate keeps
 /// only each event's path, not its kind, so the reads of `data/` a rebuild makes (inotify's
@@ -155,14 +182,26 @@ fn watch(
     }
     std::thread::spawn(move || {
         let _watcher = watcher;
-        while let Ok(event) = rx.recv() {
-            let mut changed = watched.relevant(&event);
-            while let Ok(event) = rx.recv_timeout(SETTLE) {
-                changed |= watched.relevant(&event);
-            }
-            let Some(preview) = preview.upgrade() else { return };
-            if changed {
-                rebuild(&reload, &preview);
+        let mut burst = Burst::default();
+        loop {
+            // Wait for an event, or until the burst is due; any event but a relevant change
+            // (a read, a temporary file) leaves the burst as it was.
+            let event = match burst.due() {
+                None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                Some(due) => rx.recv_timeout(due.saturating_duration_since(Instant::now())),
+            };
+            match event {
+                Ok(event) => {
+                    if watched.relevant(&event) {
+                        burst.changed(Instant::now());
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    burst = Burst::default();
+                    let Some(preview) = preview.upgrade() else { return };
+                    rebuild(&reload, &preview);
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
             }
         }
     });
@@ -195,6 +234,23 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, preview: &Preview) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_burst_is_due_a_settle_after_its_last_change_and_at_most_max_wait_after_its_first() {
+        let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
+        let mut burst = Burst::default();
+        assert_eq!(burst.due(), None, "nothing changed: nothing to do, however long");
+        burst.changed(ms(0));
+        assert_eq!(burst.due(), Some(ms(250)));
+        burst.changed(ms(100));
+        assert_eq!(burst.due(), Some(ms(350)), "a change extends the burst");
+        // A file rewritten every 100 ms: the rebuild still comes 2 s after the first.
+        for n in (200..5_000).step_by(100) {
+            burst.changed(ms(n));
+        }
+        assert_eq!(burst.due(), Some(ms(2_000)));
+    }
 
     #[test]
     fn reads_and_metadata_are_no_changes() {

@@ -370,3 +370,107 @@ fn without_tmpdir_the_preview_is_built_in_memory_when_there_is_room() {
     }
     stop(served.server);
 }
+
+/// `folio serve` in `p` with its stdout lines collected as they come, each with when.
+struct Watching {
+    child: std::process::Child,
+    lines: Arc<std::sync::Mutex<Vec<(Instant, String)>>>,
+}
+
+impl Watching {
+    fn start(p: &Project) -> Watching {
+        use std::io::BufRead;
+        let mut child = Command::new(BIN)
+            .args(["serve", "--port", "0"])
+            .current_dir(p.dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = lines.clone();
+        std::thread::spawn(move || {
+            for line in out.lines().map_while(Result::ok) {
+                into.lock().unwrap().push((Instant::now(), line));
+            }
+        });
+        let w = Watching { child, lines };
+        // Serving, with its first build done.
+        let start = Instant::now();
+        while w.lines.lock().unwrap().len() < 2 {
+            assert!(start.elapsed() < Duration::from_secs(30), "folio serve did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        w
+    }
+
+    /// When each `rebuilt` line came.
+    fn rebuilds(&self) -> Vec<Instant> {
+        let lines = self.lines.lock().unwrap();
+        lines.iter().filter(|(_, l)| l.contains("rebuilt")).map(|(at, _)| *at).collect()
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Replaces `rel` in `p` at once (a temporary file renamed over it), as editors save.
+fn save(p: &Project, rel: &str, contents: &str) {
+    let tmp = p.path(&format!("{rel}.folio-test~"));
+    std::fs::write(&tmp, contents).unwrap();
+    std::fs::rename(&tmp, p.path(rel)).unwrap();
+}
+
+#[test]
+fn folio_serve_rebuilds_while_something_reads_the_project() {
+    let p = fixture("");
+    let serving = Watching::start(&p);
+    let csv = p.read("data/attractions.csv");
+    let edited = Instant::now();
+    save(&p, "data/attractions.csv", &csv.replace("Eiffel Tower,", "Eiffel Tower (Paris),"));
+    // An editor, an indexer or `git status` reading the project every 50 ms, for 5 s.
+    let reading = Instant::now();
+    while reading.elapsed() < Duration::from_secs(5) && serving.rebuilds().is_empty() {
+        for rel in ["data/attractions.csv", "folio.toml"] {
+            let _ = std::fs::read(p.path(rel));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let rebuilt = serving.rebuilds();
+    let first = rebuilt.first().unwrap_or_else(|| {
+        panic!("no rebuild in the 5 s of reads after the edit (a watcher that waits for silence)")
+    });
+    eprintln!("edit to `rebuilt` with reads going on: {:?}", *first - edited);
+}
+
+#[test]
+fn folio_serve_rebuilds_during_a_burst_that_never_ends() {
+    let p = fixture("");
+    let serving = Watching::start(&p);
+    let csv = p.read("data/attractions.csv");
+    let other = csv.replace("Eiffel Tower,", "Eiffel Tower (Paris),");
+    // A script rewriting a data file every 100 ms, for 6 s.
+    let burst = Instant::now();
+    let mut n = 0;
+    while burst.elapsed() < Duration::from_secs(6) {
+        save(&p, "data/attractions.csv", if n % 2 == 0 { &other } else { &csv });
+        n += 1;
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let during: Vec<Duration> = serving
+        .rebuilds()
+        .iter()
+        .filter(|at| **at < Instant::now())
+        .map(|at| *at - burst)
+        .collect();
+    eprintln!("rebuilds {:?} into a 6 s burst", during);
+    assert!(
+        during.iter().filter(|d| **d < Duration::from_secs(6)).count() >= 2,
+        "a burst that never ends still rebuilds every couple of seconds: {during:?}"
+    );
+}
