@@ -17,17 +17,22 @@ pub struct Problem {
     /// The field the problem is about, if any.
     pub field: Option<String>,
     pub message: String,
+    /// The input value the problem is about, as written (a CSV cell, a JSON value):
+    /// problems that differ only by it are one kind ([`group_repeats`]).
+    pub value: Option<String>,
 }
 
 impl Problem {
     pub fn new(file: usize, path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
-        Problem { file, path: path.to_path_buf(), line, field: None, message: message.into() }
+        let message = message.into();
+        Problem { file, path: path.to_path_buf(), line, field: None, message, value: None }
     }
 
     /// A problem found before its file is known (by a parser, or in one record): the
     /// loader places it with [`Problem::at`].
     pub fn unplaced(line: Option<u64>, message: impl Into<String>) -> Self {
-        Problem { file: 0, path: PathBuf::new(), line, field: None, message: message.into() }
+        let message = message.into();
+        Problem { file: 0, path: PathBuf::new(), line, field: None, message, value: None }
     }
 
     /// The problem, placed in the file `path` at walk position `file`.
@@ -41,6 +46,80 @@ impl Problem {
         self.field = Some(field.into());
         self
     }
+
+    pub fn with_value(mut self, value: impl Into<String>) -> Self {
+        self.value = Some(value.into());
+        self
+    }
+
+    /// What the problem says with its value left out: the same for every problem of its
+    /// kind.
+    fn kind(&self) -> String {
+        match &self.value {
+            Some(v) => self.message.replacen(&format!("{v:?}"), "", 1).replacen(v.as_str(), "", 1),
+            None => self.message.clone(),
+        }
+    }
+}
+
+/// Past this many, the problems of one kind with one field in one file are said once.
+const REPEATS: usize = 3;
+
+/// The lines a grouped problem names.
+const SHOWN_LINES: usize = 5;
+
+/// Problems that repeat (more than [`REPEATS`] of one kind, with one field, in one file:
+/// a column of a spreadsheet's export in another locale) as one problem each, at the first
+/// one's line: how many, on which lines (the first few), the first one's words, and the
+/// fix where the values show it (a decimal comma). The rest keep their order.
+pub fn group_repeats(problems: Vec<Problem>) -> Vec<Problem> {
+    use std::collections::HashMap;
+    let key = |p: &Problem| (p.file, p.field.clone(), p.kind());
+    let mut counts: HashMap<(usize, Option<String>, String), Vec<usize>> = HashMap::new();
+    for (i, p) in problems.iter().enumerate() {
+        if p.value.is_some() {
+            counts.entry(key(p)).or_default().push(i);
+        }
+    }
+    let mut out = Vec::with_capacity(problems.len());
+    for (i, p) in problems.iter().enumerate() {
+        let Some(group) = p.value.as_ref().and_then(|_| counts.get(&key(p))) else {
+            out.push(p.clone());
+            continue;
+        };
+        if group.len() <= REPEATS {
+            out.push(p.clone());
+        } else if group[0] == i {
+            let lines: Vec<String> = (group.iter().take(SHOWN_LINES))
+                .filter_map(|&j| problems[j].line.map(|l| l.to_string()))
+                .collect();
+            let more = if group.len() > SHOWN_LINES { ", …" } else { "" };
+            let values = group.iter().filter_map(|&j| problems[j].value.as_deref());
+            let hint = if values.clone().all(decimal_comma) {
+                "; they use a decimal comma: set `decimal_separator = \",\"` in [input]"
+            } else {
+                ""
+            };
+            let message = format!(
+                "{} values in this file are like this one (lines {}{more}): {}{hint}",
+                group.len(),
+                lines.join(", "),
+                p.message
+            );
+            out.push(Problem { message, ..p.clone() });
+        }
+    }
+    out
+}
+
+/// `4,7`, `-12,50`: a number written with a decimal comma.
+fn decimal_comma(value: &str) -> bool {
+    let digits = value.strip_prefix(['-', '+']).unwrap_or(value);
+    let Some((whole, fraction)) = digits.split_once(',') else { return false };
+    !whole.is_empty()
+        && !fraction.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && fraction.bytes().all(|b| b.is_ascii_digit())
 }
 
 impl fmt::Display for Problem {
@@ -118,6 +197,44 @@ pub fn display_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_problem_that_repeats_is_said_once_with_its_count_lines_and_fix() {
+        let path = Path::new("data/a.csv");
+        let bad = |line: u64, field: &str, value: &str| {
+            Problem::new(
+                0,
+                path,
+                Some(line),
+                format!("{value:?} is not a number (finite decimals only)"),
+            )
+            .with_field(field)
+            .with_value(value)
+        };
+        let mut problems: Vec<Problem> = (2..=4_772).map(|l| bad(l, "rating", "4,7")).collect();
+        problems.insert(1, bad(2, "lat", "48,85"));
+        problems.push(Problem::new(0, path, Some(9), "a duplicate id"));
+        problems.push(bad(10, "lon", "abc"));
+        let grouped = group_repeats(problems);
+        assert_eq!(grouped.len(), 4, "{grouped:#?}");
+        assert_eq!(
+            grouped[0].to_string(),
+            "data/a.csv:2: rating: 4771 values in this file are like this one (lines 2, 3, 4, 5, 6, …): \"4,7\" is not a number (finite decimals only); they use a decimal comma: set `decimal_separator = \",\"` in [input]"
+        );
+        // Three or fewer stay as they are; a value that is no decimal comma gets no hint.
+        assert_eq!(
+            grouped[1].to_string(),
+            "data/a.csv:2: lat: \"48,85\" is not a number (finite decimals only)"
+        );
+        assert_eq!(
+            grouped[3].to_string(),
+            "data/a.csv:10: lon: \"abc\" is not a number (finite decimals only)"
+        );
+        let words: Vec<Problem> = (1..=5).map(|l| bad(l, "rating", &format!("x{l}"))).collect();
+        let once = group_repeats(words);
+        assert_eq!(once.len(), 1);
+        assert!(!once[0].message.contains("decimal comma"), "{}", once[0].message);
+    }
 
     #[test]
     fn prints_path_line_field_message() {

@@ -65,6 +65,7 @@ fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
                 line: None,
                 field: Some("hosting.targets".into()),
                 message,
+                value: None,
             }));
             Ok((project, listing))
         }

@@ -111,12 +111,10 @@ fn plan(
                     kind: spec.and_then(|s| s.kind),
                 },
                 None => {
-                    if crate::config::is_known_language(lang) {
-                        let lang = lang.to_ascii_lowercase();
-                        let languages = &res.project().languages;
-                        let msg = super::record::other_language(&lang, languages);
-                        warnings.push(Problem::unplaced(Some(1), msg).with_field(top));
-                    }
+                    let lang = lang.to_ascii_lowercase();
+                    let languages = &res.project().languages;
+                    let msg = super::record::other_language(&lang, languages);
+                    warnings.push(Problem::unplaced(Some(1), msg).with_field(top));
                     Column::Ignored
                 }
             },
@@ -562,15 +560,20 @@ impl Table<'_> {
                     Column::Ignored => Ok(Value::Null),
                     Column::Field { kind, .. } | Column::Lang { kind, .. } => {
                         match simdutf8::basic::from_utf8(cell) {
-                            Ok(cell) => convert(cell, *kind, decimal),
-                            Err(_) => Err("is not valid UTF-8".to_string()),
+                            Ok(cell) => convert(cell, *kind, decimal).map_err(|e| (e, Some(cell))),
+                            Err(_) => Err(("is not valid UTF-8".to_string(), None)),
                         }
                     }
                 };
                 match converted {
                     Ok(value) => cells.push(value),
-                    Err(msg) => {
-                        issues.push(Problem::unplaced(Some(line), msg).with_field(name.clone()));
+                    Err((msg, value)) => {
+                        let mut problem =
+                            Problem::unplaced(Some(line), msg).with_field(name.clone());
+                        if let Some(value) = value {
+                            problem = problem.with_value(value);
+                        }
+                        issues.push(problem);
                         cells.push(Value::Null);
                         ok = false;
                     }

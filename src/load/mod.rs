@@ -135,6 +135,8 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     check_ids(&set, &mut problems);
     check_sort_types(project, &set, &mut problems);
     diag::sort(&mut problems);
+    // A column in another locale's format is one problem, not one a row.
+    let mut problems = diag::group_repeats(problems);
     // Typos in the config's field names come first: they explain what follows.
     let unknown = resolver.unknown_fields();
     if !unknown.is_empty() {

@@ -32,6 +32,14 @@ pub struct Findings {
 
 /// A value in a language the config does not list, said once per language.
 pub fn other_language(lang: &str, languages: &[String]) -> String {
+    if !crate::config::is_known_language(lang) {
+        // `sp` for `es`: a code that is no language is warned too, with the nearest one.
+        let hint = crate::diag::did_you_mean(lang, languages.iter().map(String::as_str));
+        return format!(
+            "has values in `{lang}`, which is no language (its first part is no ISO 639 code) and not in [listing] languages ({}): they are not published{hint}",
+            languages.join(", ")
+        );
+    }
     format!(
         "has values in `{lang}`, which is not in [listing] languages ({}): they are not published; add `{lang}` to languages to publish them",
         languages.join(", ")
@@ -278,7 +286,7 @@ impl<'a> Resolver<'a> {
                 if !v.is_null()
                     && let Err(msg) = check_type(v, kind)
                 {
-                    found.problems.push(problem(&what, msg));
+                    found.problems.push(problem(&what, msg).with_value(brief(v)));
                 }
             };
             match v {
@@ -303,11 +311,10 @@ impl<'a> Resolver<'a> {
                         for (lang, v) in map {
                             match self.lang_index(&lang) {
                                 Some(i) => each[i] = Some(v),
-                                None if crate::config::is_known_language(&lang) => {
+                                None => {
                                     let lang = lang.to_ascii_lowercase();
                                     found.other_languages.push((lang, key.clone()));
                                 }
-                                None => {}
                             }
                         }
                     }

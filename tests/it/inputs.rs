@@ -368,6 +368,24 @@ fn values_in_a_language_that_is_not_configured_are_warned_about_once() {
 }
 
 #[test]
+fn a_language_code_that_is_no_language_is_warned_like_an_unlisted_one() {
+    let config = I18N.replace(r#"languages = ["en", "fr"]"#, r#"languages = ["en", "fr", "es"]"#);
+    let p = Project::new(&config);
+    p.write("data/a.csv", "id,name.en,name.sp\n1,Tower,Torre\n");
+    p.write("data/b.jsonl", "{\"id\": 2, \"name\": {\"en\": \"Gate\", \"qq\": \"?\"}}\n");
+    let stderr = p.folio(&["check"]).success().stderr();
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: data/a.csv:1: name: has values in `sp`, which is no language (its first part is no ISO 639 code) and not in [listing] languages (en, fr, es): they are not published",
+            "warning: data/b.jsonl:1: name: has values in `qq`, which is no language (its first part is no ISO 639 code) and not in [listing] languages (en, fr, es): they are not published",
+        ],
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_csv_file_with_semicolons_is_named_as_such_and_read_with_its_setting() {
     let p = Project::new(I18N);
     p.write("data/a.csv", "id;name.en;name.fr;rating\n1;Tower;Tour;4.5\n");
@@ -388,4 +406,34 @@ fn a_trailing_comma_at_the_end_of_an_array_is_named_at_the_comma() {
     data/extra.json:3: invalid JSON: a trailing comma after the last element (column 33)
     error: 1 problem in the input; nothing was written
     ");
+}
+
+#[test]
+fn a_spreadsheets_decimal_commas_are_one_problem_a_column_with_their_fix() {
+    // A semicolon export from a spreadsheet in a European locale: 200 rows of `4,7`.
+    let mut csv = String::from("id;name.en;rating\n");
+    for i in 0..200 {
+        csv.push_str(&format!("{};Place {i};4,{}\n", i + 1, i % 10));
+    }
+    let p = Project::new(&format!("{I18N}\n[input]\ncsv_delimiter = \";\"\n"));
+    p.write("data/a.csv", &csv);
+    insta::assert_snapshot!(rejected(&p), @r#"
+    data/a.csv:2: rating: 200 values in this file are like this one (lines 2, 3, 4, 5, 6, …): "4,0" is not a number (finite decimals only); they use a decimal comma: set `decimal_separator = ","` in [input]
+    error: 1 problem in the input; nothing was written
+    "#);
+    // The fix it names works.
+    p.write(
+        "folio.toml",
+        format!("{I18N}\n[input]\ncsv_delimiter = \";\"\ndecimal_separator = \",\"\n"),
+    );
+    p.folio(&["build"]).success();
+    assert_eq!(p.json("output/api/en/attractions/10/1.json")["data"][0]["rating"], json!(4.0));
+    // Three of a kind or fewer stay one a line.
+    let p = Project::new(I18N);
+    p.write("data/a.csv", "id,name.en,rating\n1,A,x\n2,B,y\n3,C,4.5\n");
+    insta::assert_snapshot!(rejected(&p), @r#"
+    data/a.csv:2: rating: "x" is not a number (finite decimals only)
+    data/a.csv:3: rating: "y" is not a number (finite decimals only)
+    error: 2 problems in the input; nothing was written
+    "#);
 }
