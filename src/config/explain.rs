@@ -27,6 +27,19 @@ pub(super) fn explain(message: &str, text: &str, line: Option<usize>) -> String 
     let valid: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
     // On a table's header (`[il8n]`, `[listing.x]`), the unknown key is a table.
     let header = line.and_then(|l| text.lines().nth(l - 1)).and_then(header_name);
+    // `[field.rating]` for `[fields.rating]`: the unknown key is the header's first part,
+    // a table at the top level.
+    if what == "key"
+        && let Some(header) =
+            header.filter(|h| h.contains('.') && h.split('.').next() == Some(word))
+    {
+        let rest = &header[word.len()..];
+        let hint = match crate::diag::nearest(word, valid.iter().copied()) {
+            Some(best) => format!("; did you mean `[{best}{rest}]`?"),
+            None => format!("; expected one of: {}", valid.join(", ")),
+        };
+        return format!("unknown table `[{header}]`{hint}");
+    }
     if what == "key"
         && let Some(header) = header.filter(|h| h.rsplit('.').next() == Some(word))
     {

@@ -311,27 +311,60 @@ impl Default for DeployConfig {
 impl Config {
     /// Parses `text`; `path` only names the file in messages.
     pub fn from_str(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|span| 1 + text[..span.start].matches('\n').count());
-            let message = explain::explain(e.message().trim_end(), text, line);
-            ConfigError::new(path, line.map(|l| l as u64), message)
-        })
+        Config::parse(text, path).map_err(|mut errors| errors.remove(0))
+    }
+
+    /// Parses `text`, with every unknown or ill-typed key found at once: each such key
+    /// (a misspelled table: its whole section) is blanked out and the text parsed again,
+    /// lines kept, until it parses or an error cannot be set aside (a syntax error).
+    pub fn parse(text: &str, path: &Path) -> Result<Config, Vec<ConfigError>> {
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let mut errors = Vec::new();
+        for _ in 0..64 {
+            let current = lines.join("\n");
+            let e = match toml::from_str::<Config>(&current) {
+                Ok(config) if errors.is_empty() => return Ok(config),
+                Ok(_) => break,
+                Err(e) => e,
+            };
+            let line = e.span().map(|span| 1 + current[..span.start].matches('\n').count());
+            let message = explain::explain(e.message().trim_end(), &current, line);
+            let settable = message.starts_with("unknown ") || message.contains(" must be ");
+            errors.push(ConfigError::new(path, line.map(|l| l as u64), message));
+            let Some(l) = line.filter(|_| settable) else { break };
+            // The key's line; on a table's header, the table down to the next header.
+            let first = l - 1;
+            let is_header = lines.get(first).is_some_and(|h| h.trim_start().starts_with('['));
+            let last = if is_header {
+                (first + 1..lines.len())
+                    .find(|&i| lines[i].trim_start().starts_with('['))
+                    .unwrap_or(lines.len())
+            } else {
+                first + 1
+            };
+            if first >= lines.len() || lines[first..last].iter().all(|l| l.is_empty()) {
+                break;
+            }
+            lines[first..last].iter_mut().for_each(String::clear);
+        }
+        errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
+        Err(errors)
     }
 
     /// Reads and parses `path`; also returns the digest of its bytes.
-    pub fn from_file(path: &Path) -> anyhow::Result<(Result<Config, ConfigError>, String)> {
+    pub fn from_file(path: &Path) -> anyhow::Result<(Result<Config, Vec<ConfigError>>, String)> {
         use anyhow::Context;
         let bytes =
             std::fs::read(path).with_context(|| format!("reading config `{}`", path.display()))?;
         let digest = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
         let shown = crate::diag::display_path(path);
         let config = match String::from_utf8(bytes) {
-            Ok(text) => Config::from_str(&text, &shown),
-            Err(e) => Err(ConfigError::new(
+            Ok(text) => Config::parse(&text, &shown),
+            Err(e) => Err(vec![ConfigError::new(
                 &shown,
                 None,
                 format!("is not UTF-8 (byte {} is invalid)", e.utf8_error().valid_up_to()),
-            )),
+            )]),
         };
         Ok((config, digest))
     }
@@ -454,7 +487,7 @@ impl Project {
         }
         let shown = crate::diag::display_path(&path);
         let (cfg, _) = Config::from_file(&path)?;
-        let cfg = cfg.map_err(|e| Error::Invalid(vec![e]))?;
+        let cfg = cfg.map_err(Error::Invalid)?;
         let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
         let data_dir = match &overrides.data_dir {
             Some(dir) => cwd.join(dir),

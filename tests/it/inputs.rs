@@ -131,6 +131,34 @@ fn unknown_config_key_names_key_and_file() {
 }
 
 #[test]
+fn every_unknown_key_and_misspelled_table_is_reported_at_once() {
+    let p = Project::new(
+        r#"
+        [listing]
+        langauges = ["en"]
+        default_page_size = "10"
+        [fields.name]
+        localised = true
+        [fields.summary]
+        localised = true
+        [field.rating]
+        type = "number"
+        [i18n]
+        fallback = "default"
+    "#,
+    );
+    let run = p.folio(&["build"]).fails(1);
+    insta::assert_snapshot!(run.stderr(), @r#"
+    folio.toml:3: unknown key `langauges` in [listing]; did you mean `languages`?
+    folio.toml:4: `default_page_size` in [listing] must be a whole number, 0 or more, not a string ("10")
+    folio.toml:6: unknown key `localised` in [fields.name]; did you mean `localized`?
+    folio.toml:8: unknown key `localised` in [fields.summary]; did you mean `localized`?
+    folio.toml:9: unknown table `[field.rating]`; did you mean `[fields.rating]`?
+    error: invalid configuration; nothing was written
+    "#);
+}
+
+#[test]
 fn invalid_config_values_are_all_reported() {
     let p = Project::new(
         r#"
