@@ -379,8 +379,21 @@ fn check_sort_types(project: &Project, set: &Dataset, problems: &mut Vec<Problem
                 match first {
                     None => first = Some((kind, r)),
                     Some((k0, r0)) if k0 != kind => {
+                        // The fix: one declared type, which CSV cells are read as.
+                        let field = &key.field;
+                        let fix = if [k0, kind].contains(&"number")
+                            && [k0, kind].contains(&"string")
+                        {
+                            format!(
+                                "; declare its type so that every file is read alike: `[fields.{field}]` with `type = \"integer\"` (or \"number\")"
+                            )
+                        } else {
+                            format!(
+                                "; declare its type under `[fields.{field}]` so that every file is read alike"
+                            )
+                        };
                         let msg = format!(
-                            "sort field mixes types: {kind} here, {k0} at {}",
+                            "sort field mixes types: {kind} here, {k0} at {}{fix}",
                             location(set, r0.origin)
                         );
                         let path = diag::display_path(&set.files[r.origin.file]);

@@ -98,10 +98,17 @@ fn sort_field_mixing_types_is_an_error() {
     "#,
     );
     p.write("data/a.jsonl", "{\"id\": 1, \"rank\": 3}\n{\"id\": 2, \"rank\": \"high\"}\n");
-    insta::assert_snapshot!(rejected(&p), @r"
-    data/a.jsonl:2: rank: sort field mixes types: string here, number at data/a.jsonl:1
+    insta::assert_snapshot!(rejected(&p), @r#"
+    data/a.jsonl:2: rank: sort field mixes types: string here, number at data/a.jsonl:1; declare its type so that every file is read alike: `[fields.rank]` with `type = "integer"` (or "number")
     error: 1 problem in the input; nothing was written
-    ");
+    "#);
+    // Ids from a CSV file (strings, untyped) and from JSON (numbers): the fix that docs/config.md
+    // gives, in the message.
+    let p = Project::new("[listing]\nlanguages = [\"en\"]\n[fields.name]\nlocalized = true\n");
+    p.write("data/a.csv", "id,name.en\n1,Tower\n");
+    p.write("data/b.jsonl", "{\"id\": 2, \"name\": {\"en\": \"Gate\"}}\n");
+    let err = rejected(&p);
+    assert!(err.contains("`[fields.id]` with `type = \"integer\"`"), "{err}");
 }
 
 #[test]
