@@ -10,9 +10,17 @@ use crate::diag::Problem;
 /// serde_json's message without its trailing " at line L column C".
 pub fn message(e: &serde_json::Error) -> String {
     let s = e.to_string();
-    match s.rfind(" at line ") {
+    let s = match s.rfind(" at line ") {
         Some(i) => s[..i].to_string(),
         None => s,
+    };
+    // serde_json's words for a lone UTF-16 surrogate (`"\ud800"`), which JSON tools such
+    // as `JSON.stringify` write for half of a character.
+    match s.as_str() {
+        "unexpected end of hex escape" | "lone leading surrogate in hex escape" => format!(
+            "{s}: a `\\u` escape takes four hex digits, and one of `\\ud800`-`\\udbff` (half of a UTF-16 pair, a lone surrogate, no character) must be followed by its other half `\\udc00`-`\\udfff`; write the character itself, or both halves"
+        ),
+        _ => s,
     }
 }
 

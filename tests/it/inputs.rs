@@ -166,6 +166,16 @@ fn every_unknown_key_and_misspelled_table_is_reported_at_once() {
 }
 
 #[test]
+fn a_lone_surrogate_is_named_as_such() {
+    let p = Project::new(I18N);
+    p.write("data/a.jsonl", "{\"id\": 1, \"name\": {\"en\": \"a\\ud800\"}}\n");
+    let err = rejected(&p);
+    assert!(err.contains("data/a.jsonl:1: invalid JSON: "), "{err}");
+    assert!(err.contains("a lone surrogate, no character"), "{err}");
+    assert!(err.contains("write the character itself, or both halves"), "{err}");
+}
+
+#[test]
 fn invalid_config_values_are_all_reported() {
     let p = Project::new(
         r#"
