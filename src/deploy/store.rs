@@ -190,6 +190,31 @@ fn missing_credentials(scheme: Scheme) -> Option<String> {
     Some(format!("no credentials were found in the environment: folio looked for {ways}"))
 }
 
+/// Credentials that go in pairs, one set without the other: which is missing, by its
+/// variable. `None` when every pair is whole or absent.
+fn half_a_pair(scheme: Scheme) -> Option<String> {
+    let pairs: &[(&str, &str)] = match scheme {
+        Scheme::S3 => &[
+            ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"),
+            ("AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID"),
+            ("AWS_SESSION_TOKEN", "AWS_ACCESS_KEY_ID"),
+            ("AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN"),
+        ],
+        Scheme::Azure => &[
+            ("AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCOUNT_NAME"),
+            ("AZURE_STORAGE_ACCESS_KEY", "AZURE_STORAGE_ACCOUNT_NAME"),
+            ("AZURE_STORAGE_SAS_KEY", "AZURE_STORAGE_ACCOUNT_NAME"),
+        ],
+        Scheme::Gcs | Scheme::File => &[],
+    };
+    let missing: Vec<String> = pairs
+        .iter()
+        .filter(|(set, needs)| env(set).is_some() && env(needs).is_none())
+        .map(|(set, needs)| format!("{set} is set but {needs} is not (they go together)"))
+        .collect();
+    (!missing.is_empty()).then(|| missing.join("; "))
+}
+
 /// Retries: four, as the AWS SDKs' standard mode makes three attempts; a failure is then
 /// reported rather than waited out (object_store's default waits up to three minutes).
 fn retry() -> RetryConfig {
@@ -306,8 +331,13 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
     // reqwest's rustls needs one crypto provider for the process; ring is the one built.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let what = || format!("setting up {}", target.display());
+    // Half a pair of credentials is named before the client says "Missing AccessKeyId".
+    if let Some(half) = half_a_pair(target.scheme) {
+        return Err(Failure::Refused(format!("{}: {half}", what())));
+    }
     let refused = |e: object_store::Error| {
-        Failure::Refused(format!("{}: {}", what(), crate::deploy::store_says(&e)))
+        let hint = missing_credentials(target.scheme).map(|h| format!("; {h}")).unwrap_or_default();
+        Failure::Refused(format!("{}: {}{hint}", what(), crate::deploy::store_says(&e)))
     };
     let requests = Arc::new(Requests::default());
     let counted = || CountedConnector(requests.clone());

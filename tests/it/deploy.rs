@@ -1541,4 +1541,15 @@ fn s3_missing_credentials_are_named() {
         "{}",
         run.stderr()
     );
+    // Half a pair is named by the variable that is missing, before any request.
+    let mut cmd = remote.command(&p, &[]);
+    cmd.env_remove("AWS_ACCESS_KEY_ID").env("AWS_SECRET_ACCESS_KEY", "secret");
+    let run = Run::of("folio deploy (half a pair)".into(), cmd.output().unwrap()).fails(1);
+    assert!(
+        run.stderr().contains(
+            "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not (they go together)"
+        ),
+        "{}",
+        run.stderr()
+    );
 }

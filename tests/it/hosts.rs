@@ -172,3 +172,32 @@ fn caddy_answers_the_whole_table() {
     let output = p.path("output");
     table::run(&target("caddy", port, &output, true, &[]));
 }
+
+#[test]
+fn the_ci_nginx_smoke_script_passes_on_a_mounted_build_as_written() {
+    if !need("nginx") || !need("jq") || !need("curl") || !need("bash") {
+        return;
+    }
+    // docs/ci.md's script, as a user commits it.
+    let doc = std::fs::read_to_string(crate::harness::repo().join("docs/ci.md")).unwrap();
+    let after = doc.split("Commit this as `ci/nginx-smoke.sh`").nth(1).unwrap();
+    let script = after.split("```bash\n").nth(1).unwrap().split("```").next().unwrap();
+    // A base_url with a path, and nginx on a port of its own: the script finds both.
+    let port = free_port();
+    let p = Project::sample();
+    let cfg = p.read("folio.toml");
+    let targets = cfg.lines().find(|l| l.starts_with("targets = ")).unwrap().to_string();
+    let listen = cfg.lines().find(|l| l.starts_with("listen = ")).unwrap().to_string();
+    let cfg = cfg
+        .replace("base_url = \"\"", "base_url = \"https://example.org/travel\"")
+        .replace(&targets, "targets = [\"nginx\"]")
+        .replace(&listen, &format!("listen = \"127.0.0.1:{port}\""));
+    p.write("folio.toml", cfg);
+    p.folio(&["build"]).success();
+    p.write("ci/nginx-smoke.sh", script);
+    let out =
+        Command::new("bash").arg("ci/nginx-smoke.sh").current_dir(p.dir.path()).output().unwrap();
+    let said =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && said.contains("nginx serves the API as expected"), "{said}");
+}
