@@ -51,6 +51,21 @@ pub struct Config {
     pub output: OutputConfig,
     pub hosting: HostingConfig,
     pub deploy: DeployConfig,
+    pub openapi: OpenApiConfig,
+}
+
+/// `[openapi]`: what the OpenAPI document says of the API beyond its shape (its licence
+/// and who to contact), for the linters and client generators that ask.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OpenApiConfig {
+    /// An SPDX identifier (`CC-BY-4.0`, `MIT`): `info.license`.
+    pub license: String,
+    /// The licence's URL, for a licence with no SPDX identifier.
+    pub license_url: String,
+    pub contact_name: String,
+    pub contact_email: String,
+    pub contact_url: String,
 }
 
 impl Default for Config {
@@ -68,6 +83,7 @@ impl Default for Config {
             output: OutputConfig::default(),
             hosting: HostingConfig::default(),
             deploy: DeployConfig::default(),
+            openapi: OpenApiConfig::default(),
         }
     }
 }
@@ -467,6 +483,7 @@ pub struct Project {
     pub precompress: Vec<crate::compress::Codec>,
     pub hosting: HostingConfig,
     pub deploy: DeployConfig,
+    pub openapi: OpenApiConfig,
     /// Digest of every setting that shapes the output ([`Project::shape_digest`], set by
     /// [`Project::discover`]): a build records it, and `folio deploy` refuses an output
     /// built from other settings. Comments and `[deploy]` are not in it.

@@ -178,6 +178,18 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
             c.hosting.listen
         ));
     }
+    let o = &c.openapi;
+    if !o.license.is_empty() && !o.license_url.is_empty() {
+        err("openapi.license and openapi.license_url: give one (OpenAPI takes a licence's SPDX identifier or its URL, not both)".into());
+    }
+    if !o.contact_email.is_empty() && !o.contact_email.contains('@') {
+        err(format!("openapi.contact_email `{}` is not an email address", o.contact_email));
+    }
+    for (key, url) in [("license_url", &o.license_url), ("contact_url", &o.contact_url)] {
+        if !url.is_empty() && !url.starts_with("https://") && !url.starts_with("http://") {
+            err(format!("openapi.{key} `{url}` must start with https:// or http://"));
+        }
+    }
     let d = &c.deploy;
     if d.concurrency == 0 || d.concurrency > 1024 {
         err(format!("deploy.concurrency {} must be between 1 and 1024", d.concurrency));
@@ -275,6 +287,7 @@ impl Config {
             precompress,
             hosting: self.hosting,
             deploy: self.deploy,
+            openapi: self.openapi,
             config_digest: String::new(),
         })
     }

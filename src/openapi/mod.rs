@@ -58,15 +58,37 @@ pub fn document(project: &Project, routes: &Routes) -> Value {
         "head": operation(&format!("head{name}"), resource, false, true, routes),
         "options": options(&format!("options{name}"), resource, false),
     });
+    let mut info = json!({
+        "title": format!("{resource} API"),
+        "version": env!("CARGO_PKG_VERSION"),
+        "description": description,
+    });
+    let o = &project.openapi;
+    if !o.license.is_empty() || !o.license_url.is_empty() {
+        let name = if o.license.is_empty() { "License" } else { o.license.as_str() };
+        info["license"] = json!({"name": name});
+        if !o.license.is_empty() {
+            info["license"]["identifier"] = json!(o.license);
+        } else {
+            info["license"]["url"] = json!(o.license_url);
+        }
+    }
+    let contact: serde_json::Map<String, Value> =
+        [("name", &o.contact_name), ("email", &o.contact_email), ("url", &o.contact_url)]
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k.to_string(), json!(v)))
+            .collect();
+    if !contact.is_empty() {
+        info["contact"] = Value::Object(contact);
+    }
     json!({
         "openapi": "3.1.0",
-        "info": {
-            "title": format!("{resource} API"),
-            "version": env!("CARGO_PKG_VERSION"),
-            "description": description,
-        },
+        "info": info,
+        // A public, read-only API: no operation needs credentials.
+        "security": [],
         "servers": [{"url": server}],
-        "tags": [{"name": resource}],
+        "tags": [{"name": resource, "description": format!("The {resource}, a page at a time, in each language")}],
         "paths": {
             format!("/{}", layout::endpoint(Some("{lang}"), resource)): by_lang,
             format!("/{}", layout::endpoint(None, resource)): default,
@@ -255,7 +277,7 @@ mod tests {
         assert_eq!(props["name"]["type"], "string");
         // Optional and localized: null when the default language is missing too.
         assert_eq!(props["summary"]["type"], json!(["string", "null"]));
-        assert_eq!(props["tags"], json!({"type": ["array", "null"]}));
+        assert_eq!(props["tags"], json!({"type": ["array", "null"], "items": {}}));
         assert_eq!(props["open"], json!({"type": "boolean"}));
         assert_eq!(
             props["location"],

@@ -142,7 +142,8 @@ fn type_schema(kind: Option<FieldType>) -> Value {
         Some(FieldType::Integer) => json!({"type": "integer"}),
         Some(FieldType::Number) => json!({"type": "number"}),
         Some(FieldType::Boolean) => json!({"type": "boolean"}),
-        Some(FieldType::List) => json!({"type": "array"}),
+        // A list from CSV holds strings; from JSON, any value: `{}` says so.
+        Some(FieldType::List) => json!({"type": "array", "items": {}}),
         Some(FieldType::Json) | None => json!({}),
     }
 }

@@ -447,3 +447,89 @@ fn a_project_template_replaces_the_explorer_and_a_broken_one_fails_the_build() {
     );
     assert!(html == p.read("output/api/explorer.html"), "nothing was written");
 }
+
+/// Runs `tool` (a program of tests/node_modules/.bin) with `args`, its stdout as JSON.
+fn lint_json(tool: &str, args: &[&std::ffi::OsStr], dir: &Path) -> Value {
+    let out = Command::new(repo_bin(tool))
+        .args(args)
+        .current_dir(dir)
+        .env("REDOCLY_TELEMETRY", "off")
+        .env("REDOCLY_SUPPRESS_UPDATE_NOTICE", "true")
+        .env("NO_UPDATE_NOTIFIER", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{tool}: {e}\n{text}\n{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+fn repo_bin(tool: &str) -> PathBuf {
+    crate::harness::repo().join("tests/node_modules/.bin").join(tool)
+}
+
+#[test]
+fn openapi_document_passes_spectral_and_redocly_with_only_the_explained_warnings() {
+    if !need("node")
+        || !crate::harness::missing_is_ok(
+            repo_bin("spectral").is_file() && repo_bin("redocly").is_file(),
+            "spectral and redocly (npm, tests/package.json)",
+        )
+    {
+        return;
+    }
+    // The sample, and a config with every field type and the [openapi] keys.
+    let every = sample_with(&[(
+        "[hosting]",
+        "[fields.open]\ntype = \"boolean\"\n[fields.extra]\ntype = \"json\"\n[fields.label]\ntype = \"string\"\n\n[openapi]\nlicense = \"CC-BY-4.0\"\ncontact_email = \"api@example.org\"\n\n[hosting]",
+    )]);
+    let projects = [(sample_with(&[]), false), (every, true)];
+    let rules = tempfile::tempdir().unwrap();
+    std::fs::write(rules.path().join(".spectral.yaml"), "extends: [\"spectral:oas\"]\n").unwrap();
+    for (p, described) in &projects {
+        p.folio(&["build"]).success();
+        let doc = p.path("output/api/openapi.json");
+        let spectral = lint_json(
+            "spectral",
+            &["lint".as_ref(), doc.as_os_str(), "--format".as_ref(), "json".as_ref()],
+            rules.path(),
+        );
+        let mut spectral_codes: Vec<String> = Vec::new();
+        for finding in spectral.as_array().unwrap() {
+            assert_ne!(finding["severity"], 0, "a Spectral error: {finding}");
+            spectral_codes.push(finding["code"].as_str().unwrap().to_string());
+        }
+        let redocly = lint_json(
+            "redocly",
+            &["lint".as_ref(), doc.as_os_str(), "--format".as_ref(), "json".as_ref()],
+            rules.path(),
+        );
+        let mut redocly_rules: Vec<String> = Vec::new();
+        for problem in redocly["problems"].as_array().unwrap() {
+            assert_ne!(problem["severity"], "error", "a Redocly error: {problem}");
+            redocly_rules.push(problem["ruleId"].as_str().unwrap().to_string());
+        }
+        // Only the warnings docs/api.md explains; the [openapi] keys silence theirs.
+        let mut spectral_allowed = vec!["oas3-unused-component"];
+        let mut redocly_allowed = vec!["no-unused-components", "operation-4xx-response"];
+        if !described {
+            spectral_allowed.push("info-contact");
+            redocly_allowed.push("info-license");
+        }
+        for code in &spectral_codes {
+            assert!(spectral_allowed.contains(&code.as_str()), "Spectral warns {code}: {spectral}");
+        }
+        for rule in &redocly_rules {
+            assert!(redocly_allowed.contains(&rule.as_str()), "Redocly warns {rule}: {redocly}");
+        }
+        let api = std::fs::read_to_string(crate::harness::repo().join("docs/api.md")).unwrap();
+        for rule in spectral_codes.iter().chain(&redocly_rules) {
+            assert!(api.contains(&format!("`{rule}`")), "docs/api.md does not explain {rule}");
+        }
+    }
+    let doc: Value = serde_json::from_str(&projects[1].0.read("output/api/openapi.json")).unwrap();
+    assert_eq!(doc["security"], json!([]));
+    assert_eq!(doc["info"]["license"], json!({"name": "CC-BY-4.0", "identifier": "CC-BY-4.0"}));
+    assert_eq!(doc["info"]["contact"], json!({"email": "api@example.org"}));
+    let tags = &doc["components"]["schemas"]["Item"]["properties"]["tags"];
+    assert_eq!(tags["items"], json!({}), "{tags}");
+}

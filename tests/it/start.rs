@@ -295,6 +295,7 @@ fn parser_keys() -> BTreeMap<String, BTreeSet<String>> {
         "[output]",
         "[hosting]",
         "[hosting.cloudflare]",
+        "[openapi]",
         "[deploy]",
     ]
     .into_iter()
