@@ -124,3 +124,31 @@ fn table_before(text: &str, line: usize) -> Option<&str> {
     let name = header.trim().trim_start_matches('[').split(']').next()?;
     Some(name.trim())
 }
+
+/// The line (1-based) of the key a validation message opens with (`listing.languages: ...`,
+/// `hosting.listen `x` ...`, `base_url ...`): the key in its table, or the table's header
+/// when the key is not written (a default). `None` when neither is in the file.
+pub(super) fn line_of_key(text: &str, message: &str) -> Option<u64> {
+    let path = message.split([':', ' ', '`']).next()?;
+    if path.is_empty() || !path.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)) {
+        return None;
+    }
+    let (table, key) = path.rsplit_once('.').unwrap_or(("", path));
+    let mut current = String::new();
+    let mut header_line = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if let Some(h) = header_name(trimmed) {
+            current = h.replace(['"', ' '], "");
+            if current == table {
+                header_line = Some(i as u64 + 1);
+            }
+            continue;
+        }
+        let Some((k, _)) = trimmed.split_once('=') else { continue };
+        if current == table && k.trim().trim_matches('"') == key {
+            return Some(i as u64 + 1);
+        }
+    }
+    header_line
+}

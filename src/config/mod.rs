@@ -545,6 +545,12 @@ impl Project {
                     }
                 }
             }
+            // Each problem at the line of its key.
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for e in errors.iter_mut().filter(|e| e.line.is_none()) {
+                e.line = explain::line_of_key(&text, &e.message);
+            }
+            errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
             Error::Invalid(errors)
         })?;
         project.config_digest = project.shape_digest();

@@ -55,7 +55,13 @@ fn languages_and_sizes(l: &ListingConfig, err: Err) -> usize {
         err("listing.languages must name at least one language".into());
     }
     for (i, lang) in l.languages.iter().enumerate() {
-        if !is_language_tag(lang) {
+        if !is_language_tag(lang) && is_language_tag(&lang.to_ascii_lowercase()) {
+            // `EN`: the lowercase one is the answer.
+            err(format!(
+                "listing.languages: `{lang}` is not lowercase: write `{}` (tags are lowercase in URLs and data keys)",
+                lang.to_ascii_lowercase()
+            ));
+        } else if !is_language_tag(lang) {
             err(format!(
                 "listing.languages: `{lang}` is not a lowercase BCP 47 tag like `en` or `pt-br`"
             ));
@@ -74,8 +80,14 @@ fn languages_and_sizes(l: &ListingConfig, err: Err) -> usize {
             ));
         }
     }
-    let default_language =
-        l.languages.iter().position(|x| *x == l.default_language).unwrap_or_else(|| {
+    // A language written in capitals is one problem, said above: not a second one here.
+    let same = |x: &String| x.eq_ignore_ascii_case(&l.default_language);
+    let default_language = l
+        .languages
+        .iter()
+        .position(|x| *x == l.default_language)
+        .or_else(|| l.languages.iter().position(same))
+        .unwrap_or_else(|| {
             err(format!(
                 "listing.default_language `{}` is not one of listing.languages ({}){}",
                 l.default_language,
@@ -306,7 +318,7 @@ mod tests {
         .unwrap_err();
         let all = err.join("\n");
         for needle in [
-            "`EN` is not a lowercase BCP 47 tag",
+            "`EN` is not lowercase: write `en`",
             "`errors` would share a folder",
             "default_language `de` is not one of",
             "0 must be between 1 and 100000",

@@ -386,7 +386,7 @@ mod tests {
     #[test]
     fn bad_options_get_the_builds_own_messages() {
         let err = files(&options(&["EN"])).unwrap_err();
-        assert!(err[0].contains("`EN` is not a lowercase BCP 47 tag"), "{err:?}");
+        assert!(err[0].contains("`EN` is not lowercase: write `en`"), "{err:?}");
         let err = files(&Options { resource: "a/b".into(), ..options(&["en"]) }).unwrap_err();
         assert!(err[0].contains("must be a lowercase path segment"), "{err:?}");
         let err =

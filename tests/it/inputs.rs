@@ -186,12 +186,13 @@ fn invalid_config_values_are_all_reported() {
         "#,
     );
     let run = p.folio(&["build"]).fails(1);
+    // Each at the line of its key (a key left to its default: its table's header), in
+    // line order; `EN` is one problem, with the answer, not two.
     insta::assert_snapshot!(run.stderr(), @r"
-    folio.toml: listing.languages: `EN` is not a lowercase BCP 47 tag like `en` or `pt-br`
-    folio.toml: listing.default_language `en` is not one of listing.languages (EN)
-    folio.toml: listing.page_sizes: 0 must be between 1 and 100000
-    folio.toml: listing.default_page_size 10 is not one of listing.page_sizes
-    folio.toml: output_dir `data` is the data folder
+    folio.toml:2: output_dir `data` is the data folder
+    folio.toml:3: listing.default_page_size 10 is not one of listing.page_sizes
+    folio.toml:4: listing.languages: `EN` is not lowercase: write `en` (tags are lowercase in URLs and data keys)
+    folio.toml:5: listing.page_sizes: 0 must be between 1 and 100000
     error: invalid configuration; nothing was written
     ");
 }
@@ -381,7 +382,7 @@ fn a_language_code_that_is_no_language_is_refused_with_the_code_the_data_has() {
     p.write("data/a.csv", "id,name.en,name.fr,name.es\n1,Tower,Tour,Torre\n");
     let run = p.folio(&["check"]).fails(1);
     insta::assert_snapshot!(run.stderr(), @"
-    folio.toml: listing.languages: `sp` is no language: its first part is no ISO 639 code (such as `es` for Spanish, or `pt-br` for Portuguese as spoken in Brazil); did you mean `es`? (data/a.csv has `name.es`)
+    folio.toml:3: listing.languages: `sp` is no language: its first part is no ISO 639 code (such as `es` for Spanish, or `pt-br` for Portuguese as spoken in Brazil); did you mean `es`? (data/a.csv has `name.es`)
     error: invalid configuration
     ");
     // Region and script subtags stay as they are; three-letter codes are languages too.

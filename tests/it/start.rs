@@ -91,7 +91,7 @@ fn init_refuses_an_existing_project_and_force_never_touches_data() {
 fn init_refuses_bad_options_with_the_builds_messages() {
     let tmp = tempfile::tempdir().unwrap();
     let run = folio_in(tmp.path(), &["init", "x", "--languages", "en,FR"]).fails(2);
-    assert!(run.stderr().contains("`FR` is not a lowercase BCP 47 tag"), "{}", run.stderr());
+    assert!(run.stderr().contains("`FR` is not lowercase: write `fr`"), "{}", run.stderr());
     let run = folio_in(tmp.path(), &["init", "x", "--default-language", "de"]).fails(2);
     assert!(run.stderr().contains("default_language `de` is not one of"), "{}", run.stderr());
     assert!(!tmp.path().join("x").exists(), "nothing created");
