@@ -162,6 +162,32 @@ pub enum FieldType {
     Boolean,
     List,
     Json,
+    /// An ISO 8601 calendar date, `YYYY-MM-DD`.
+    Date,
+    /// An RFC 3339 date and time with its offset (`2026-11-26T09:30:00+01:00`).
+    Datetime,
+}
+
+impl FieldType {
+    /// Whether `s` is a value of this date type, as written: `YYYY-MM-DD` for a date, RFC
+    /// 3339 for a date-time. `false` for the other types.
+    pub fn is_date_value(self, s: &str) -> bool {
+        match self {
+            FieldType::Date => {
+                s.len() == 10 && chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok()
+            }
+            FieldType::Datetime => chrono::DateTime::parse_from_rfc3339(s).is_ok(),
+            _ => false,
+        }
+    }
+
+    /// A date-time as microseconds since the epoch in UTC, the instant it sorts by (offsets
+    /// differ from value to value); `None` for anything else.
+    pub fn instant(self, s: &str) -> Option<i64> {
+        (self == FieldType::Datetime)
+            .then(|| chrono::DateTime::parse_from_rfc3339(s).ok().map(|d| d.timestamp_micros()))
+            .flatten()
+    }
 }
 
 impl FieldType {
@@ -173,6 +199,8 @@ impl FieldType {
             FieldType::Boolean => "boolean",
             FieldType::List => "list",
             FieldType::Json => "json",
+            FieldType::Date => "date",
+            FieldType::Datetime => "datetime",
         }
     }
 }

@@ -73,6 +73,12 @@ pub fn convert(cell: &str, kind: Option<FieldType>, decimal: u8) -> Result<Value
         }
         FieldType::Json => serde_json::from_str(cell)
             .map_err(|e| format!("{cell:?} is not valid JSON: {}", super::json::message(&e))),
+        // Written as given, once it is one.
+        date if date.is_date_value(cell) => Ok(Value::String(cell.to_string())),
+        FieldType::Date => Err(format!("{cell:?} is not a date (YYYY-MM-DD, a real day)")),
+        _ => Err(format!(
+            "{cell:?} is not a date-time (RFC 3339 with its offset, like 2026-11-26T09:30:00Z)"
+        )),
     }
 }
 

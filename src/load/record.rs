@@ -92,6 +92,7 @@ pub fn check_type(v: &Value, kind: FieldType) -> Result<(), String> {
         FieldType::Boolean => v.is_boolean(),
         FieldType::List => v.is_array(),
         FieldType::Json => true,
+        FieldType::Date | FieldType::Datetime => v.as_str().is_some_and(|s| kind.is_date_value(s)),
     };
     if ok {
         return Ok(());
@@ -110,6 +111,8 @@ fn article(kind: FieldType) -> &'static str {
         FieldType::Boolean => "a boolean",
         FieldType::List => "a list",
         FieldType::Json => "a JSON value",
+        FieldType::Date => "a date (YYYY-MM-DD, a real day)",
+        FieldType::Datetime => "a date-time (RFC 3339 with its offset, like 2026-11-26T09:30:00Z)",
     }
 }
 
@@ -362,11 +365,17 @@ impl<'a> Resolver<'a> {
                 None => (sort.field.as_str(), None),
             };
             let field = resolved.iter().find(|(k, _)| k == top).map(|(_, v)| v);
+            // A date-time sorts by its instant (offsets differ); a date by its text.
+            let kind = p.schema.get(&sort.field).and_then(|s| s.kind);
             let value_in = |v: &Value| -> Result<SortValue, &'static str> {
-                match rest {
+                let value = match rest {
                     None => to_sort_value(Some(v)),
                     Some(r) => to_sort_value(v.as_object().and_then(|o| lookup(o, r))),
-                }
+                }?;
+                Ok(match (&value, kind) {
+                    (SortValue::Str(s), Some(k)) => k.instant(s).map_or(value, SortValue::Int),
+                    _ => value,
+                })
             };
             let key = match field {
                 None => Ok(PerLang::Shared(SortValue::Null)),

@@ -145,6 +145,8 @@ fn type_schema(kind: Option<FieldType>) -> Value {
         // A list from CSV holds strings; from JSON, any value: `{}` says so.
         Some(FieldType::List) => json!({"type": "array", "items": {}}),
         Some(FieldType::Json) | None => json!({}),
+        Some(FieldType::Date) => json!({"type": "string", "format": "date"}),
+        Some(FieldType::Datetime) => json!({"type": "string", "format": "date-time"}),
     }
 }
 

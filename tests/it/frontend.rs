@@ -480,7 +480,7 @@ fn openapi_document_passes_spectral_and_redocly_with_only_the_explained_warnings
     // The sample, and a config with every field type and the [openapi] keys.
     let every = sample_with(&[(
         "[hosting]",
-        "[fields.open]\ntype = \"boolean\"\n[fields.extra]\ntype = \"json\"\n[fields.label]\ntype = \"string\"\n\n[openapi]\nlicense = \"CC-BY-4.0\"\ncontact_email = \"api@example.org\"\n\n[hosting]",
+        "[fields.open]\ntype = \"boolean\"\n[fields.extra]\ntype = \"json\"\n[fields.label]\ntype = \"string\"\n[fields.opened]\ntype = \"date\"\n[fields.updated]\ntype = \"datetime\"\n\n[openapi]\nlicense = \"CC-BY-4.0\"\ncontact_email = \"api@example.org\"\n\n[hosting]",
     )]);
     let projects = [(sample_with(&[]), false), (every, true)];
     let rules = tempfile::tempdir().unwrap();

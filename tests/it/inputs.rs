@@ -483,3 +483,44 @@ fn a_spreadsheets_decimal_commas_are_one_problem_a_column_with_their_fix() {
     error: 2 problems in the input; nothing was written
     "#);
 }
+
+#[test]
+fn dates_and_date_times_are_checked_sorted_by_their_instant_and_written_as_given() {
+    let config = format!(
+        "{I18N}\n[fields.opened]\ntype = \"date\"\n[fields.updated]\ntype = \"datetime\"\n"
+    )
+    .replace("[listing]\n", "[listing]\n    sort = [\"updated\"]\n");
+    let p = Project::new(&config);
+    p.write(
+        "data/a.csv",
+        "id,name.en,opened,updated\n1,A,2026-02-30,2026-01-01T09:45:00Z\n2,B,26-1-1,noon\n",
+    );
+    p.write("data/b.jsonl", "{\"id\": 3, \"name\": {\"en\": \"C\"}, \"opened\": 20260101}\n");
+    insta::assert_snapshot!(rejected(&p), @r#"
+    data/a.csv:2: opened: "2026-02-30" is not a date (YYYY-MM-DD, a real day)
+    data/a.csv:3: opened: "26-1-1" is not a date (YYYY-MM-DD, a real day)
+    data/a.csv:3: updated: "noon" is not a date-time (RFC 3339 with its offset, like 2026-11-26T09:30:00Z)
+    data/b.jsonl:1: opened: expected a date (YYYY-MM-DD, a real day), found an integer (20260101)
+    error: 4 problems in the input; nothing was written
+    "#);
+    // 10:30 at +01:00 is 09:30 UTC: before 09:45Z, though its text sorts after.
+    p.write(
+        "data/a.csv",
+        "id,name.en,opened,updated\n1,A,2026-02-28,2026-01-01T09:45:00Z\n2,B,2025-12-31,2026-01-01T10:30:00+01:00\n",
+    );
+    p.write(
+        "data/b.jsonl",
+        "{\"id\": 3, \"name\": {\"en\": \"C\"}, \"updated\": \"2025-06-01T00:00:00-07:00\"}\n",
+    );
+    p.folio(&["build"]).success();
+    let page = p.json("output/api/en/attractions/10/1.json");
+    let ids: Vec<i64> =
+        page["data"].as_array().unwrap().iter().map(|i| i["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [3, 2, 1], "{page}");
+    assert_eq!(page["data"][1]["updated"], "2026-01-01T10:30:00+01:00", "written as given");
+    assert_eq!(page["data"][1]["opened"], "2025-12-31");
+    let openapi = p.json("output/api/openapi.json");
+    let props = &openapi["components"]["schemas"]["Item"]["properties"];
+    assert_eq!(props["opened"]["format"], "date", "{props}");
+    assert_eq!(props["updated"]["format"], "date-time", "{props}");
+}
