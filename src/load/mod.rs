@@ -7,6 +7,7 @@ pub mod emit;
 pub mod json;
 pub mod languages;
 pub mod record;
+mod unique;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -213,8 +214,9 @@ impl FileOut<'_> {
                     Raw::Object { object, .. } => Some(object),
                     Raw::Text { text, column, .. } => match simdutf8::basic::from_utf8(text)
                         .map_err(|_| None)
-                        .and_then(|text| serde_json::from_str::<Value>(text).map_err(Some))
-                    {
+                        .and_then(|text| {
+                            serde_json::from_str::<unique::Unique>(text).map(|u| u.0).map_err(Some)
+                        }) {
                         Ok(Value::Object(o)) => Some(o),
                         Ok(other) => {
                             let why =

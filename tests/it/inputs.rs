@@ -524,3 +524,17 @@ fn dates_and_date_times_are_checked_sorted_by_their_instant_and_written_as_given
     assert_eq!(props["opened"]["format"], "date", "{props}");
     assert_eq!(props["updated"]["format"], "date-time", "{props}");
 }
+
+#[test]
+fn a_key_repeated_in_one_object_is_a_problem_at_its_line() {
+    let p = Project::new(I18N);
+    p.write(
+        "data/a.jsonl",
+        "{\"id\": 1, \"name\": {\"en\": \"A\"}}\n{\"id\": 2, \"name\": {\"en\": \"B\", \"en\": \"C\"}, \"rating\": 4}\n",
+    );
+    let err = rejected(&p);
+    assert!(
+        err.contains("data/a.jsonl:2: invalid JSON: the key `en` appears twice in one object"),
+        "{err}"
+    );
+}
