@@ -89,6 +89,7 @@ fn plan(
     warnings: &mut Vec<Problem>,
 ) -> Vec<Column> {
     let schema = &res.project().schema;
+    res.seen_in_header(header);
     let mut columns = Vec::with_capacity(header.len());
     for (i, name) in header.iter().enumerate() {
         let bad = |msg: String| Problem::unplaced(Some(1), msg).with_field(name);

@@ -222,6 +222,21 @@ impl<'a> Resolver<'a> {
     }
 
     /// Resolves one record. On problems, returns them all (and no record).
+    /// A CSV header names its fields before any row is read: an undeclared name among
+    /// them is no typo, whatever becomes of the rows (each may have a problem of its own,
+    /// which must not bring a false "no record has the field" with it).
+    pub fn seen_in_header(&self, header: &[String]) {
+        for (_, field, seen) in &self.undeclared {
+            let named = header.iter().any(|column| {
+                column == field
+                    || column.strip_prefix(field.as_str()).is_some_and(|rest| rest.starts_with('.'))
+            });
+            if named {
+                seen.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
     pub fn resolve(
         &self,
         obj: Map<String, Value>,

@@ -538,3 +538,22 @@ fn a_key_repeated_in_one_object_is_a_problem_at_its_line() {
         "{err}"
     );
 }
+
+#[test]
+fn no_false_problem_follows_from_another() {
+    // Every row has a problem of its own (a decimal comma): no row becomes a record, yet
+    // `category` is in the header, so "no record has the field `category`" would be false.
+    let config =
+        I18N.replace("[listing]\n", "[listing]\n    fields = [\"id\", \"name\", \"category\"]\n");
+    let p = Project::new(&format!("{config}\n[input]\ncsv_delimiter = \";\"\n"));
+    p.write("data/a.csv", "id;name.en;category;rating\n1;A;park;4,5\n2;B;museum;3,9\n");
+    let err = rejected(&p);
+    assert!(!err.contains("no record has the field"), "{err}");
+    assert!(err.contains("rating: \"4,5\" is not a number"), "{err}");
+    // A real typo is still found.
+    let config =
+        I18N.replace("[listing]\n", "[listing]\n    fields = [\"id\", \"name\", \"categroy\"]\n");
+    p.write("folio.toml", format!("{config}\n[input]\ncsv_delimiter = \";\"\n"));
+    let err = rejected(&p);
+    assert!(err.contains("no record has the field `categroy`"), "{err}");
+}
