@@ -17,6 +17,9 @@ pub struct Limit {
     pub hard: bool,
     /// Where the host documents it.
     pub source: &'static str,
+    /// The plan it holds on, as a message says it (`" on the free plan"`); `""` when it is
+    /// the same on every plan.
+    pub plan: &'static str,
 }
 
 /// What one build would send a host, counted from the plan.
@@ -60,7 +63,7 @@ const PAGES_CONFIG: [&str; 4] = ["_worker.js", "_routes.json", "_headers", "_red
 /// Every limit folio checks for `target` (on `cloudflare`'s plan, from Pages or R2), in
 /// the order they are checked.
 pub fn limits(target: HostTarget, cloudflare: CloudflareConfig) -> Vec<Limit> {
-    let hard = |what, max, source| Limit { what, max, hard: true, source };
+    let hard = |what, max, source| Limit { what, max, hard: true, source, plan: "" };
     let plan = cloudflare.plan;
     match target {
         // From R2, the files are objects: no count; the Worker's size stays.
@@ -72,11 +75,24 @@ pub fn limits(target: HostTarget, cloudflare: CloudflareConfig) -> Vec<Limit> {
             )]
         }
         HostTarget::Cloudflare => vec![
-            hard(
-                "files in one Cloudflare Pages deployment",
-                if plan == HostPlan::Paid { PAGES_FILES_PAID } else { PAGES_FILES_FREE },
-                PAGES_LIMITS,
-            ),
+            match plan {
+                HostPlan::Free => Limit {
+                    plan: " on the free plan",
+                    ..hard(
+                        "files in one Cloudflare Pages deployment",
+                        PAGES_FILES_FREE,
+                        PAGES_LIMITS,
+                    )
+                },
+                HostPlan::Paid => Limit {
+                    plan: " on a paid plan",
+                    ..hard(
+                        "files in one Cloudflare Pages deployment",
+                        PAGES_FILES_PAID,
+                        PAGES_LIMITS,
+                    )
+                },
+            },
             hard("rules in _routes.json (include and exclude)", 100, PAGES_ROUTING),
             hard("characters in one _routes.json rule", 100, PAGES_ROUTING),
             hard("bytes of the Worker script (_worker.js)", 64 << 20, WORKERS_LIMITS),
@@ -88,10 +104,12 @@ pub fn limits(target: HostTarget, cloudflare: CloudflareConfig) -> Vec<Limit> {
         HostTarget::Netlify => vec![
             hard("files in one folder of a Netlify deploy", 54_000, NETLIFY_DEPLOYS),
             Limit {
-                what: "rules in _redirects (past it Netlify advises wildcards)",
-                max: 10_000,
                 hard: false,
-                source: NETLIFY_REDIRECTS,
+                ..hard(
+                    "rules in _redirects (past it Netlify advises wildcards)",
+                    10_000,
+                    NETLIFY_REDIRECTS,
+                )
             },
         ],
         HostTarget::Cloudfront => {
@@ -183,23 +201,15 @@ pub fn check(
         if !over && count.saturating_mul(10) < limit.max.saturating_mul(9) {
             continue;
         }
-        let plan_words = match (target, plan) {
-            (HostTarget::Cloudflare, HostPlan::Free) if limit.max == PAGES_FILES_FREE => {
-                " on the free plan"
-            }
-            (HostTarget::Cloudflare, HostPlan::Paid) if limit.max == PAGES_FILES_PAID => {
-                " on a paid plan"
-            }
-            _ => "",
-        };
         let head = format!(
-            "{}: {} {} ({place}), {} its {}limit of {}{plan_words} ({})",
+            "{}: {} {} ({place}), {} its {}limit of {}{} ({})",
             target.name(),
             thousands(count),
             limit.what,
             if over { "past" } else { "within 10% of" },
             if limit.hard { "" } else { "advised " },
             thousands(limit.max),
+            limit.plan,
             limit.source
         );
         let message = if over && limit.hard {
