@@ -200,7 +200,7 @@ async fn publish(
     lifetime: std::time::Duration,
 ) -> Result<Deployed, Failure> {
     let out = &project.output_dir;
-    refuse_links(store)?;
+    refuse_links(store, false)?;
     hooks.progress.start("scan", 0);
     let (scanned, warnings) = local::scan(out, &Roles::new(project, opts.siblings), manifest)?;
     let layout = Layout::new(project);
@@ -282,7 +282,12 @@ fn resolved(path: &std::path::Path) -> std::path::PathBuf {
 
 /// A `file://` target with a symlink inside is refused: the folder store would write,
 /// list and delete through it, outside the target.
-fn refuse_links(store: &Store) -> Result<(), Failure> {
+///
+/// Before anything is sent that is a refusal (exit 1); once uploads went out
+/// (`midway`), a symlink that appeared meanwhile is an I/O failure (exit 2): nothing was
+/// written through it (the store opens every component without following links), but the
+/// target is no longer the one this deploy started on, so it deletes nothing.
+fn refuse_links(store: &Store, midway: bool) -> Result<(), Failure> {
     if store.target.scheme != Scheme::File {
         return Ok(());
     }
@@ -293,11 +298,16 @@ fn refuse_links(store: &Store) -> Result<(), Failure> {
     }
     let named: Vec<String> =
         links.iter().map(|l| format!("`{}`", l.strip_prefix(dir).unwrap_or(l).display())).collect();
+    let named = format!("{}{}", named.join(", "), if links.len() == 5 { ", ..." } else { "" });
+    if midway {
+        return Err(Failure::Other(anyhow::anyhow!(
+            "{} now holds a symlink ({named}) that appeared while this deploy was sending: nothing was written through it and nothing was deleted; remove it and deploy again",
+            store.target.display(),
+        )));
+    }
     Err(Failure::Refused(format!(
-        "{} holds a symlink ({}{}): folio never writes or deletes through a symlink in a file:// target; remove it, or deploy elsewhere",
+        "{} holds a symlink ({named}): folio never writes or deletes through a symlink in a file:// target; remove it, or deploy elsewhere",
         store.target.display(),
-        named.join(", "),
-        if links.len() == 5 { ", ..." } else { "" }
     )))
 }
 
@@ -454,7 +464,7 @@ async fn run(
             modified[i] = Some(seen);
         }
     }
-    refuse_links(remote.store)?;
+    refuse_links(remote.store, true)?;
     remote.delete(&doomed, &mut out).await?;
     out.uploaded.sort();
     out.deleted.sort();

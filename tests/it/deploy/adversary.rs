@@ -215,7 +215,43 @@ fn a_folder_target_swapped_for_a_symlink_midway_is_never_written_through() {
     let code = deploy.wait().unwrap().code();
     let said = said.all();
     assert_eq!(code, Some(2), "an I/O failure, not a refusal before sending: {said}");
-    assert!(said.contains("not a plain folder or file"), "{said}");
+    // Which of the two checks meets the link depends on whether an upload still due
+    // after the gate lands in `api/fr/`: the store refusing to open it, or the check
+    // before deleting. Either way it is exit 2, and said.
+    assert!(
+        said.contains("not a plain folder or file")
+            || said.contains("appeared while this deploy was sending"),
+        "{said}"
+    );
+    assert_eq!(files(&outside).len(), 0, "nothing written outside the target");
+}
+
+#[test]
+fn a_symlink_that_appears_in_a_folder_target_midway_fails_the_deploy_before_any_delete() {
+    let (dir, remote) = folder();
+    let Remote::Dir(www) = &remote else { unreachable!() };
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    second_build(&p);
+    let doomed = www.join("api/en/attractions/100/1.json");
+    assert!(doomed.is_file(), "the first build's size 100 is there");
+    let gate = Gate::new();
+    let mut deploy = remote.command(&p, &[]);
+    deploy.envs(gate.env("wait-upload:3")).stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut deploy = Running(deploy.spawn().unwrap());
+    let said = Stderr::of(&mut deploy);
+    gate.wait_reached(&mut deploy);
+    // A link where no upload goes: only the check before deleting meets it.
+    std::os::unix::fs::symlink(&outside, www.join("extra")).unwrap();
+    gate.open();
+    let code = deploy.wait().unwrap().code();
+    let said = said.all();
+    assert_eq!(code, Some(2), "uploads went out: exit 2, not a refusal: {said}");
+    assert!(said.contains("appeared while this deploy was sending"), "{said}");
+    assert!(doomed.is_file(), "nothing deleted once the target changed");
     assert_eq!(files(&outside).len(), 0, "nothing written outside the target");
 }
 
