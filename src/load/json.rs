@@ -46,7 +46,7 @@ fn is_json_space(b: u8) -> bool {
 
 /// The length of the string at the start of `b` (its opening `"` included), found with
 /// `memchr` over the quotes and backslashes: most of a record's bytes are in strings.
-fn string_len(b: &[u8]) -> Option<usize> {
+pub(super) fn string_len(b: &[u8]) -> Option<usize> {
     let mut i = 1;
     loop {
         i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;

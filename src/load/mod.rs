@@ -4,6 +4,7 @@
 
 pub mod csv;
 pub mod emit;
+mod exact;
 pub mod json;
 pub mod languages;
 pub mod record;
@@ -163,6 +164,36 @@ fn line_of_entry(text: &str, field: &str) -> Option<u64> {
     Some(at as u64 + 1)
 }
 
+/// A problem for every number in a record's text that would not be written as given
+/// ([`exact`]), unless its field is declared `type = "number"` (which takes the nearest
+/// 64-bit value by design).
+fn inexact(text: &[u8], resolver: &Resolver, found: &mut Findings) {
+    let schema = &resolver.project().schema;
+    for n in exact::scan(text) {
+        let declared = n.field.as_ref().and_then(|f| schema.get(f)).and_then(|spec| spec.kind);
+        if declared == Some(crate::config::FieldType::Number) {
+            continue;
+        }
+        let place =
+            if n.line > 1 { format!(" (line {} of this record)", n.line) } else { String::new() };
+        let fix = match &n.field {
+            Some(f) => format!(
+                "quote it to keep it as text, or declare [fields.{f}] type = \"number\" to take the nearest one"
+            ),
+            None => "quote it to keep it as text".to_string(),
+        };
+        let why = format!(
+            "the number {} has more digits than a 64-bit number holds and would be written as {}{place}: {fix}",
+            n.literal, n.written
+        );
+        let problem = Problem::unplaced(None, why);
+        found.problems.push(match n.field {
+            Some(f) => problem.with_field(f),
+            None => problem,
+        });
+    }
+}
+
 type FileResult = (Vec<Record>, Vec<Problem>, Vec<Problem>, Vec<(usize, String)>);
 
 /// Every file is read in batches of about this many bytes, resolved in parallel batch by
@@ -217,7 +248,12 @@ impl FileOut<'_> {
                         .and_then(|text| {
                             serde_json::from_str::<unique::Unique>(text).map(|u| u.0).map_err(Some)
                         }) {
-                        Ok(Value::Object(o)) => Some(o),
+                        Ok(Value::Object(o)) => {
+                            if unique::took_a_float() && exact::may_hold_long_number(text) {
+                                inexact(text, resolver, &mut found);
+                            }
+                            Some(o)
+                        }
                         Ok(other) => {
                             let why =
                                 format!("expected an object, found {}", record::brief(&other));

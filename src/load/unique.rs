@@ -5,6 +5,18 @@
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+thread_local! {
+    /// Set when a parse on this thread met a number that is no 64-bit integer (one that
+    /// went to a float), which is when the record's text is worth reading for digits a
+    /// float drops ([`super::exact`]).
+    static FLOAT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a number went to a float since the last call on this thread.
+pub fn took_a_float() -> bool {
+    FLOAT.with(|f| f.replace(false))
+}
+
 /// A [`Value`] whose objects have no repeated key.
 pub struct Unique(pub Value);
 
@@ -33,6 +45,7 @@ impl<'de> Visitor<'de> for UniqueVisitor {
         Ok(Value::from(v))
     }
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        FLOAT.with(|f| f.set(true));
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {

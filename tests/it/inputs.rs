@@ -557,3 +557,39 @@ fn no_false_problem_follows_from_another() {
     let err = rejected(&p);
     assert!(err.contains("no record has the field `categroy`"), "{err}");
 }
+
+#[test]
+fn a_number_with_more_digits_than_a_64_bit_number_holds_is_refused_with_what_it_would_become() {
+    let p = Project::new(I18N);
+    p.write(
+        "data/a.jsonl",
+        concat!(
+            "{\"id\": 1, \"name\": {\"en\": \"A\"}, \"visitors\": 12345678901234567890123}\n",
+            // As JSON.stringify and Python write floats, a trailing zero, a big integer
+            // that is one, and a typed number: all kept.
+            "{\"id\": 2, \"name\": {\"en\": \"B\"}, \"visitors\": 0.30000000000000004, \"price\": 4.50,",
+            " \"code\": 18446744073709551615, \"rating\": 3.14159265358979323846}\n",
+        ),
+    );
+    p.write("data/b.json", "[\n  {\n    \"id\": 3,\n    \"name\": {\"en\": \"C\"},\n    \"geo\": [35.0116, 135.76810000000000000001]\n  }\n]\n");
+    let err = rejected(&p);
+    assert!(
+        err.contains("data/a.jsonl:1: visitors: the number 12345678901234567890123 has more digits than a 64-bit number holds and would be written as 1.2345678901234568e+22: quote it to keep it as text, or declare [fields.visitors] type = \"number\" to take the nearest one"),
+        "{err}"
+    );
+    assert!(err.contains("data/b.json:2: geo: the number 135.76810000000000000001"), "{err}");
+    assert!(err.contains("would be written as 135.7681 (line 4 of this record)"), "{err}");
+    assert_eq!(err.matches("more digits").count(), 2, "only those two: {err}");
+    // Quoted, or declared a number, it builds; what passed is written as read.
+    p.write(
+        "data/a.jsonl",
+        "{\"id\": 1, \"name\": {\"en\": \"A\"}, \"visitors\": \"12345678901234567890123\"}\n",
+    );
+    p.write("folio.toml", format!("{I18N}\n[fields.geo]\ntype = \"number\"\n"));
+    p.write("data/b.json", "[{\"id\": 3, \"name\": {\"en\": \"C\"}, \"visitors\": 0.30000000000000004, \"code\": 18446744073709551615}]\n");
+    p.folio(&["build"]).success();
+    let page = std::fs::read_to_string(p.path("output/api/en/attractions/10/1.json")).unwrap();
+    assert!(page.contains("\"12345678901234567890123\""), "{page}");
+    assert!(page.contains("0.30000000000000004"), "{page}");
+    assert!(page.contains("18446744073709551615"), "{page}");
+}
