@@ -8,6 +8,7 @@ use folio::config::{Config, Overrides, Project};
 use folio::load::record::{Findings, Resolver};
 use folio::model::{Origin, Record};
 use folio::render::{Links, PageInfo, standard};
+use folio::routes::Map;
 use folio::routes::layout::Variant;
 
 fn main() {
@@ -56,7 +57,7 @@ fn resolve_record(b: divan::Bencher) {
 fn assemble_page(b: divan::Bencher, size: usize) {
     let p = project();
     let recs = records(&p, size);
-    let links = Links::new(&p, Variant { lang: 1, prefixed: true });
+    let links = Links::new(&Map::new(&p, 10_000), Variant { lang: 1, prefixed: true }, p.url_style);
     let info = PageInfo::new(10_000, size as u64, 3);
     let mut out = Vec::with_capacity(64 * 1024);
     b.bench_local(|| {
@@ -76,7 +77,7 @@ fn assemble_page(b: divan::Bencher, size: usize) {
 fn page(size: usize) -> Vec<u8> {
     let p = project();
     let recs = records(&p, size);
-    let links = Links::new(&p, Variant { lang: 0, prefixed: true });
+    let links = Links::new(&Map::new(&p, 10_000), Variant { lang: 0, prefixed: true }, p.url_style);
     let mut out = Vec::new();
     standard::write(&PageInfo::new(10_000, size as u64, 3), &links, &mut out, |out| {
         for (i, r) in recs.iter().enumerate() {

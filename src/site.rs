@@ -25,9 +25,8 @@ use crate::output::{Report, Staged, Stamp, Tree};
 use crate::paginate;
 use crate::render::template::{PageError, PageTemplate};
 use crate::render::{self, Links, PageInfo, PageWriter};
-use crate::routes::ErrorCode;
-use crate::routes::Routes;
 use crate::routes::layout::{self, Variant};
+use crate::routes::{ErrorCode, Map, Size};
 use crate::sort;
 
 /// A loaded, sorted listing: the records and, per language, their order.
@@ -75,26 +74,24 @@ pub trait Progress: Sync {
 
 impl Progress for () {}
 
-fn plan(project: &Project, listing: &Listing, variants: &[Variant]) -> Result<Jobs, Failure> {
-    let total = listing.data.records.len();
+fn plan(project: &Project, map: &Map, total: usize, variants: &[Variant]) -> Result<Jobs, Failure> {
     let mut jobs = Vec::new();
-    for (vi, v) in variants.iter().enumerate() {
-        for &size in &project.page_sizes {
-            for page in 1..=paginate::total_pages(total, size as usize) {
+    for (vi, &v) in variants.iter().enumerate() {
+        for s in &map.sizes {
+            for page in 1..=s.pages {
                 jobs.push((
-                    v.page_file(project, size, page),
-                    Job::Page { variant: vi, size, page },
+                    map.file(v, s.size, page),
+                    Job::Page { variant: vi, size: s.size, page },
                 ));
             }
         }
     }
-    let routes = Routes::new(project, total);
     let before = jobs.len();
     for code in ErrorCode::ALL {
-        jobs.push((code.file(), Job::Static(render::problem_document(code, &routes))));
+        jobs.push((code.file(), Job::Static(render::problem_document(code, map))));
     }
-    jobs.push((layout::INDEX.into(), Job::Static(render::index(project, total))));
-    jobs.push((layout::OPENAPI.into(), Job::Static(openapi::render(project, &routes))));
+    jobs.push((layout::INDEX.into(), Job::Static(render::index(map, total))));
+    jobs.push((layout::OPENAPI.into(), Job::Static(openapi::render(project, map))));
     jobs.push((layout::EXPLORER.into(), Job::Static(explorer_page(project)?)));
     jobs.push((layout::NOJEKYLL.into(), Job::Static(Vec::new())));
     debug_assert_eq!(jobs.len() - before, ErrorCode::ALL.len() + STATICS);
@@ -116,8 +113,7 @@ fn explorer_page(project: &Project) -> Result<Vec<u8>, Failure> {
 }
 
 /// Every configured target's files.
-fn rendered_hosts(project: &Project, total: usize) -> Vec<(HostTarget, Vec<HostFile>)> {
-    let routes = Routes::new(project, total);
+fn rendered_hosts(project: &Project, map: &Map) -> Vec<(HostTarget, Vec<HostFile>)> {
     let root = match project.hosting.root.as_str() {
         "" => project.output_dir.to_string_lossy().into_owned(),
         r => r.trim_end_matches('/').to_string(),
@@ -128,7 +124,7 @@ fn rendered_hosts(project: &Project, total: usize) -> Vec<(HostTarget, Vec<HostF
         .then(|| crate::config::target::Target::parse(&project.deploy.url).ok())
         .flatten()
         .map(|t| hosts::R2 { bucket: t.bucket, prefix: t.prefix });
-    let ctx = HostCtx { routes: &routes, root, listen: project.hosting.listen.clone(), r2 };
+    let ctx = HostCtx { routes: map, root, listen: project.hosting.listen.clone(), r2 };
     (project.hosting.targets.iter()).map(|&t| (t, hosts::render(t, &ctx))).collect()
 }
 
@@ -294,7 +290,7 @@ impl Pages<'_> {
 /// included); siblings and folio's bookkeeping are counted here.
 fn within_limits(
     project: &Project,
-    records: usize,
+    map: &Map,
     (pages, statics): (u64, u64),
     hosts: &[(HostTarget, Vec<HostFile>)],
 ) -> (Vec<String>, Vec<String>) {
@@ -303,12 +299,13 @@ fn within_limits(
     let bookkeeping = [crate::output::manifest::MANIFEST, crate::output::lock::LOCK].len() as u64;
     let files = pages * (1 + siblings) + statics + bookkeeping;
     // The fullest folder is a listing's at the smallest page size.
-    let smallest = project.page_sizes.iter().copied().min().unwrap_or(1);
-    let folder = Variant::all(project).first().map_or_else(String::new, |v| {
-        let first = v.page_file(project, smallest, 1);
+    let smallest =
+        map.sizes.iter().min_by_key(|s| s.size).copied().unwrap_or(Size { size: 1, pages: 0 });
+    let folder = map.variants().first().map_or_else(String::new, |&v| {
+        let first = map.file(v, smallest.size, 1);
         first.rsplit_once('/').map_or("", |(dir, _)| dir).to_string()
     });
-    let in_folder = paginate::total_pages(records, smallest as usize) as u64 * (1 + siblings);
+    let in_folder = smallest.pages as u64 * (1 + siblings);
     let (mut over, mut near) = (Vec::new(), Vec::new());
     for (target, host) in hosts {
         let cloudflare = project.hosting.cloudflare;
@@ -324,14 +321,13 @@ fn within_limits(
 /// [`within_limits`] for `folio check`, which plans no files: the same counts worked out
 /// from the listing's shape.
 pub fn host_limits(project: &Project, records: usize) -> (Vec<String>, Vec<String>) {
-    let variants = Variant::all(project).len() as u64;
-    let per_variant: u64 = (project.page_sizes.iter())
-        .map(|&size| paginate::total_pages(records, size as usize) as u64)
-        .sum();
-    let hosts = rendered_hosts(project, records);
+    let map = Map::new(project, records);
+    let variants = map.variants().len() as u64;
+    let per_variant: u64 = map.sizes.iter().map(|s| s.pages as u64).sum();
+    let hosts = rendered_hosts(project, &map);
     let publish = hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count();
     let statics = (ErrorCode::ALL.len() + STATICS + publish) as u64;
-    within_limits(project, records, (variants * per_variant, statics), &hosts)
+    within_limits(project, &map, (variants * per_variant, statics), &hosts)
 }
 
 /// What `folio check` asks of the templates besides the data: the page template and the
@@ -351,8 +347,10 @@ pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(
     match page_writer(project) {
         Ok(writer) => {
             if let Some(listing) = listing {
-                let variants = Variant::all(project);
-                let links: Vec<Links> = variants.iter().map(|&v| Links::new(project, v)).collect();
+                let map = Map::new(project, listing.data.records.len());
+                let variants = map.variants();
+                let links: Vec<Links> =
+                    variants.iter().map(|&v| Links::new(&map, v, project.url_style)).collect();
                 let pages = Pages {
                     writer: &writer,
                     records: &listing.data.records,
@@ -364,7 +362,7 @@ pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(
                 for (vi, v) in variants.iter().enumerate() {
                     let mut out = Vec::new();
                     if let Err(e) = pages.render_page(vi, size, 1, &mut out) {
-                        let file = v.page_file(project, size, 1);
+                        let file = map.file(*v, size, 1);
                         let shown = crate::diag::display_path(&project.output_dir.join(file));
                         messages.push(e.describe(&shown.display().to_string()));
                         break; // one variant shows it; the others would repeat it
@@ -462,15 +460,17 @@ fn build_locked(
     progress.start("load", 0);
     let listing = load(project)?;
     let records = &listing.data.records;
-    let variants = Variant::all(project);
-    let links: Vec<Links> = variants.iter().map(|&v| Links::new(project, v)).collect();
-    let mut jobs = plan(project, &listing, &variants)?;
-    let hosts = rendered_hosts(project, records.len());
+    let map = Map::new(project, records.len());
+    let variants = map.variants();
+    let links: Vec<Links> =
+        variants.iter().map(|&v| Links::new(&map, v, project.url_style)).collect();
+    let mut jobs = plan(project, &map, records.len(), &variants)?;
+    let hosts = rendered_hosts(project, &map);
     // Past a host's hard limit, nothing is written; near one, the build says so.
     let pages = jobs.iter().filter(|(_, job)| matches!(job, Job::Page { .. })).count() as u64;
     let statics = (jobs.len() as u64 - pages)
         + hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count() as u64;
-    let (over, near) = within_limits(project, records.len(), (pages, statics), &hosts);
+    let (over, near) = within_limits(project, &map, (pages, statics), &hosts);
     if !over.is_empty() {
         return Err(Failure::Limits(over));
     }
@@ -504,7 +504,7 @@ fn build_locked(
     let render = |job: &Job, buf: &mut Vec<u8>| match *job {
         Job::Page { variant, size, page } => {
             pages.render_page(variant, size, page, buf).map_err(|e| {
-                let file = variants[variant].page_file(project, size, page);
+                let file = map.file(variants[variant], size, page);
                 let shown = crate::diag::display_path(&project.output_dir.join(file));
                 e.describe(&shown.display().to_string())
             })

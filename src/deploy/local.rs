@@ -9,9 +9,9 @@ use std::path::Path;
 use anyhow::Context;
 use rayon::prelude::*;
 
-use crate::config::Project;
 use crate::output::manifest::Manifest;
-use crate::routes::layout::{FileKind, Layout};
+use crate::routes::Map;
+use crate::routes::layout::FileKind;
 
 /// The headers folio sets on an object.
 #[derive(
@@ -66,32 +66,28 @@ pub struct Scanned {
     pub phase: Phase,
 }
 
-/// What decides a file's headers: the listing's layout and the headers' values.
-pub struct Roles {
-    layout: Layout,
-    cache_control: String,
+/// What decides a file's headers: the listing's map (which file is a page, the
+/// `Cache-Control` of the API) and whether siblings are published.
+pub struct Roles<'m> {
+    map: &'m Map,
     siblings: bool,
 }
 
-impl Roles {
-    pub fn new(project: &Project, siblings: bool) -> Self {
-        Roles {
-            layout: Layout::new(project),
-            cache_control: project.cache_control.clone(),
-            siblings,
-        }
+impl<'m> Roles<'m> {
+    pub fn new(map: &'m Map, siblings: bool) -> Self {
+        Roles { map, siblings }
     }
 
     /// The headers of `rel` on the store, or `None` when it is not published (a sibling
     /// without `siblings = true`).
     pub fn headers(&self, rel: &str) -> Option<(Headers, Phase)> {
-        let cache = Some(self.cache_control.clone());
+        let cache = Some(self.map.cache_control.clone());
         let typed = |cache_control| Headers {
             content_type: crate::routes::content_type(rel).to_string(),
             cache_control,
             content_encoding: None,
         };
-        Some(match self.layout.kind(rel) {
+        Some(match self.map.kind(rel) {
             FileKind::Page(page) => (typed(cache), phase_of(page.page)),
             FileKind::Sibling(of, coding) if self.siblings => {
                 let page = rel.rsplit_once('.').map_or(rel, |(page, _)| page);
@@ -223,6 +219,7 @@ pub fn with_md5(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Project;
 
     fn roles_of(siblings: bool) -> (Project, bool) {
         let p = crate::config::test_project(
@@ -234,7 +231,8 @@ mod tests {
     #[test]
     fn each_role_gets_its_headers() {
         let (p, _) = roles_of(true);
-        let roles = Roles::new(&p, true);
+        let map = Map::new(&p, 0);
+        let roles = Roles::new(&map, true);
         let h = |rel: &str| {
             roles
                 .headers(rel)
@@ -282,7 +280,7 @@ mod tests {
         ] {
             assert_eq!(h(rel), Some((json.clone(), cc.clone(), None, Phase::Links)), "{rel}");
         }
-        let without = Roles::new(&p, false);
+        let without = Roles::new(&map, false);
         assert_eq!(without.headers("api/en/attractions/10/1.json.gz"), None);
     }
 }

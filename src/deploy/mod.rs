@@ -33,7 +33,7 @@ use crate::config::Project;
 use crate::error::Failure;
 use crate::output::lock::{Access, Busy, Lock};
 use crate::output::manifest::{MANIFEST, Manifest};
-use crate::routes::layout::Layout;
+use crate::routes::Map;
 use crate::site::Progress;
 use lease::Lease;
 use local::Roles;
@@ -118,8 +118,10 @@ pub fn finished(project: &Project) -> Result<Manifest, Failure> {
             crate::diag::display_path(&path).display()
         ))
     })?;
+    // Compared as URLs, parsed: the stamp is the build's `base_url`, written as a string.
     let configured = project.base.prefix();
-    if manifest.stamp.base_url != configured {
+    if crate::config::BaseUrl::parse(&manifest.stamp.base_url).ok().as_ref() != Some(&project.base)
+    {
         let name = |b: &str| {
             if b.is_empty() { "\"\" (root-relative links)".to_string() } else { format!("`{b}`") }
         };
@@ -202,11 +204,11 @@ async fn publish(
     let out = &project.output_dir;
     refuse_links(store, false)?;
     hooks.progress.start("scan", 0);
-    let (scanned, warnings) = local::scan(out, &Roles::new(project, opts.siblings), manifest)?;
-    let layout = Layout::new(project);
-    let purged = |objects: BTreeSet<String>| {
-        PurgeList::new(&layout, &manifest.stamp.base_url, objects.into_iter().collect())
-    };
+    // The map of the build being deployed, made once: which file is a page, its headers,
+    // its public URLs.
+    let map = Map::new(project, manifest.stamp.records);
+    let (scanned, warnings) = local::scan(out, &Roles::new(&map, opts.siblings), manifest)?;
+    let purged = |objects: BTreeSet<String>| PurgeList::new(&map, objects.into_iter().collect());
     let mut remote = Remote {
         store,
         lease: std::sync::OnceLock::new(),

@@ -24,8 +24,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use crate::config::BaseUrl;
-use crate::routes::layout::{API, FileKind, Layout};
+use crate::routes::Map;
+use crate::routes::layout::FileKind;
 
 /// Past this many exact entries, a variant collapses to one wildcard or prefix.
 pub const VARIANT_LIMIT: usize = 30;
@@ -49,31 +49,25 @@ pub struct Purge {
 
 /// The URL paths (below the mount, without the leading `/`) of one changed object, and
 /// its variant's endpoint when it is a page or a page's sibling.
-fn paths(layout: &Layout, rel: &str) -> (Vec<String>, Option<String>) {
-    match layout.kind(rel) {
+fn paths(map: &Map, rel: &str) -> (Vec<String>, Option<String>) {
+    match map.kind(rel) {
         FileKind::Page(p) | FileKind::Sibling(p, _) => {
-            (layout.urls(&p), Some(layout.endpoint(p.variant)))
+            (map.urls(&p), Some(map.endpoint(p.variant)))
         }
         _ => (vec![rel.to_string()], None),
     }
 }
 
 /// The purge list for `changed`: keys below `output/` uploaded or deleted.
-pub fn purge<'a>(
-    base: &BaseUrl,
-    layout: &Layout,
-    changed: impl IntoIterator<Item = &'a str>,
-) -> Purge {
-    let mount = &base.path;
-    let origin = &base.origin;
+pub fn purge<'a>(map: &Map, changed: impl IntoIterator<Item = &'a str>) -> Purge {
+    let origin = map.origin();
     // Variant endpoint ("" for files that are no page) → exact paths below the mount.
     let mut by_variant: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for rel in changed {
-        let (paths, variant) = paths(layout, rel);
+        let (paths, variant) = paths(map, rel);
         by_variant.entry(variant.unwrap_or_default()).or_default().extend(paths);
     }
-    let absolute = |p: &str| format!("{origin}{mount}/{p}");
-    let urls: BTreeSet<String> = by_variant.values().flatten().map(|p| absolute(p)).collect();
+    let urls: BTreeSet<String> = by_variant.values().flatten().map(|p| map.url(p)).collect();
 
     let mut cloudfront = Vec::new();
     let mut wildcards = Vec::new();
@@ -81,17 +75,18 @@ pub fn purge<'a>(
     let mut prefixes = Vec::new();
     for (variant, paths) in &by_variant {
         if variant.is_empty() || paths.len() <= VARIANT_LIMIT {
-            cloudfront.extend(paths.iter().map(|p| format!("{mount}/{p}")));
-            files.extend(paths.iter().map(|p| absolute(p)));
+            cloudfront.extend(paths.iter().map(|p| map.path(p)));
+            files.extend(paths.iter().map(|p| map.url(p)));
         } else {
-            wildcards.push(format!("{mount}/{variant}*"));
-            prefixes.push(format!("{}{mount}/{variant}", origin_host(origin)));
+            wildcards.push(map.path(&format!("{variant}*")));
+            prefixes.push(format!("{}{}", origin_host(origin), map.path(variant)));
         }
     }
     if wildcards.len() > CLOUDFRONT_WILDCARDS {
         // Too many wildcards in progress for CloudFront: the whole API at once.
-        cloudfront.retain(|p| !p.starts_with(&format!("{mount}/{API}")));
-        wildcards = vec![format!("{mount}/{API}*")];
+        let api = map.api_prefix();
+        cloudfront.retain(|p| !p.starts_with(&api));
+        wildcards = vec![format!("{api}*")];
     }
     cloudfront.extend(wildcards);
     let cloudflare = if origin.is_empty() {
@@ -123,11 +118,10 @@ pub struct PurgeList {
 }
 
 impl PurgeList {
-    /// The list for `objects` of a build made for `base_url`.
-    pub fn new(layout: &Layout, base_url: &str, objects: Vec<String>) -> PurgeList {
-        let base = BaseUrl::parse(base_url).unwrap_or_default();
-        let purge = purge(&base, layout, objects.iter().map(String::as_str));
-        PurgeList { base_url: base_url.to_string(), objects, purge }
+    /// The list for `objects` of the build `map` describes (its base URL included).
+    pub fn new(map: &Map, objects: Vec<String>) -> PurgeList {
+        let purge = purge(map, objects.iter().map(String::as_str));
+        PurgeList { base_url: map.base.prefix(), objects, purge }
     }
 
     /// The purge list file: the URLs, CloudFront's invalidation batch (ready for
@@ -151,20 +145,22 @@ impl PurgeList {
 mod tests {
     use super::*;
 
-    fn site(base: &str, laravel: bool) -> (BaseUrl, Layout) {
-        let layout = Layout {
+    fn site(base: &str, laravel: bool) -> Map {
+        use crate::routes::Size;
+        Map {
+            base: crate::config::BaseUrl::parse(base).unwrap(),
             resource: "attractions".into(),
             languages: vec!["en".into(), "fr".into()],
             default_language: 0,
-            sizes: vec![10, 20],
+            sizes: vec![Size { size: 10, pages: 50 }, Size { size: 20, pages: 50 }],
             default_size: 10,
             laravel,
-        };
-        (BaseUrl::parse(base).unwrap(), layout)
+            cache_control: String::new(),
+        }
     }
 
-    fn purge<'a>(site: &(BaseUrl, Layout), changed: impl IntoIterator<Item = &'a str>) -> Purge {
-        super::purge(&site.0, &site.1, changed)
+    fn purge<'a>(map: &Map, changed: impl IntoIterator<Item = &'a str>) -> Purge {
+        super::purge(map, changed)
     }
 
     #[test]
@@ -230,7 +226,7 @@ mod tests {
     fn too_many_wildcards_become_the_whole_api() {
         let langs: Vec<String> = (0..20).map(|i| format!("l{i}")).collect();
         let mut s = site("https://example.org", false);
-        s.1.languages = langs.clone();
+        s.languages = langs.clone();
         let changed: Vec<String> = langs
             .iter()
             .flat_map(|l| (1..=40).map(move |p| format!("api/{l}/attractions/20/{p}.json")))

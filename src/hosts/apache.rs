@@ -77,7 +77,7 @@ struct Size {
 
 fn conf(ctx: &HostCtx) -> String {
     let r = ctx.routes;
-    let mount = re(&r.mount);
+    let mount = re(r.mount());
     let langs = r.languages.iter().map(|l| re(l)).collect::<Vec<_>>().join("|");
     let res = re(&r.resource);
     // `Listen 8080` is valid, but a VirtualHost needs an address.
@@ -111,8 +111,8 @@ fn conf(ctx: &HostCtx) -> String {
             segments => patterns::segments(),
             accepts_br => patterns::accepts_coding("br"),
             accepts_gzip => patterns::accepts_coding("gzip"),
-            location => quote(&format!("{}/{API}", r.mount)),
-            error_doc => format!("{}/{ERRORS}%{{reqenv:FOLIO_ERR}}.json", r.mount),
+            location => quote(&r.api_prefix()),
+            error_doc => r.path(&format!("{ERRORS}%{{reqenv:FOLIO_ERR}}.json")),
             cache_control => quote(&r.cache_control),
             allow => quote(crate::routes::ALLOW),
             max_age => crate::routes::PREFLIGHT_MAX_AGE,

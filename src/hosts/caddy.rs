@@ -44,8 +44,8 @@ fn caddyfile(ctx: &HostCtx) -> String {
     let langs = patterns::one_of(&r.languages);
     let res = patterns::literal(&r.resource);
     let raw_endpoint = format!(
-        "^{}/api/{}(\\?|$)",
-        patterns::literal(&r.mount),
+        "^{}{}(\\?|$)",
+        patterns::literal(&r.api_prefix()),
         patterns::any_lang_endpoint(&r.resource)
     );
     let codes = ErrorCode::ALL.iter().map(|c| format!("\"{}\"", c.code())).collect::<Vec<_>>();
@@ -53,7 +53,7 @@ fn caddyfile(ctx: &HostCtx) -> String {
         &[("caddy-api", API)],
         minijinja::context! {
             raw_endpoint => cel(&raw_endpoint),
-            endpoint => format!("^/api/{}$", patterns::either_endpoint(&r.languages, &r.resource)),
+            endpoint => format!("^/{}{}$", patterns::literal(layout::API), patterns::either_endpoint(&r.languages, &r.resource)),
             lang_endpoint => patterns::lang_endpoint(&r.languages, &r.resource),
             any_lang_endpoint => patterns::any_lang_endpoint(&r.resource),
             default_endpoint => patterns::endpoint(&r.resource),
@@ -72,7 +72,7 @@ fn caddyfile(ctx: &HostCtx) -> String {
     );
     // A mount point is stripped by handle_path, so the rules inside stay the same;
     // anything outside it is not ours.
-    let (open, indent, close) = match r.mount.as_str() {
+    let (open, indent, close) = match r.mount() {
         "" => (String::new(), "\t", String::new()),
         m => (format!("\thandle_path {m}/* {{\n"), "\t\t", "\t}\n\trespond 404\n".to_string()),
     };

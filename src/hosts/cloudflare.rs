@@ -18,7 +18,8 @@
 //! is never answered with 304: Pages keeps no modification time for its assets.
 
 use super::{HostCtx, HostFile, R2};
-use crate::routes::{Routes, layout, patterns};
+use crate::routes::layout::API;
+use crate::routes::{Map, layout, patterns};
 
 use crate::output::manifest::MANIFEST;
 
@@ -35,7 +36,7 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
         "description": "Written by folio: only the API runs the worker.",
         // Pages uploads dotfiles, and `/api/../.folio-manifest.json` arrives normalised:
         // the worker answers 404 for folio's manifest.
-        "include": [format!("{}/api/*", r.mount), format!("{}/{MANIFEST}", r.mount)],
+        "include": [r.path(&format!("{API}*")), r.path(MANIFEST)],
         "exclude": [],
     });
     let routes = serde_json::to_string_pretty(&routes).expect("plain JSON") + "\n";
@@ -43,11 +44,11 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
 }
 
 /// The routing table the worker runs, as JSON (JSON is a JavaScript expression).
-fn table(r: &Routes) -> String {
+fn table(r: &Map) -> String {
     let sizes: Vec<_> =
         r.sizes.iter().map(|s| serde_json::json!({"size": s.size, "pages": s.pages})).collect();
     serde_json::json!({
-        "mount": r.mount,
+        "mount": r.mount(),
         "resource": r.resource,
         "languages": r.languages,
         "sizes": sizes,
@@ -66,9 +67,9 @@ const WORKER: &str = include_str!("templates/_worker.js.j2");
 /// published).
 pub const R2_WORKER: &str = "cloudflare-worker.js";
 
-/// The worker: `Routes::resolve` and `Routes::page` in JavaScript, over the table above;
+/// The worker: `Map::resolve` and `Map::page` in JavaScript, over the table above;
 /// reading Pages' assets, or the R2 bucket `r2` names.
-fn worker(r: &Routes, r2: Option<&R2>) -> String {
+fn worker(r: &Map, r2: Option<&R2>) -> String {
     let keys =
         r2.map(|b| if b.prefix.is_empty() { String::new() } else { format!("{}/", b.prefix) });
     super::fill(
@@ -86,13 +87,13 @@ fn worker(r: &Routes, r2: Option<&R2>) -> String {
 }
 
 /// `hosting/wrangler.toml`: the R2 Worker's own config for `wrangler deploy`.
-fn wrangler(r: &Routes, r2: &R2) -> String {
+fn wrangler(r: &Map, r2: &R2) -> String {
     let name = format!("{}-api", r.resource);
     let quoted = |s: &str| serde_json::Value::String(s.to_string()).to_string();
     format!(
-        "# Written by folio: the Worker that answers {mount}/api/* from the R2 bucket\n\
+        "# Written by folio: the Worker that answers {api}* from the R2 bucket\n\
          # `folio deploy` fills ([deploy] url). `wrangler deploy --config hosting/wrangler.toml`,\n\
-         # then route {mount}/api/* of your zone to it (docs/hosting.md, \"Past a host's limits\").\n\
+         # then route {api}* of your zone to it (docs/hosting.md, \"Past a host's limits\").\n\
          name = {name}\n\
          main = \"{R2_WORKER}\"\n\
          compatibility_date = \"2024-09-23\"\n\
@@ -100,7 +101,7 @@ fn wrangler(r: &Routes, r2: &R2) -> String {
          [[r2_buckets]]\n\
          binding = \"BUCKET\"\n\
          bucket_name = {bucket}\n",
-        mount = if r.mount.is_empty() { "" } else { r.mount.as_str() },
+        api = r.api_prefix(),
         name = quoted(&name),
         bucket = quoted(&r2.bucket),
     )

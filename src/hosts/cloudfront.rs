@@ -26,7 +26,7 @@
 use serde_json::json;
 
 use super::{HostCtx, HostFile};
-use crate::routes::{ErrorCode, Routes, patterns};
+use crate::routes::{ErrorCode, Map, patterns};
 
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     vec![HostFile::hosting("cloudfront-function.js", function(ctx.routes))]
@@ -34,7 +34,7 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
 
 /// The bytes of `api/errors/{code}.json`: a viewer-request function cannot read the
 /// bucket, so it embeds the documents, rendered by the same function that writes them.
-pub fn problem_document(routes: &Routes, code: ErrorCode) -> String {
+pub fn problem_document(routes: &Map, code: ErrorCode) -> String {
     String::from_utf8(crate::render::problem_document(code, routes))
         .expect("a JSON document is UTF-8")
 }
@@ -47,7 +47,7 @@ fn js(value: &serde_json::Value) -> String {
 
 const TEMPLATE: &str = include_str!("templates/cloudfront-function.js.j2");
 
-fn function(r: &Routes) -> String {
+fn function(r: &Map) -> String {
     let sizes: serde_json::Map<String, serde_json::Value> =
         r.sizes.iter().map(|s| (s.size.to_string(), json!(s.pages))).collect();
     let errors: serde_json::Map<String, serde_json::Value> = ErrorCode::ALL
@@ -57,7 +57,7 @@ fn function(r: &Routes) -> String {
     super::fill(
         &[("cloudfront-function.js", TEMPLATE)],
         minijinja::context! {
-            mount => r.mount.clone(),
+            mount => r.mount(),
             cache_control => r.cache_control.clone(),
             api => js(&json!(r.api_prefix())),
             resource => js(&json!(r.resource)),
@@ -107,7 +107,7 @@ mod tests {
             .unwrap()
             .validate(Path::new("folio.toml"), root, root, &Overrides::default())
             .unwrap();
-        let r = Routes::new(&project, 12);
+        let r = Map::new(&project, 12);
         let doc = problem_document(&r, ErrorCode::NotFound);
         assert!(
             doc.starts_with("{\"type\":\"https://example.org/travel/api/errors/not_found.json\""),

@@ -63,7 +63,7 @@ fn config(ctx: &HostCtx) -> String {
     )
 }
 
-/// `folio.lua`: `Routes::resolve` in Lua, its settings from the table.
+/// `folio.lua`: `Map::resolve` in Lua, its settings from the table.
 fn script(ctx: &HostCtx) -> String {
     let r = ctx.routes;
     let langs: Vec<String> = r.languages.iter().map(|l| format!("[{}] = true", lua(l))).collect();
@@ -74,7 +74,7 @@ fn script(ctx: &HostCtx) -> String {
     super::fill(
         &[("folio.lua", SCRIPT)],
         minijinja::context! {
-            mount => lua(&r.mount),
+            mount => lua(r.mount()),
             root => lua(ctx.root.trim_end_matches('/')),
             resource => lua(&r.resource),
             languages => langs.join(", "),
@@ -100,13 +100,11 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::routes::Routes;
+    use crate::routes::Map;
 
     fn files(mount: &str) -> (String, String) {
-        let r = Routes {
-            cache_control: "public, max-age=\"60\"".into(),
-            ..crate::routes::sample(mount)
-        };
+        let r =
+            Map { cache_control: "public, max-age=\"60\"".into(), ..crate::routes::sample(mount) };
         let ctx = HostCtx { root: "/srv/site/output/".into(), ..HostCtx::sample(&r) };
         let f = render(&ctx);
         use super::super::Dir;

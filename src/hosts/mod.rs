@@ -1,4 +1,4 @@
-//! Host targets: each file renders the routing table ([`Routes`]) into one host's
+//! Host targets: each file renders the routing table ([`Map`]) into one host's
 //! configuration, through a minijinja template of `templates/` (Vercel's and Cloudflare's
 //! JSON files are built as data). Server-side configs go to `hosting/` (never published);
 //! publish-dir files (`_redirects`, `vercel.json`, `_worker.js`, ...) go to `output/`.
@@ -18,7 +18,7 @@ pub mod vercel;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 
 use crate::config::HostTarget;
-use crate::routes::{ErrorCode, Routes};
+use crate::routes::{ErrorCode, Map};
 
 /// Does `target` write server-side files (into `hosting_dir`)? Known before the records
 /// are: a build whose `hosting_dir` lacks them is no no-op.
@@ -67,7 +67,7 @@ impl HostFile {
 /// What every emitter gets.
 #[derive(Debug, Clone)]
 pub struct HostCtx<'a> {
-    pub routes: &'a Routes,
+    pub routes: &'a Map,
     /// Absolute path of the published folder on the server (`[hosting] root`).
     pub root: String,
     /// `[hosting] listen`, e.g. `127.0.0.1:8080`.
@@ -93,13 +93,13 @@ impl<'a> HostCtx<'a> {
 
     /// The path of an error document below the mount point, e.g. `/api/errors/x.json`.
     pub fn error_path(&self, code: ErrorCode) -> String {
-        format!("{}/{}", self.routes.mount, code.file())
+        self.routes.path(&code.file())
     }
 
     /// The context of the emitters' unit tests: `routes` served from `/srv/site/output`
     /// on 127.0.0.1:9000.
     #[cfg(test)]
-    pub(crate) fn sample(routes: &'a Routes) -> HostCtx<'a> {
+    pub(crate) fn sample(routes: &'a Map) -> HostCtx<'a> {
         HostCtx {
             routes,
             root: "/srv/site/output".into(),

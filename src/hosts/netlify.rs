@@ -23,7 +23,7 @@
 use serde::Serialize;
 
 use super::{HostCtx, HostFile};
-use crate::routes::{ErrorCode, Routes, layout};
+use crate::routes::{ErrorCode, Map, layout};
 const REDIRECTS: &str = include_str!("templates/_redirects.j2");
 const HEADERS: &str = include_str!("templates/_headers.j2");
 
@@ -61,7 +61,7 @@ fn redirects(ctx: &HostCtx) -> String {
     let endpoints: Vec<Endpoint> = langs
         .into_iter()
         .map(|lang| {
-            let path = format!("{}/{}", r.mount, layout::endpoint(lang, &r.resource));
+            let path = r.path(&layout::endpoint(lang, &r.resource));
             let file = |size: u64, page: &str| layout::page_file(&path, size, page);
             let mut rules = Vec::new();
             // Three blocks by the state of `page`: empty, a value, absent. Inside each, the
@@ -93,7 +93,7 @@ fn redirects(ctx: &HostCtx) -> String {
         &[("_redirects", REDIRECTS)],
         minijinja::context! {
             endpoints => minijinja::value::Serde(&endpoints),
-            mount => r.mount.clone(),
+            mount => r.mount(),
             resource => r.resource.clone(),
             // Every language not listed above (case-sensitive, as Netlify's matching is).
             unknown_lang => ctx.error_path(ErrorCode::UnknownLang),
@@ -109,11 +109,11 @@ fn redirects(ctx: &HostCtx) -> String {
 /// The `_headers` file: one block for everything under `{mount}/api/`. Netlify picks
 /// headers by path, not by status, so there is no separate block for error documents:
 /// `/api/errors/*` would also hit the documents served as files (200, JSON).
-fn headers(r: &Routes) -> String {
+fn headers(r: &Map) -> String {
     super::fill(
         &[("_headers", HEADERS)],
         minijinja::context! {
-            mount => r.mount.clone(),
+            mount => r.mount(),
             cache_control => r.cache_control.clone(),
             allow => crate::routes::ALLOW,
             max_age => crate::routes::PREFLIGHT_MAX_AGE,
@@ -127,12 +127,12 @@ mod tests {
     use crate::routes::Size;
 
     /// The sample table, with `pages` pages at size 25 (the default) and 5 times that at 10.
-    fn routes(mount: &str, pages: usize) -> Routes {
+    fn routes(mount: &str, pages: usize) -> Map {
         let sizes = vec![Size { size: 10, pages: pages * 5 }, Size { size: 25, pages }];
-        Routes { sizes, ..crate::routes::sample(mount) }
+        Map { sizes, ..crate::routes::sample(mount) }
     }
 
-    fn files(r: &Routes) -> (String, String) {
+    fn files(r: &Map) -> (String, String) {
         let f = render(&HostCtx::sample(r));
         assert!(f.iter().all(|f| f.dir == super::super::Dir::Output));
         (f[0].contents.clone(), f[1].contents.clone())

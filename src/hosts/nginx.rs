@@ -70,8 +70,8 @@ struct ErrorPage {
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     let r = ctx.routes;
     let root = ctx.root.trim_end_matches('/');
-    let api = format!("^{}/{API}", patterns::literal(&r.mount));
-    let errors = format!("{}/{API}.folio-error/", r.mount);
+    let api = format!("^{}", patterns::literal(&r.api_prefix()));
+    let errors = r.path(&format!("{API}.folio-error/"));
     let codes = |f: fn(ErrorCode) -> String| -> serde_json::Map<String, serde_json::Value> {
         ErrorCode::ALL.iter().map(|&c| (c.code().to_string(), f(c).into())).collect()
     };
@@ -109,7 +109,7 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
                 status: c.status(),
                 document: q(&format!("{errors}{}.json", c.code())),
             }).collect::<Vec<_>>()),
-            api_location => q(&format!("{}/{API}", r.mount)),
+            api_location => q(&r.api_prefix()),
             api_alias => q(&format!("{root}/{API}")),
             endpoint_location => q(&format!(
                 "{api}(?:{}|{})$",

@@ -31,7 +31,8 @@
 use serde_json::{Value, json};
 
 use super::{HostCtx, HostFile};
-use crate::routes::{ErrorCode, Routes, layout, patterns};
+use crate::routes::layout::API;
+use crate::routes::{ErrorCode, Map, layout, patterns};
 
 /// Methods answered 405. `methods` is an allow-list with no negation, so this is the list
 /// of standard methods other than GET, HEAD and OPTIONS; a non-standard one is not caught.
@@ -113,7 +114,7 @@ fn error(src: &str, code: ErrorCode) -> Value {
 
 /// The routes of one endpoint: `src` matches its path, `base` is its page folder (without
 /// the size), possibly holding `$lang` from `src`.
-fn endpoint(r: &Routes, src: &str, base: &str) -> Vec<Value> {
+fn endpoint(r: &Map, src: &str, base: &str) -> Vec<Value> {
     let page = patterns::PAGE;
     let sizes: Vec<String> = r.sizes.iter().map(|s| s.size.to_string()).collect();
     let when = |code: ErrorCode, has: Value| {
@@ -165,10 +166,11 @@ fn endpoint(r: &Routes, src: &str, base: &str) -> Vec<Value> {
     out
 }
 
-fn routes(r: &Routes) -> Vec<Value> {
-    let m = patterns::literal(&r.mount);
+fn routes(r: &Map) -> Vec<Value> {
+    let m = patterns::literal(r.mount());
+    let api_dir = patterns::literal(API);
     let res = patterns::literal(&r.resource);
-    let api = format!("^{m}/api/");
+    let api = format!("^{m}/{api_dir}");
     let langs = patterns::one_of(&r.languages);
     let mut out = Vec::new();
 
@@ -188,14 +190,14 @@ fn routes(r: &Routes) -> Vec<Value> {
     // hidden file, nothing a server might decode into another path.
     let clean = patterns::segments();
     out.push(error(&format!("{api}(?!{clean}$).*$"), ErrorCode::NotFound));
-    if !r.mount.is_empty() {
+    if !r.mount().is_empty() {
         // The files sit at the deployment root: strip the mount before the filesystem.
         out.push(json!({
-            "src": format!("^{m}/(api/.*)$"), "caseSensitive": true, "dest": "/$1", "continue": true,
+            "src": format!("^{m}/({api_dir}.*)$"), "caseSensitive": true, "dest": "/$1", "continue": true,
         }));
     }
     out.push(json!({ "handle": "filesystem" }));
-    out.push(error("^/api/.*$", ErrorCode::NotFound));
+    out.push(error(&format!("^/{api_dir}.*$"), ErrorCode::NotFound));
     out.push(json!({ "handle": "hit" }));
     out.push(json!({
         "src": "^/api/.*$",

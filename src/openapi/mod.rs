@@ -1,5 +1,5 @@
 //! `api/openapi.json`: an OpenAPI 3.1 description of the two endpoints of the API (docs/api.md), built
-//! from the validated config ([`Project`]) and the routing table ([`Routes`]): the
+//! from the validated config ([`Project`]) and the routing table ([`Map`]): the
 //! language and page-size enums, the page limits, the envelope the pages are written in,
 //! the item schema from `[fields]`, and the problem documents that answer bad requests.
 //! Pure: it returns a `serde_json::Value`; `site` writes it like any other static file.
@@ -14,20 +14,20 @@ mod schemas;
 use serde_json::{Value, json};
 
 use crate::config::Project;
-use crate::routes::{Routes, layout, patterns};
+use crate::routes::{Map, layout, patterns};
 
 use parameters::{headers, parameters, responses};
 use schemas::schemas;
 
 /// The document, pretty-printed with a trailing newline, as written to `api/openapi.json`.
-pub fn render(project: &Project, routes: &Routes) -> Vec<u8> {
+pub fn render(project: &Project, routes: &Map) -> Vec<u8> {
     let mut out = serde_json::to_vec_pretty(&document(project, routes)).expect("serializes");
     out.push(b'\n');
     out
 }
 
 /// The OpenAPI 3.1 document of the listing's endpoints.
-pub fn document(project: &Project, routes: &Routes) -> Value {
+pub fn document(project: &Project, routes: &Map) -> Value {
     let resource = &routes.resource;
     let name = camel(resource);
     let server = match project.base.prefix() {
@@ -113,7 +113,7 @@ fn camel(resource: &str) -> String {
         .collect()
 }
 
-fn operation(id: &str, resource: &str, by_lang: bool, head: bool, routes: &Routes) -> Value {
+fn operation(id: &str, resource: &str, by_lang: bool, head: bool, routes: &Map) -> Value {
     let mut params = Vec::new();
     if by_lang {
         params.push(json!({"$ref": "#/components/parameters/lang"}));
@@ -127,7 +127,7 @@ fn operation(id: &str, resource: &str, by_lang: bool, head: bool, routes: &Route
     } else {
         format!(
             "in the default language ({}); its links point at this endpoint",
-            routes.default_language
+            routes.default_lang()
         )
     };
     let summary = if head {
@@ -224,7 +224,7 @@ mod tests {
 
     fn doc(toml: &str, total: usize) -> Value {
         let p = project(toml);
-        document(&p, &Routes::new(&p, total))
+        document(&p, &Map::new(&p, total))
     }
 
     const SAMPLE: &str = concat!(

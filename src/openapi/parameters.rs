@@ -6,9 +6,9 @@ use serde_json::{Map, Value, json};
 
 use crate::routes::ErrorCode;
 use crate::routes::layout::{self, API};
-use crate::routes::{ALLOW, MAX_PAGE, PREFLIGHT_MAX_AGE, Routes, patterns};
+use crate::routes::{ALLOW, MAX_PAGE, PREFLIGHT_MAX_AGE, patterns};
 
-pub(super) fn parameters(routes: &Routes) -> Value {
+pub(super) fn parameters(routes: &crate::routes::Map) -> Value {
     let sizes: Vec<u64> = routes.sizes.iter().map(|s| s.size).collect();
     json!({
         "lang": {
@@ -17,7 +17,7 @@ pub(super) fn parameters(routes: &Routes) -> Value {
             "required": true,
             "description": format!(
                 "The language of the items (case-sensitive); `{}` is also served without this segment.",
-                routes.default_language
+                routes.default_lang()
             ),
             "schema": {"type": "string", "enum": routes.languages},
         },
@@ -80,7 +80,7 @@ pub(super) fn parameters(routes: &Routes) -> Value {
     })
 }
 
-pub(super) fn headers(routes: &Routes) -> Value {
+pub(super) fn headers(routes: &crate::routes::Map) -> Value {
     json!({
         "Cache-Control": {
             "description": "The configured cache policy.",

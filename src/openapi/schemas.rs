@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::config::{Envelope, Fallback, FieldSpec, FieldType, Project};
-use crate::routes::{MAX_PAGE, Routes};
+use crate::routes::MAX_PAGE;
 
 use super::parameters::problem_schema;
 
-pub(super) fn schemas(project: &Project, routes: &Routes) -> Value {
+pub(super) fn schemas(project: &Project, routes: &crate::routes::Map) -> Value {
     let mut out = Map::new();
     out.insert("Page".into(), page_schema(project, routes));
     out.insert("Item".into(), item_schema(project));
@@ -33,7 +33,7 @@ fn object(properties: Value) -> Value {
     })
 }
 
-fn page_schema(project: &Project, routes: &Routes) -> Value {
+fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
     let sizes: Vec<u64> = routes.sizes.iter().map(|s| s.size).collect();
     let largest = sizes.iter().copied().max().unwrap_or(0);
     let url = json!({"type": "string", "format": "uri-reference"});

@@ -10,10 +10,10 @@ pub mod template;
 use serde_json::json;
 
 use crate::bytes::push_fmt;
-use crate::config::{Project, UrlStyle};
+use crate::config::UrlStyle;
 use crate::paginate;
 use crate::routes::layout::{self, Variant};
-use crate::routes::{ErrorCode, Routes};
+use crate::routes::{ErrorCode, Map};
 
 /// Builds the links of one variant: `{base}/api/.../resource?page=P&per_page=S` or the
 /// path form `{base}/api/.../resource/S/P.json`; Laravel's envelopes order the query as
@@ -28,9 +28,8 @@ pub struct Links {
 }
 
 impl Links {
-    pub fn new(project: &Project, variant: Variant) -> Links {
-        let endpoint = format!("{}/{}", project.base.prefix(), variant.endpoint(project));
-        Links::from_parts(endpoint, project.url_style, project.default_page_size)
+    pub fn new(map: &Map, variant: Variant, style: UrlStyle) -> Links {
+        Links::from_parts(map.url(&map.endpoint(variant)), style, map.default_size)
     }
 
     /// Links below `endpoint` (the URL without query), for `default_size` as the default
@@ -137,7 +136,7 @@ impl PageWriter {
 }
 
 /// The sentence of a problem document that names what is allowed.
-fn detail(code: ErrorCode, routes: &Routes) -> String {
+fn detail(code: ErrorCode, routes: &Map) -> String {
     let sizes: Vec<String> = routes.sizes.iter().map(|s| s.size.to_string()).collect();
     match code {
         ErrorCode::InvalidPage => {
@@ -166,9 +165,9 @@ fn detail(code: ErrorCode, routes: &Routes) -> String {
 /// The RFC 9457 problem document of `code`, as written to `api/errors/{code}.json` and as
 /// host configs that cannot read the file (a CloudFront function) embed it: `type` is the
 /// document's own URL, `title` the status's reason phrase, `detail` what is allowed.
-pub fn problem_document(code: ErrorCode, routes: &Routes) -> Vec<u8> {
+pub fn problem_document(code: ErrorCode, routes: &Map) -> Vec<u8> {
     let doc = json!({
-        "type": format!("{}{}/{}", routes.origin, routes.mount, code.file()),
+        "type": routes.url(&code.file()),
         "title": code.title(),
         "status": code.status(),
         "detail": detail(code, routes),
@@ -180,27 +179,27 @@ pub fn problem_document(code: ErrorCode, routes: &Routes) -> Vec<u8> {
 }
 
 /// `api/index.json`: what the listing offers and where.
-pub fn index(project: &Project, total: usize) -> Vec<u8> {
-    let base = project.base.prefix();
+pub fn index(map: &Map, total: usize) -> Vec<u8> {
     let mut total_pages = serde_json::Map::new();
-    for &s in &project.page_sizes {
-        total_pages.insert(s.to_string(), json!(paginate::total_pages(total, s as usize)));
+    for s in &map.sizes {
+        total_pages.insert(s.size.to_string(), json!(s.pages));
     }
     let mut endpoints = serde_json::Map::new();
-    for v in Variant::all(project) {
-        let key = if v.prefixed { project.languages[v.lang].clone() } else { "default".into() };
-        endpoints.insert(key, json!(format!("{base}/{}", v.endpoint(project))));
+    for v in map.variants() {
+        let key = if v.prefixed { map.language(v).to_string() } else { "default".into() };
+        endpoints.insert(key, json!(map.url(&map.endpoint(v))));
     }
+    let sizes: Vec<u64> = map.sizes.iter().map(|s| s.size).collect();
     let doc = json!({
-        "resource": project.resource,
-        "languages": project.languages,
-        "default_language": project.languages[project.default_language],
-        "page_sizes": project.page_sizes,
-        "default_page_size": project.default_page_size,
+        "resource": map.resource,
+        "languages": map.languages,
+        "default_language": map.default_lang(),
+        "page_sizes": sizes,
+        "default_page_size": map.default_size,
         "total": total,
         "total_pages": total_pages,
         "endpoints": endpoints,
-        "openapi": format!("{base}/{}", layout::OPENAPI),
+        "openapi": map.url(layout::OPENAPI),
     });
     let mut out = serde_json::to_vec(&doc).expect("serializes");
     out.push(b'\n');

@@ -118,7 +118,7 @@ impl PageTemplate {
         env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
         env.add_filter("tojson", tojson);
         env.add_template_owned(shown.to_string(), source).map_err(|e| located(shown, &e))?;
-        let variants = Variant::all(project)
+        let variants = Variant::all(project.languages.len(), project.default_language)
             .into_iter()
             .map(|v| (Value::from(project.languages[v.lang].as_str()), v.prefixed))
             .collect();

@@ -1,6 +1,7 @@
-//! Where everything is: the one description of the output's files and the API's URLs,
-//! below the mount point (`base_url`'s path). Every part of folio that names a page, an
-//! endpoint or a document takes the name from here.
+//! How files and URLs are spelled, below the mount point (`base_url`'s path): the fixed
+//! names, and the pieces a page's name and its links are written from. Which languages,
+//! sizes and resource fill them in is [`super::Map`]'s, which every part of folio that
+//! names a page asks.
 //!
 //! ```text
 //! api/{lang}/{resource}/{size}/{page}.json   a page of one language
@@ -12,8 +13,6 @@
 //! `?page=P&per_page=S`); a page file is also served by its path (the path form).
 
 use std::fmt::Display;
-
-use crate::config::{Envelope, Project};
 
 pub const INDEX: &str = "api/index.json";
 pub const OPENAPI: &str = "api/openapi.json";
@@ -112,110 +111,6 @@ pub enum FileKind {
 /// file's extension and its coding.
 pub const SIBLINGS: [(&str, &str); 2] = [(".br", "br"), (".gz", "gzip")];
 
-/// The two-way map of one listing's files and URLs: what a build names each page, which
-/// page a file is, and the URLs a client may ask for it by.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
-    pub resource: String,
-    pub languages: Vec<String>,
-    pub default_language: usize,
-    pub sizes: Vec<u64>,
-    pub default_size: u64,
-    /// A Laravel envelope is on: its spelling of a page's query is in links too.
-    pub laravel: bool,
-}
-
-impl Layout {
-    pub fn new(project: &Project) -> Layout {
-        Layout {
-            resource: project.resource.clone(),
-            languages: project.languages.clone(),
-            default_language: project.default_language,
-            sizes: project.page_sizes.clone(),
-            default_size: project.default_page_size,
-            laravel: matches!(project.envelope, Envelope::Laravel | Envelope::LaravelResource),
-        }
-    }
-
-    /// A variant's endpoint below the mount point: `api/{lang}/{resource}` or
-    /// `api/{resource}`.
-    pub fn endpoint(&self, variant: Variant) -> String {
-        let lang = variant.prefixed.then(|| self.languages[variant.lang].as_str());
-        endpoint(lang, &self.resource)
-    }
-
-    /// The file of a page, relative to the output folder.
-    pub fn page_file(&self, p: &PageFile) -> String {
-        page_file(&self.endpoint(p.variant), p.size, p.page)
-    }
-
-    /// `rel` as a page file of this listing (a configured language and size, a valid page
-    /// number), or `None`: the inverse of [`Layout::page_file`].
-    pub fn parse(&self, rel: &str) -> Option<PageFile> {
-        let stem = rel.strip_suffix(".json")?.strip_prefix(API)?;
-        let (rest, page) = stem.rsplit_once('/')?;
-        let (endpoint, size) = rest.rsplit_once('/')?;
-        let variant = match endpoint.split_once('/') {
-            None if endpoint == self.resource => {
-                Variant { lang: self.default_language, prefixed: false }
-            }
-            Some((lang, res)) if res == self.resource => {
-                Variant { lang: self.languages.iter().position(|l| l == lang)?, prefixed: true }
-            }
-            _ => return None,
-        };
-        // Both numbers as folio writes them: digits, no sign, no leading zero.
-        if !super::valid_page(size) || !super::valid_page(page) {
-            return None;
-        }
-        let size: u64 = size.parse().ok().filter(|s| self.sizes.contains(s))?;
-        Some(PageFile { variant, size, page: page.parse().ok()? })
-    }
-
-    /// What `rel` (a path below the output folder) is.
-    pub fn kind(&self, rel: &str) -> FileKind {
-        if let Some(page) = self.parse(rel) {
-            return FileKind::Page(page);
-        }
-        for (ext, coding) in SIBLINGS {
-            if let Some(page) = rel.strip_suffix(ext).and_then(|p| self.parse(p)) {
-                return FileKind::Sibling(page, coding);
-            }
-        }
-        if super::ErrorCode::ALL.iter().any(|c| c.file() == rel) {
-            FileKind::Error
-        } else if rel.starts_with(API) {
-            FileKind::Api
-        } else {
-            FileKind::Other
-        }
-    }
-
-    /// Every URL below the mount point (without its leading `/`) that answers with this
-    /// page: its path form, the query its links spell, `?page=P` at the default size, the
-    /// bare endpoint for page 1 at the default size, `?per_page=S` for page 1 (an absent
-    /// page is 1), and Laravel's spelling when a Laravel envelope is on.
-    pub fn urls(&self, p: &PageFile) -> Vec<String> {
-        let endpoint = self.endpoint(p.variant);
-        let (size, page) = (p.size, p.page);
-        let mut out = vec![
-            format!("{endpoint}{}", path_suffix(size, page)),
-            format!("{endpoint}{}", query(size, page)),
-        ];
-        let laravel = format!("{endpoint}{}", laravel_query(size, page, self.default_size));
-        if size == self.default_size || self.laravel {
-            out.push(laravel);
-        }
-        if page == 1 {
-            if size == self.default_size {
-                out.push(endpoint.clone());
-            }
-            out.push(format!("{endpoint}?per_page={size}"));
-        }
-        out
-    }
-}
-
 /// Which copy of the listing a page belongs to: a language, prefixed (`/api/fr/...`) or
 /// the unprefixed default-language variant (`/api/...`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,40 +121,24 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// Every variant a build writes: each language, then the unprefixed default.
-    pub fn all(project: &Project) -> Vec<Variant> {
+    /// Every variant a build writes, for `languages` languages with `default` the default
+    /// one: each language, then the unprefixed default.
+    pub fn all(languages: usize, default: usize) -> Vec<Variant> {
         let mut v: Vec<Variant> =
-            (0..project.languages.len()).map(|lang| Variant { lang, prefixed: true }).collect();
-        v.push(Variant { lang: project.default_language, prefixed: false });
+            (0..languages).map(|lang| Variant { lang, prefixed: true }).collect();
+        v.push(Variant { lang: default, prefixed: false });
         v
-    }
-
-    /// This variant's endpoint below the mount point.
-    pub fn endpoint(&self, project: &Project) -> String {
-        let lang = self.prefixed.then(|| project.languages[self.lang].as_str());
-        endpoint(lang, &project.resource)
-    }
-
-    /// The file of one page, relative to the output folder.
-    pub fn page_file(&self, project: &Project, size: u64, page: usize) -> String {
-        page_file(&self.endpoint(project), size, page)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::routes::{Map, Size};
     use proptest::prelude::*;
 
-    fn layout(laravel: bool) -> Layout {
-        Layout {
-            resource: "sights".into(),
-            languages: vec!["en".into(), "pt-br".into()],
-            default_language: 0,
-            sizes: vec![10, 25],
-            default_size: 25,
-            laravel,
-        }
+    fn layout(laravel: bool) -> Map {
+        Map { laravel, ..crate::routes::sample("") }
     }
 
     fn page(lang: usize, prefixed: bool, size: u64, page: u64) -> PageFile {
@@ -321,7 +200,7 @@ mod tests {
         assert!(urls.contains(&"api/sights?per_page=10&page=3".to_string()), "{urls:?}");
     }
 
-    fn any_layout() -> impl Strategy<Value = Layout> {
+    fn any_layout() -> impl Strategy<Value = Map> {
         let langs = prop::collection::btree_set("[a-z]{2,3}(-[a-z0-9]{1,8})?", 1..4);
         let sizes = prop::collection::btree_set(1u64..100_000, 1..4);
         (langs, sizes, "[a-z][a-z0-9_-]{0,12}", any::<bool>(), any::<prop::sample::Index>())
@@ -330,14 +209,16 @@ mod tests {
             })
             .prop_map(|(langs, sizes, resource, laravel, default)| {
                 let languages: Vec<String> = langs.into_iter().collect();
-                let sizes: Vec<u64> = sizes.into_iter().collect();
-                Layout {
+                let sizes: Vec<Size> =
+                    sizes.into_iter().map(|size| Size { size, pages: 1 }).collect();
+                Map {
                     default_language: default.index(languages.len()),
-                    default_size: sizes[default.index(sizes.len())],
+                    default_size: sizes[default.index(sizes.len())].size,
                     resource,
                     languages,
                     sizes,
                     laravel,
+                    ..crate::routes::sample("")
                 }
             })
     }
@@ -351,7 +232,7 @@ mod tests {
         ) {
             let (lang, size, prefixed) = pick;
             let lang = if prefixed { lang.index(l.languages.len()) } else { l.default_language };
-            let p = page(lang, prefixed, size.get(&l.sizes).to_owned(), number);
+            let p = page(lang, prefixed, size.get(&l.sizes).size, number);
             let file = l.page_file(&p);
             prop_assert_eq!(l.parse(&file), Some(p));
             prop_assert_eq!(l.kind(&format!("{file}.br")), FileKind::Sibling(p, "br"));

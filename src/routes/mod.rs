@@ -1,18 +1,18 @@
-//! The API's rules as data (docs/api.md): the routing table that `folio serve` runs and
-//! that every host emitter in `hosts/` renders. `routes` owns the API's vocabulary — the
-//! error codes (`codes.rs`), where files and URLs are (`layout.rs`), the rules as regular
-//! expressions for hosts (`patterns.rs`) — and imports none of the modules that render it
-//! (`render`, `hosts`, `serve`, `openapi`). [`Routes::resolve`] is the reference semantics
+//! The API's rules as data (docs/api.md): the map of a listing (`map.rs`) that the writer
+//! names files by, `folio serve` runs and every host emitter in `hosts/` renders. `routes`
+//! owns the API's vocabulary — the error codes (`codes.rs`), how files and URLs are spelled
+//! (`layout.rs`), the rules as regular expressions for hosts (`patterns.rs`), the HTTP
+//! header rules — and imports none of the modules that render it
+//! (`render`, `hosts`, `serve`, `openapi`). [`Map::resolve`] is the reference semantics
 //! the request table in the tests checks every target against. Pure, no IO.
 
 pub mod codes;
 pub mod layout;
+pub mod map;
 pub mod patterns;
 
 pub use codes::ErrorCode;
-
-use crate::config::Project;
-use crate::paginate;
+pub use map::Map;
 
 /// The largest page number a request may ask for (nine digits).
 pub const MAX_PAGE: u64 = 999_999_999;
@@ -28,21 +28,6 @@ pub const PREFLIGHT_MAX_AGE: u32 = 86_400;
 pub struct Size {
     pub size: u64,
     pub pages: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Routes {
-    /// base_url's origin (`https://example.org`), or empty: error documents' `type` URLs.
-    pub origin: String,
-    /// Where `output/` is mounted: `""` or `/travel` (from base_url's path).
-    pub mount: String,
-    pub resource: String,
-    pub languages: Vec<String>,
-    pub default_language: String,
-    pub sizes: Vec<Size>,
-    pub default_size: u64,
-    /// `Cache-Control` of every 200 response under `/api/`.
-    pub cache_control: String,
 }
 
 /// What a request resolves to.
@@ -175,92 +160,18 @@ fn qvalue(q: &str) -> Option<u16> {
     }
 }
 
-impl Routes {
-    /// The table for a project whose listing has `total` records.
-    pub fn new(project: &Project, total: usize) -> Routes {
-        Routes {
-            origin: project.base.origin.clone(),
-            mount: project.base.path.clone(),
-            resource: project.resource.clone(),
-            languages: project.languages.clone(),
-            default_language: project.languages[project.default_language].clone(),
-            sizes: project
-                .page_sizes
-                .iter()
-                .map(|&size| Size { size, pages: paginate::total_pages(total, size as usize) })
-                .collect(),
-            default_size: project.default_page_size,
-            cache_control: project.cache_control.clone(),
-        }
-    }
-
-    /// `{mount}/api/`: everything below it follows the API's rules.
-    pub fn api_prefix(&self) -> String {
-        format!("{}/api/", self.mount)
-    }
-
-    /// The page file an endpoint request resolves to, or the error that answers it.
-    /// `lang` is `None` for the unprefixed endpoint.
-    pub fn page(&self, lang: Option<&str>, query: &str) -> Result<String, ErrorCode> {
-        let page = match query_param(query, "page") {
-            None => 1,
-            Some(v) if valid_page(v) => v.parse::<usize>().expect("nine digits fit"),
-            Some(_) => return Err(ErrorCode::InvalidPage),
-        };
-        let size = match query_param(query, "per_page") {
-            None => self.sizes.iter().find(|s| s.size == self.default_size).copied(),
-            Some(v) => self.sizes.iter().find(|s| s.size.to_string() == v).copied(),
-        }
-        .ok_or(ErrorCode::InvalidPerPage)?;
-        if page > size.pages {
-            return Err(ErrorCode::PageNotFound);
-        }
-        Ok(layout::page_file(&layout::endpoint(lang, &self.resource), size.size, page))
-    }
-
-    /// Resolves one request: `path` and `query` exactly as received (not decoded).
-    pub fn resolve(&self, method: &str, path: &str, query: &str) -> Outcome {
-        let prefix = self.api_prefix();
-        let Some(rest) = path.strip_prefix(&prefix) else { return Outcome::Outside };
-        // The method comes first: a preflight to any URL of the API is answered, also one
-        // that a GET would find in error (the browser then sends the GET and sees it).
-        match method {
-            "GET" | "HEAD" => {}
-            "OPTIONS" => return Outcome::Options,
-            _ => return Outcome::Error(ErrorCode::MethodNotAllowed),
-        }
-        let segs: Vec<&str> = rest.split('/').collect();
-        let endpoint = match segs.as_slice() {
-            [r] | [r, ""] if *r == self.resource => Some(None),
-            [l, r] | [l, r, ""] if *r == self.resource => Some(Some(*l)),
-            _ => None,
-        };
-        match endpoint {
-            Some(Some(lang)) if !self.languages.iter().any(|l| l == lang) => {
-                Outcome::Error(ErrorCode::UnknownLang)
-            }
-            Some(lang) => match self.page(lang, query) {
-                Ok(file) => Outcome::Page(file),
-                Err(code) => Outcome::Error(code),
-            },
-            None if segs.iter().all(|s| clean_segment(s)) => Outcome::File(format!("api/{rest}")),
-            None => Outcome::Error(ErrorCode::NotFound),
-        }
-    }
-}
-
-/// A small table for the host emitters' unit tests: resource `sights`, languages en and
-/// pt-br, sizes 10 (14 pages) and 25 (6 pages, the default).
+/// A small map for the host emitters' unit tests: resource `sights`, languages en and
+/// pt-br, sizes 10 (14 pages) and 25 (6 pages, the default), mounted at `mount`.
 #[cfg(test)]
-pub(crate) fn sample(mount: &str) -> Routes {
-    Routes {
-        origin: String::new(),
-        mount: mount.into(),
+pub(crate) fn sample(mount: &str) -> Map {
+    Map {
+        base: crate::config::BaseUrl { origin: String::new(), path: mount.into() },
         resource: "sights".into(),
         languages: vec!["en".into(), "pt-br".into()],
-        default_language: "en".into(),
+        default_language: 0,
         sizes: vec![Size { size: 10, pages: 14 }, Size { size: 25, pages: 6 }],
         default_size: 25,
+        laravel: false,
         cache_control: "public, max-age=60".into(),
     }
 }
@@ -269,15 +180,15 @@ pub(crate) fn sample(mount: &str) -> Routes {
 mod tests {
     use super::*;
 
-    fn routes() -> Routes {
-        Routes {
-            origin: String::new(),
-            mount: String::new(),
+    fn routes() -> Map {
+        Map {
+            base: crate::config::BaseUrl::default(),
             resource: "attractions".into(),
             languages: vec!["en".into(), "fr".into()],
-            default_language: "en".into(),
+            default_language: 0,
             sizes: vec![Size { size: 10, pages: 7 }, Size { size: 20, pages: 4 }],
             default_size: 10,
+            laravel: false,
             cache_control: "public, max-age=300".into(),
         }
     }
@@ -285,19 +196,11 @@ mod tests {
     #[test]
     fn every_url_of_a_page_resolves_to_its_file() {
         // What a purge list names for a changed file is what the table answers with it.
-        let r = routes();
         for laravel in [false, true] {
-            let l = layout::Layout {
-                resource: r.resource.clone(),
-                languages: r.languages.clone(),
-                default_language: 0,
-                sizes: r.sizes.iter().map(|s| s.size).collect(),
-                default_size: r.default_size,
-                laravel,
-            };
+            let l = Map { laravel, ..routes() };
             let variants = [(0, true), (1, true), (0, false)];
             for (lang, prefixed) in variants {
-                for size in &r.sizes {
+                for size in &l.sizes {
                     for page in 1..=size.pages as u64 {
                         let variant = layout::Variant { lang, prefixed };
                         let p = layout::PageFile { variant, size: size.size, page };
@@ -305,7 +208,7 @@ mod tests {
                         assert_eq!(l.parse(&file), Some(p));
                         for url in l.urls(&p) {
                             let (path, query) = url.split_once('?').unwrap_or((&url, ""));
-                            let got = match r.resolve("GET", &format!("/{path}"), query) {
+                            let got = match l.resolve("GET", &format!("/{path}"), query) {
                                 Outcome::Page(f) | Outcome::File(f) => f,
                                 other => panic!("{url}: {other:?}"),
                             };
@@ -467,7 +370,8 @@ mod tests {
 
     #[test]
     fn a_mount_path_prefixes_everything() {
-        let r = Routes { mount: "/travel".into(), ..routes() };
+        let base = crate::config::BaseUrl { origin: String::new(), path: "/travel".into() };
+        let r = Map { base, ..routes() };
         assert_eq!(
             r.resolve("GET", "/travel/api/attractions", ""),
             page("api/attractions/10/1.json")

@@ -9,7 +9,7 @@
 //! | [`PAGE`] | [`super::valid_page`] |
 //! | [`page_numbers`] | a page number within a size's page count |
 //! | [`accepts_coding`] | [`super::accepts_coding`] |
-//! | [`endpoint`], [`lang_endpoint`], [`either_endpoint`], [`any_lang_endpoint`] | the endpoints of [`super::Routes::resolve`], below `api/` |
+//! | [`endpoint`], [`lang_endpoint`], [`either_endpoint`], [`any_lang_endpoint`] | the endpoints of [`super::Map::resolve`], below `api/` |
 //!
 //! They use no lookaround and no backreference, so PCRE (nginx, Apache, Vercel), RE2
 //! (Caddy), JavaScript (CloudFront, Cloudflare) and Rust's `regex` read them alike. They are

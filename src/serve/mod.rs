@@ -1,5 +1,5 @@
 //! The preview server of `folio serve`: [`App`] answers every request by
-//! [`Routes::resolve`], the same table the host configs are rendered from, reading files
+//! [`Map::resolve`], the same table the host configs are rendered from, reading files
 //! of one folder under a lock that rebuilds hold while they switch files in, so a request
 //! sees the old tree or the new one, never half of each. [`Preview`] builds the project
 //! into a private folder of its own for it: `output_dir` is never written by a preview.
@@ -20,7 +20,7 @@ use crate::config::Project;
 use crate::error::Failure;
 use crate::output::manifest::Entry;
 use crate::routes::ErrorCode;
-use crate::routes::{Outcome, Routes, clean_segment};
+use crate::routes::{Map, Outcome, clean_segment};
 use crate::site;
 
 pub mod folder;
@@ -28,7 +28,7 @@ pub mod folder;
 /// What the request handler shares with the rebuild thread.
 pub struct App {
     pub output: PathBuf,
-    pub routes: RwLock<Arc<Routes>>,
+    pub routes: RwLock<Arc<Map>>,
     /// Every file folio wrote, as its manifest records it: the content hash is the entity
     /// tag, which stays the same across rebuilds while the bytes do.
     pub hashes: RwLock<Arc<HashMap<String, Entry>>>,
@@ -38,7 +38,7 @@ pub struct App {
 
 impl App {
     /// Serves the build in `output` by `routes`.
-    pub fn new(output: PathBuf, routes: Routes) -> App {
+    pub fn new(output: PathBuf, routes: Map) -> App {
         let hashes = RwLock::new(hashes(&output));
         App { output, routes: RwLock::new(Arc::new(routes)), hashes, switch: RwLock::new(()) }
     }
@@ -231,7 +231,7 @@ impl App {
     /// Paths outside `/api/`: plain files of the output folder, nothing hidden.
     fn outside(
         &self,
-        routes: &Routes,
+        routes: &Map,
         method: &Method,
         path: &str,
         headers: &HeaderMap,
@@ -249,7 +249,7 @@ impl App {
             return plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
         }
         // Outside the mount (a base_url path) there is nothing.
-        let inside = path.strip_prefix(&routes.mount);
+        let inside = path.strip_prefix(routes.mount());
         let Some(rel) =
             inside.and_then(|p| if p.is_empty() { Some(p) } else { p.strip_prefix('/') })
         else {
@@ -268,7 +268,7 @@ impl App {
         // The address `folio serve` prints: with no index.html of the project's, the
         // explorer is what there is to see.
         if rel == "index.html" {
-            let explorer = format!("{}/{}", routes.mount, crate::routes::layout::EXPLORER);
+            let explorer = routes.path(crate::routes::layout::EXPLORER);
             return respond(
                 StatusCode::TEMPORARY_REDIRECT,
                 vec![
@@ -317,7 +317,7 @@ impl Preview {
             .map_err(|e| anyhow::Error::from(e).context("making the preview's private folder"))?;
         let project = private(project, dir.path(), addr);
         let built = site::build(&project, &())?;
-        let routes = Routes::new(&project, built.records);
+        let routes = Map::new(&project, built.records);
         let app = Arc::new(App::new(project.output_dir, routes));
         Ok((Preview { dir, addr, app }, built))
     }
@@ -339,7 +339,7 @@ impl Preview {
         let options = site::BuildOptions { switch: Some(&self.app.switch), ..Default::default() };
         let built = site::build_with(&project, &(), &options)?;
         *self.app.routes.write().unwrap_or_else(|p| p.into_inner()) =
-            Arc::new(Routes::new(&project, built.records));
+            Arc::new(Map::new(&project, built.records));
         *self.app.hashes.write().unwrap_or_else(|p| p.into_inner()) = hashes(&self.app.output);
         Ok(built)
     }

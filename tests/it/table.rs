@@ -553,7 +553,7 @@ fn plain_file(root: &Path, rel: &str) -> bool {
 
 #[test]
 fn the_table_is_the_routing_table() {
-    // Every row agrees with `Routes::resolve`, the semantics all targets render.
+    // Every row agrees with `Map::resolve`, the semantics all targets render.
     let p = fixture("");
     let project = {
         let cwd = p.dir.path();
@@ -561,7 +561,7 @@ fn the_table_is_the_routing_table() {
             .unwrap();
         cfg.validate(Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap()
     };
-    let routes = folio::routes::Routes::new(&project, crate::harness::SAMPLE_RECORDS);
+    let routes = folio::routes::Map::new(&project, crate::harness::SAMPLE_RECORDS);
     for row in rows() {
         let (path, query) = row.target.split_once('?').unwrap_or((&row.target, ""));
         let outcome = routes.resolve(&row.method, path, query);

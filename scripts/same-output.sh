@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Same output: scripts/same-output.sh OLD_FOLIO NEW_FOLIO
+#
+# Builds the sample project (data/, templates/, folio.toml) with two folio binaries under
+# every envelope, both URL styles, three base URLs (none, an origin, an origin with a
+# mount) and every host target (Cloudflare Pages and Workers-with-R2 on their own: they
+# share output files with Netlify), and compares output/ and hosting/ byte for byte, the
+# manifests aside (they fingerprint the binary and hold times). For refactors that must
+# not change a byte: exit 1 on the first difference, with the files that differ.
+set -euo pipefail
+OLD=$(realpath "${1:?usage: scripts/same-output.sh OLD_FOLIO NEW_FOLIO}")
+NEW=$(realpath "${2:?usage: scripts/same-output.sh OLD_FOLIO NEW_FOLIO}")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+W=$(mktemp -d /dev/shm/folio-same-XXXXXX 2>/dev/null || mktemp -d)
+trap 'rm -rf "$W"' EXIT
+ALL='"nginx", "lighttpd", "apache", "caddy", "netlify", "vercel", "cloudfront"'
+R2=$'"cloudflare"\nserve_from_r2'
+runs=0
+for targets in "$ALL" '"cloudflare"' "$R2"; do
+  for envelope in standard laravel laravel-resource template:example; do
+    for style in query path; do
+      for base in "" "https://example.org" "https://example.org/travel"; do
+        for bin in old new; do
+          d=$W/$bin
+          rm -rf "$d" && mkdir -p "$d"
+          cp -r "$ROOT/data" "$ROOT/templates" "$d/"
+          list=${targets%%$'\n'*}
+          {
+            sed -e "s|^base_url = \"\"|base_url = \"$base\"|" \
+              -e "s|^targets = .*|targets = [$list]\nroot = \"/srv/site/output\"|" \
+              -e "s|^default_page_size = 10|default_page_size = 10\nenvelope = \"$envelope\"\nurl_style = \"$style\"|" \
+              "$ROOT/folio.toml"
+            if [ "$targets" = "$R2" ]; then
+              printf '\n[hosting.cloudflare]\nserve_from = "r2"\n\n[deploy]\nurl = "s3://travel/api-v1"\nendpoint = "https://acc.r2.cloudflarestorage.com"\n'
+            fi
+          } > "$d/folio.toml"
+          bin_path=$OLD
+          [ "$bin" = new ] && bin_path=$NEW
+          (cd "$d" && "$bin_path" build > /dev/null)
+          mkdir -p "$d/hosting"
+        done
+        if ! diff -r -q -x .folio-manifest.json "$W/old/output" "$W/new/output" \
+          || ! diff -r -q -x .folio-manifest.json "$W/old/hosting" "$W/new/hosting"; then
+          echo "different: targets [${targets//$'\n'/ }], envelope $envelope, url_style $style, base_url '$base'"
+          exit 1
+        fi
+        runs=$((runs + 1))
+      done
+    done
+  done
+done
+echo "same output in all $runs projects"

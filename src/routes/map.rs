@@ -1,0 +1,221 @@
+//! The map of one listing: its shape (resource, languages, sizes and their page counts,
+//! defaults), its base URL (origin and mount, typed) and every name derived from them —
+//! the file of each page, which page a file is, the URLs that answer with it, the public
+//! URL of any file — and [`Map::resolve`], the reference semantics of a request. Built once
+//! per build, serve or deploy ([`Map::new`]); the writer, render's links, the problem
+//! documents, the host configs, the purge list and `serve` all take it.
+
+use crate::config::{BaseUrl, Envelope, Project};
+use crate::paginate;
+
+use super::layout::{self, API, FileKind, PageFile, SIBLINGS, Variant};
+use super::{ErrorCode, Outcome, Size, clean_segment, query_param, valid_page};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Map {
+    /// `base_url`: links are `{origin}{mount}/api/...`.
+    pub base: BaseUrl,
+    pub resource: String,
+    pub languages: Vec<String>,
+    /// Index into `languages`.
+    pub default_language: usize,
+    /// Each configured size with the listing's page count at it, in configured order.
+    pub sizes: Vec<Size>,
+    pub default_size: u64,
+    /// A Laravel envelope is on: its spelling of a page's query is in links too.
+    pub laravel: bool,
+    /// `Cache-Control` of every 200 response under `/api/`.
+    pub cache_control: String,
+}
+
+impl Map {
+    /// The map of a project whose listing has `total` records.
+    pub fn new(project: &Project, total: usize) -> Map {
+        Map {
+            base: project.base.clone(),
+            resource: project.resource.clone(),
+            languages: project.languages.clone(),
+            default_language: project.default_language,
+            sizes: project
+                .page_sizes
+                .iter()
+                .map(|&size| Size { size, pages: paginate::total_pages(total, size as usize) })
+                .collect(),
+            default_size: project.default_page_size,
+            laravel: matches!(project.envelope, Envelope::Laravel | Envelope::LaravelResource),
+            cache_control: project.cache_control.clone(),
+        }
+    }
+
+    /// Where `output/` is mounted: `""` or `/travel`.
+    pub fn mount(&self) -> &str {
+        &self.base.path
+    }
+
+    /// base_url's origin (`https://example.org`), or empty.
+    pub fn origin(&self) -> &str {
+        &self.base.origin
+    }
+
+    pub fn default_lang(&self) -> &str {
+        &self.languages[self.default_language]
+    }
+
+    /// The path a server sees for `rel` (a path below the output folder): `{mount}/{rel}`.
+    pub fn path(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.base.path)
+    }
+
+    /// The public URL of `rel`: `{origin}{mount}/{rel}` (root-relative without an origin).
+    pub fn url(&self, rel: &str) -> String {
+        format!("{}{}/{rel}", self.base.origin, self.base.path)
+    }
+
+    /// `{mount}/api/`: everything below it follows the API's rules.
+    pub fn api_prefix(&self) -> String {
+        self.path(API)
+    }
+
+    /// Every variant a build writes: each language, then the unprefixed default.
+    pub fn variants(&self) -> Vec<Variant> {
+        Variant::all(self.languages.len(), self.default_language)
+    }
+
+    /// The language code of a variant.
+    pub fn language(&self, variant: Variant) -> &str {
+        &self.languages[variant.lang]
+    }
+
+    /// A variant's endpoint below the mount point: `api/{lang}/{resource}` or
+    /// `api/{resource}`.
+    pub fn endpoint(&self, variant: Variant) -> String {
+        let lang = variant.prefixed.then(|| self.language(variant));
+        layout::endpoint(lang, &self.resource)
+    }
+
+    /// The file of a page, relative to the output folder.
+    pub fn page_file(&self, p: &PageFile) -> String {
+        layout::page_file(&self.endpoint(p.variant), p.size, p.page)
+    }
+
+    /// The file of page `page` at size `size` of `variant`.
+    pub fn file(&self, variant: Variant, size: u64, page: usize) -> String {
+        layout::page_file(&self.endpoint(variant), size, page)
+    }
+
+    /// `rel` as a page file of this listing (a configured language and size, a valid page
+    /// number), or `None`: the inverse of [`Map::page_file`]. Page counts are not
+    /// consulted: a page past the last one is still named as a page.
+    pub fn parse(&self, rel: &str) -> Option<PageFile> {
+        let stem = rel.strip_suffix(".json")?.strip_prefix(API)?;
+        let (rest, page) = stem.rsplit_once('/')?;
+        let (endpoint, size) = rest.rsplit_once('/')?;
+        let variant = match endpoint.split_once('/') {
+            None if endpoint == self.resource => {
+                Variant { lang: self.default_language, prefixed: false }
+            }
+            Some((lang, res)) if res == self.resource => {
+                Variant { lang: self.languages.iter().position(|l| l == lang)?, prefixed: true }
+            }
+            _ => return None,
+        };
+        // Both numbers as folio writes them: digits, no sign, no leading zero.
+        if !valid_page(size) || !valid_page(page) {
+            return None;
+        }
+        let size: u64 = size.parse().ok().filter(|s| self.sizes.iter().any(|c| c.size == *s))?;
+        Some(PageFile { variant, size, page: page.parse().ok()? })
+    }
+
+    /// What `rel` (a path below the output folder) is.
+    pub fn kind(&self, rel: &str) -> FileKind {
+        if let Some(page) = self.parse(rel) {
+            return FileKind::Page(page);
+        }
+        for (ext, coding) in SIBLINGS {
+            if let Some(page) = rel.strip_suffix(ext).and_then(|p| self.parse(p)) {
+                return FileKind::Sibling(page, coding);
+            }
+        }
+        if ErrorCode::ALL.iter().any(|c| c.file() == rel) {
+            FileKind::Error
+        } else if rel.starts_with(API) {
+            FileKind::Api
+        } else {
+            FileKind::Other
+        }
+    }
+
+    /// Every URL below the mount point (without its leading `/`) that answers with this
+    /// page: its path form, the query its links spell, `?page=P` at the default size, the
+    /// bare endpoint for page 1 at the default size, `?per_page=S` for page 1 (an absent
+    /// page is 1), and Laravel's spelling when a Laravel envelope is on.
+    pub fn urls(&self, p: &PageFile) -> Vec<String> {
+        let endpoint = self.endpoint(p.variant);
+        let (size, page) = (p.size, p.page);
+        let mut out = vec![
+            format!("{endpoint}{}", layout::path_suffix(size, page)),
+            format!("{endpoint}{}", layout::query(size, page)),
+        ];
+        let laravel = format!("{endpoint}{}", layout::laravel_query(size, page, self.default_size));
+        if size == self.default_size || self.laravel {
+            out.push(laravel);
+        }
+        if page == 1 {
+            if size == self.default_size {
+                out.push(endpoint.clone());
+            }
+            out.push(format!("{endpoint}?per_page={size}"));
+        }
+        out
+    }
+
+    /// The page file an endpoint request resolves to, or the error that answers it.
+    /// `lang` is `None` for the unprefixed endpoint.
+    pub fn page(&self, lang: Option<&str>, query: &str) -> Result<String, ErrorCode> {
+        let page = match query_param(query, "page") {
+            None => 1,
+            Some(v) if valid_page(v) => v.parse::<usize>().expect("nine digits fit"),
+            Some(_) => return Err(ErrorCode::InvalidPage),
+        };
+        let size = match query_param(query, "per_page") {
+            None => self.sizes.iter().find(|s| s.size == self.default_size).copied(),
+            Some(v) => self.sizes.iter().find(|s| s.size.to_string() == v).copied(),
+        }
+        .ok_or(ErrorCode::InvalidPerPage)?;
+        if page > size.pages {
+            return Err(ErrorCode::PageNotFound);
+        }
+        Ok(layout::page_file(&layout::endpoint(lang, &self.resource), size.size, page))
+    }
+
+    /// Resolves one request: `path` and `query` exactly as received (not decoded).
+    pub fn resolve(&self, method: &str, path: &str, query: &str) -> Outcome {
+        let prefix = self.api_prefix();
+        let Some(rest) = path.strip_prefix(&prefix) else { return Outcome::Outside };
+        // The method comes first: a preflight to any URL of the API is answered, also one
+        // that a GET would find in error (the browser then sends the GET and sees it).
+        match method {
+            "GET" | "HEAD" => {}
+            "OPTIONS" => return Outcome::Options,
+            _ => return Outcome::Error(ErrorCode::MethodNotAllowed),
+        }
+        let segs: Vec<&str> = rest.split('/').collect();
+        let endpoint = match segs.as_slice() {
+            [r] | [r, ""] if *r == self.resource => Some(None),
+            [l, r] | [l, r, ""] if *r == self.resource => Some(Some(*l)),
+            _ => None,
+        };
+        match endpoint {
+            Some(Some(lang)) if !self.languages.iter().any(|l| l == lang) => {
+                Outcome::Error(ErrorCode::UnknownLang)
+            }
+            Some(lang) => match self.page(lang, query) {
+                Ok(file) => Outcome::Page(file),
+                Err(code) => Outcome::Error(code),
+            },
+            None if segs.iter().all(|s| clean_segment(s)) => Outcome::File(format!("{API}{rest}")),
+            None => Outcome::Error(ErrorCode::NotFound),
+        }
+    }
+}
