@@ -101,7 +101,7 @@ impl<'m> Roles<'m> {
             FileKind::Sibling(..) => return None,
             FileKind::Error => (
                 Headers {
-                    content_type: "application/problem+json".into(),
+                    content_type: crate::routes::PROBLEM_JSON.into(),
                     cache_control: None,
                     content_encoding: None,
                 },
@@ -260,7 +260,7 @@ mod tests {
         );
         assert_eq!(
             h("api/errors/not_found.json"),
-            Some(("application/problem+json".into(), None, None, Phase::Links))
+            Some((crate::routes::PROBLEM_JSON.into(), None, None, Phase::Links))
         );
         assert_eq!(h("api/index.json"), Some((json.clone(), cc.clone(), None, Phase::Links)));
         assert_eq!(

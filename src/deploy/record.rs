@@ -20,7 +20,6 @@
 //! ([`Unreadable`]); `folio deploy --repair` surveys the store without it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +40,30 @@ fn writer() -> String {
 /// compressor shrinks 64 times; a gzip bomb (1,000 times) stops here.
 pub fn limit(size: u64) -> u64 {
     (1 << 20) + size.saturating_mul(64)
+}
+
+/// `bytes` (one gzip member) decompressed, refused past `max` bytes before anything is
+/// allocated: the trailer's last four bytes say the size (mod 2^32), libdeflate checks it
+/// against what it decompresses, and a trailer that lies runs out of room.
+fn gunzip_within(bytes: &[u8], max: u64) -> Result<Vec<u8>, String> {
+    let Some(trailer) = bytes.len().checked_sub(4).filter(|&at| at >= 18 - 4) else {
+        return Err(format!("not gzip (only {} bytes)", bytes.len()));
+    };
+    let size = u64::from(u32::from_le_bytes(bytes[trailer..].try_into().expect("4 bytes")));
+    if size > max {
+        return Err(format!(
+            "it decompresses to more than {max} bytes, 64 times its {} bytes",
+            bytes.len()
+        ));
+    }
+    let mut text = vec![0; size as usize];
+    match libdeflater::Decompressor::new().gzip_decompress(bytes, &mut text) {
+        Ok(n) if n as u64 == size => Ok(text),
+        Ok(_) | Err(libdeflater::DecompressionError::InsufficientSpace) => {
+            Err("not gzip (its size trailer does not match its data)".into())
+        }
+        Err(libdeflater::DecompressionError::BadData) => Err("not gzip (damaged data)".into()),
+    }
 }
 
 /// Why the record on the store cannot be used.
@@ -223,17 +246,7 @@ impl Record {
     }
 
     fn parse(bytes: &[u8], max: u64) -> Result<Result<Record, Unreadable>, String> {
-        let mut text = Vec::new();
-        flate2::read::GzDecoder::new(bytes)
-            .take(max + 1)
-            .read_to_end(&mut text)
-            .map_err(|e| format!("not gzip ({e})"))?;
-        if text.len() as u64 > max {
-            return Err(format!(
-                "it decompresses to more than {max} bytes, 64 times its {} bytes",
-                bytes.len()
-            ));
-        }
+        let text = gunzip_within(bytes, max)?;
         #[derive(Deserialize)]
         struct Probe {
             version: u32,

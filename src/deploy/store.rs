@@ -10,7 +10,7 @@ use anyhow::Context;
 use object_store::path::Path as Key;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use axum::http::{Method, Uri};
+use http::{Method, Uri};
 
 use object_store::client::{
     HttpClient, HttpConnector, HttpError, HttpRequest, HttpResponse, HttpService, ReqwestConnector,

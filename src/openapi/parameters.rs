@@ -129,7 +129,7 @@ pub(super) fn responses() -> Value {
                 "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"},
             },
             "content": {
-                "application/problem+json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}},
+                crate::routes::PROBLEM_JSON: {"schema": {"$ref": format!("#/components/schemas/{schema}")}},
             },
         })
     };

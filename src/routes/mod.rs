@@ -20,6 +20,8 @@ pub const MAX_PAGE: u64 = 999_999_999;
 /// The methods the API answers: the `Allow` of a 405 and of a plain `OPTIONS`, and the
 /// `Access-Control-Allow-Methods` of a CORS preflight.
 pub const ALLOW: &str = "GET, HEAD, OPTIONS";
+/// The `Content-Type` of a problem document (RFC 9457), whichever way it is answered.
+pub const PROBLEM_JSON: &str = "application/problem+json";
 /// How long a browser may cache a preflight's answer (`Access-Control-Max-Age`), in seconds.
 pub const PREFLIGHT_MAX_AGE: u32 = 86_400;
 

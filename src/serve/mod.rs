@@ -180,7 +180,7 @@ impl App {
             .and_then(|path| fs::read(path).ok())
             .unwrap_or_else(|| code.code().as_bytes().to_vec());
         let mut out = vec![
-            (header::CONTENT_TYPE, "application/problem+json".to_string()),
+            (header::CONTENT_TYPE, crate::routes::PROBLEM_JSON.to_string()),
             (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".into()),
         ];
         if code == ErrorCode::MethodNotAllowed {
