@@ -9,6 +9,11 @@ pub struct BaseUrl {
 }
 
 impl BaseUrl {
+    /// Parses `base_url` with the `url` crate (the WHATWG URL standard, as browsers read
+    /// it: a port past 65535 or a malformed IPv6 host is refused), then asks what folio's
+    /// links need: `http://` or `https://`, a host, no credentials, query or fragment, and
+    /// a path of plain segments (its trailing `/` dropped). The origin is kept as written
+    /// (`url` would lower-case it and drop a default port): links repeat it byte for byte.
     pub fn parse(raw: &str) -> Result<BaseUrl, String> {
         if raw.is_empty() {
             return Ok(BaseUrl::default());
@@ -17,31 +22,32 @@ impl BaseUrl {
             .strip_prefix("https://")
             .or_else(|| raw.strip_prefix("http://"))
             .ok_or_else(|| format!("base_url `{raw}` must start with http:// or https://"))?;
-        let (host, path) = match rest.find('/') {
-            Some(i) => rest.split_at(i),
-            None => (rest, ""),
-        };
-        let host_ok = !host.is_empty()
+        let url = url::Url::parse(raw).map_err(|e| format!("base_url `{raw}` is no URL ({e})"))?;
+        let host = &rest[..rest.find('/').unwrap_or(rest.len())];
+        let host_ok = url.host().is_some()
+            && url.username().is_empty()
+            && url.password().is_none()
+            && !host.is_empty()
             && host.chars().all(|c| c.is_ascii_alphanumeric() || "-.:[]".contains(c));
         if !host_ok {
             return Err(format!("base_url `{raw}` has no valid host"));
         }
-        let path = path.trim_end_matches('/');
-        let path_ok = path.split('/').skip(1).all(|seg| {
-            !seg.is_empty()
-                && seg != "."
-                && seg != ".."
-                && seg.chars().all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c))
-        });
+        let path = rest[host.len()..].trim_end_matches('/');
+        let path_ok = url.query().is_none()
+            && url.fragment().is_none()
+            && path.split('/').skip(1).all(|seg| {
+                !seg.is_empty()
+                    && seg != "."
+                    && seg != ".."
+                    && seg.chars().all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c))
+            });
         if !path_ok {
             return Err(format!(
                 "base_url `{raw}`: its path may hold only letters, digits and -._~ segments (no query, fragment or empty segment)"
             ));
         }
-        Ok(BaseUrl {
-            origin: raw[..raw.len() - rest.len() + host.len()].to_string(),
-            path: path.into(),
-        })
+        let origin = &raw[..raw.len() - rest.len() + host.len()];
+        Ok(BaseUrl { origin: origin.to_string(), path: path.into() })
     }
 
     /// `{origin}{path}`: what every link starts with.
@@ -63,5 +69,12 @@ mod tests {
         assert!(BaseUrl::parse("https://x/a?b").is_err());
         assert!(BaseUrl::parse("https://x/a//b").is_err());
         assert_eq!(BaseUrl::parse("").unwrap(), BaseUrl::default());
+        assert!(BaseUrl::parse("https://x:99999/a").is_err(), "no such port");
+        assert!(BaseUrl::parse("https://[::1/a").is_err(), "no such host");
+        assert!(BaseUrl::parse("https://user@x/a").is_err(), "no credentials");
+        let b = BaseUrl::parse("http://127.0.0.1:8080/travel/v1").unwrap();
+        assert_eq!(b.prefix(), "http://127.0.0.1:8080/travel/v1");
+        let b = BaseUrl::parse("https://[::1]:8443").unwrap();
+        assert_eq!((b.origin.as_str(), b.path.as_str()), ("https://[::1]:8443", ""));
     }
 }
