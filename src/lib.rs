@@ -3,14 +3,13 @@
 //! The pipeline is the architecture: [`load`] reads `data/` into [`model::Record`]s,
 //! [`sort`] orders them per language, [`paginate`] splits them, [`render`] writes page
 //! bodies, and [`output`] puts files on disk atomically. [`site`] owns that pipeline,
-//! [`serve`] previews it, [`deploy`] publishes its output; [`cmd`] is what the binary
-//! calls, the only module that prints. [`routes`] is the API's vocabulary: the routing
-//! table every host config ([`hosts`]) and `serve` follow, and [`routes::layout`], the one
-//! map between files and URLs. README.md's "Architecture" section draws the map.
+//! [`serve`] previews it, [`deploy`] publishes its output. [`routes`] is the API's
+//! vocabulary: [`routes::Map`], the one map of a listing's files and URLs, that the writer,
+//! every host config ([`hosts`]), `serve` and `deploy` follow. The command line (`cli`)
+//! and the commands (`cmd`, the only code that prints) are the binary's, in
+//! `src/main.rs`, not this library's API. README.md's "Architecture" section draws it.
 
 pub mod bytes;
-pub mod cli;
-pub mod cmd;
 pub mod compress;
 pub mod config;
 pub mod deploy;

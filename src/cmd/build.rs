@@ -4,10 +4,10 @@ use std::io::IsTerminal;
 
 use super::Bar;
 use crate::cli::BuildArgs;
-use crate::config::{Overrides, Project};
-use crate::error::Failure;
-use crate::output::lock::Busy;
-use crate::site::{self, BuildOptions};
+use folio::config::{Overrides, Project};
+use folio::error::Failure;
+use folio::output::lock::Busy;
+use folio::site::{self, BuildOptions};
 
 pub fn run(args: BuildArgs) -> Result<(), Failure> {
     let overrides =

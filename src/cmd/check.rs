@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use super::say;
 use crate::cli::{CheckArgs, Format};
-use crate::config::{Fallback, Overrides, Project};
-use crate::error::Failure;
-use crate::site;
+use folio::config::{Fallback, Overrides, Project};
+use folio::error::Failure;
+use folio::site;
 
 /// The version of the JSON report's layout; a change of its keys changes it.
 const REPORT_VERSION: u64 = 1;
@@ -58,8 +58,8 @@ fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
             if !over.is_empty() {
                 return Err(vec![Failure::Limits(over)]);
             }
-            let shown = crate::diag::display_path(&project.config_path).to_path_buf();
-            listing.data.warnings.extend(near.into_iter().map(|message| crate::diag::Problem {
+            let shown = folio::diag::display_path(&project.config_path).to_path_buf();
+            listing.data.warnings.extend(near.into_iter().map(|message| folio::diag::Problem {
                 file: usize::MAX,
                 path: shown.clone(),
                 line: None,

@@ -6,13 +6,13 @@ use std::path::Path;
 
 use super::{Bar, say};
 use crate::cli::DeployArgs;
-use crate::config::{Overrides, Project};
-use crate::deploy::purge::PurgeList;
-use crate::deploy::{self, Hooks, Options};
-use crate::error::Failure;
-use crate::output::lock::Busy;
-use crate::output::user_file::UserFile;
-use crate::site::Progress;
+use folio::config::{Overrides, Project};
+use folio::deploy::purge::PurgeList;
+use folio::deploy::{self, Hooks, Options};
+use folio::error::Failure;
+use folio::output::lock::Busy;
+use folio::output::user_file::UserFile;
+use folio::site::Progress;
 
 pub fn run(args: DeployArgs) -> Result<(), Failure> {
     let project = Project::discover(args.config.path.as_deref(), &Overrides::default())?;

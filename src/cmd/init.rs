@@ -11,14 +11,14 @@ use anyhow::Context;
 
 use super::say;
 use crate::cli::InitArgs;
-use crate::error::Failure;
-use crate::init::{self, InitFile, Options};
-use crate::output::paths::Confined;
+use folio::error::Failure;
+use folio::init::{self, InitFile, Options};
+use folio::output::paths::Confined;
 
 pub fn run(args: InitArgs) -> Result<(), Failure> {
     let cwd = std::env::current_dir().context("reading the working directory")?;
     let dir = args.dir.as_deref().map_or_else(|| cwd.clone(), |d| cwd.join(d));
-    let shown = match crate::diag::display_path(&dir) {
+    let shown = match folio::diag::display_path(&dir) {
         p if p.as_os_str().is_empty() => ".".into(),
         p => p,
     };
@@ -97,7 +97,7 @@ fn keep_old_config(dir: &Path, path: &Path) -> Result<(), Failure> {
     if fs::symlink_metadata(&backup).is_ok() {
         return Err(Failure::Refused(format!(
             "`{}` exists: move it away so folio init can keep the current folio.toml there",
-            crate::diag::display_path(&backup).display()
+            folio::diag::display_path(&backup).display()
         )));
     }
     fs::rename(path, &backup).with_context(|| format!("keeping `{}`", path.display()))?;
@@ -106,11 +106,11 @@ fn keep_old_config(dir: &Path, path: &Path) -> Result<(), Failure> {
 
 /// Creates `path` (and its folder); never follows or replaces anything already there.
 fn write_new(path: &Path, file: &InitFile) -> Result<(), Failure> {
-    let shown = crate::diag::display_path(path);
+    let shown = folio::diag::display_path(path);
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).with_context(|| format!("creating `{}`", shown.display()))?;
     }
-    crate::output::paths::create_new(path, false, |out| out.write_all(file.contents.as_bytes()))
+    folio::output::paths::create_new(path, false, |out| out.write_all(file.contents.as_bytes()))
         .and_then(|out| out.sync_all())
         .with_context(|| format!("creating `{}`", shown.display()))?;
     Ok(())

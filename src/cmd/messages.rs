@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use crate::error::Failure;
+use folio::error::Failure;
 
 /// Runs `write` on stdout; a failed write (a closed pipe too) is the command's error.
 pub fn print(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Failure> {

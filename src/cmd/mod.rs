@@ -3,22 +3,41 @@
 //! it: `init` which files to keep, `check` how its report reads, `serve` when to rebuild.
 //! All printing goes through `messages.rs`.
 
-pub mod build;
-pub mod check;
-pub mod deploy;
-pub mod init;
-pub mod messages;
-pub mod serve;
+mod build;
+mod check;
+mod deploy;
+mod init;
+mod messages;
+mod serve;
 
 use std::io::Write;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::site::Progress;
+use folio::site::Progress;
 
 use crate::cli::{Cli, Command};
-use crate::error::Failure;
+use folio::error::Failure;
 pub use messages::{print, say};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The binary's `main`: parses the command line, runs it, prints a failure and maps it to
+/// its exit code (docs/cli.md).
+pub fn main() -> std::process::ExitCode {
+    use clap::Parser;
+    use std::process::ExitCode;
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // `folio build | head -0`: the reader is gone, so is the point of going on (ripgrep).
+        Err(failure) if failure.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(failure) => {
+            messages::failure(&failure);
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<(), Failure> {

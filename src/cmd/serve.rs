@@ -1,6 +1,6 @@
 //! `folio serve`: bind, build the preview (into a private folder: `output/` is never
 //! written), print the URL, rebuild when data, templates or config change, and serve until
-//! Ctrl-C or SIGTERM. The server itself is `crate::serve`.
+//! Ctrl-C or SIGTERM. The server itself is `folio::serve`.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use super::say;
 use crate::cli::ServeArgs;
-use crate::config::{Overrides, Project};
-use crate::error::Failure;
-use crate::serve::{self, Preview};
+use folio::config::{Overrides, Project};
+use folio::error::Failure;
+use folio::serve::{self, Preview};
 
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let config = args.config.path.clone();
