@@ -1,9 +1,10 @@
 //! The cloudflare target (Cloudflare Pages): `output/_worker.js` and `output/_routes.json`.
 //! Pages' `_redirects` cannot look at the query string, so the worker runs the API's rules itself
 //! for `{mount}/api/*` (and only there: `_routes.json` keeps every other path static and
-//! free of worker invocations). It carries the routing table as JSON — mount, resource,
-//! languages, sizes with their page counts, defaults, Cache-Control, and the list of the
-//! other files folio writes under `api/` — and decides from that table alone which file
+//! free of worker invocations). It carries [`Map::table`] — the JSON table the CloudFront
+//! function and lighttpd's script read too: mount, resource, languages, sizes with their
+//! page counts, defaults, Cache-Control, error statuses, and the list of the other files
+//! folio writes under `api/` — and decides from that table alone which file
 //! answers: with no top-level `404.html`, Pages treats the site as a single-page app and
 //! `env.ASSETS.fetch` of a missing file answers 200 with `index.html`, so an asset's status
 //! proves nothing. It also sets every header itself: `_headers` applies to static assets,
@@ -19,7 +20,7 @@
 
 use super::{HostCtx, HostFile, R2};
 use crate::routes::layout::API;
-use crate::routes::{Map, layout, patterns};
+use crate::routes::{Map, patterns};
 
 use crate::output::manifest::MANIFEST;
 
@@ -43,24 +44,6 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     vec![HostFile::output("_worker.js", worker(r, None)), HostFile::output("_routes.json", routes)]
 }
 
-/// The routing table the worker runs, as JSON (JSON is a JavaScript expression).
-fn table(r: &Map) -> String {
-    let sizes: Vec<_> =
-        r.sizes.iter().map(|s| serde_json::json!({"size": s.size, "pages": s.pages})).collect();
-    serde_json::json!({
-        "mount": r.mount(),
-        "resource": r.resource,
-        "languages": r.languages,
-        "sizes": sizes,
-        "default_size": r.default_size,
-        "cache_control": r.cache_control,
-        "files": layout::api_files(),
-        "allow": crate::routes::ALLOW,
-        "preflight_max_age": crate::routes::PREFLIGHT_MAX_AGE.to_string(),
-    })
-    .to_string()
-}
-
 const WORKER: &str = include_str!("templates/_worker.js.j2");
 
 /// The Worker of `serve_from = "r2"`, in `hosting/` (deployed with wrangler, never
@@ -75,7 +58,7 @@ fn worker(r: &Map, r2: Option<&R2>) -> String {
     super::fill(
         &[("_worker.js", WORKER)],
         minijinja::context! {
-            table => table(r),
+            table => r.table().to_string(),
             page => patterns::PAGE,
             segment => patterns::segment(),
             manifest => MANIFEST,
@@ -127,8 +110,9 @@ mod tests {
             serde_json::from_str(line.trim_start_matches("const T = ").trim_end_matches(';'))
                 .unwrap();
         assert_eq!(t["languages"], serde_json::json!(["en", "pt-br"]));
-        assert_eq!(t["sizes"][1], serde_json::json!({"size": 25, "pages": 6}));
-        assert_eq!(t["default_size"], 25);
+        assert_eq!(t, crate::routes::sample("").table(), "the map's one table");
+        assert_eq!(t["sizes"], serde_json::json!({"10": 14, "25": 6}));
+        assert_eq!(t["default_size"], "25");
         assert_eq!(t["resource"], "sights");
         assert_eq!(t["cache_control"], "public, max-age=60");
         assert!(t["files"].as_array().unwrap().contains(&"api/errors/not_found.json".into()));

@@ -48,27 +48,19 @@ fn js(value: &serde_json::Value) -> String {
 const TEMPLATE: &str = include_str!("templates/cloudfront-function.js.j2");
 
 fn function(r: &Map) -> String {
-    let sizes: serde_json::Map<String, serde_json::Value> =
-        r.sizes.iter().map(|s| (s.size.to_string(), json!(s.pages))).collect();
-    let errors: serde_json::Map<String, serde_json::Value> = ErrorCode::ALL
+    let documents: serde_json::Map<String, serde_json::Value> = ErrorCode::ALL
         .iter()
-        .map(|&c| (c.code().to_string(), json!([c.status(), c.title(), problem_document(r, c)])))
+        .map(|&c| (c.code().to_string(), json!([c.title(), problem_document(r, c)])))
         .collect();
     super::fill(
         &[("cloudfront-function.js", TEMPLATE)],
         minijinja::context! {
             mount => r.mount(),
             cache_control => r.cache_control.clone(),
-            api => js(&json!(r.api_prefix())),
-            resource => js(&json!(r.resource)),
-            languages => js(&json!(r.languages)),
-            sizes => js(&sizes.into()),
-            default_size => js(&json!(r.default_size.to_string())),
+            table => js(&r.table()),
             page => patterns::PAGE,
-            errors => js(&errors.into()),
+            documents => js(&documents.into()),
             segment => patterns::segment(),
-            allow => js(&json!(crate::routes::ALLOW)),
-            max_age => js(&json!(crate::routes::PREFLIGHT_MAX_AGE.to_string())),
         },
     )
 }
@@ -93,7 +85,7 @@ mod tests {
     #[test]
     fn a_mount_path_prefixes_the_api_and_the_deploy_steps() {
         let js = render_one("/travel");
-        assert!(js.contains(r#"var API = "/travel/api/";"#));
+        assert!(js.contains(r#""api":"/travel/api/""#), "the map's table: {js}");
         assert!(js.contains("url = \"s3://BUCKET/travel\""));
         assert!(js.contains("response page path /travel/api/errors/not_found.json"));
         assert!(js.contains(r#"\"type\":\"/travel/api/errors/unknown_lang.json\""#));

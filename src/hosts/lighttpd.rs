@@ -24,7 +24,7 @@
 use std::fmt::Write;
 
 use super::{HostCtx, HostFile};
-use crate::routes::{ErrorCode, MAX_PAGE, patterns};
+use crate::routes::patterns;
 
 /// A Lua string literal.
 fn lua(s: &str) -> String {
@@ -41,6 +41,27 @@ fn lua(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// A JSON value as a Lua literal: objects become tables keyed by string, arrays tables
+/// indexed from 1, null `nil`. The map's table reaches the script this way.
+fn lua_value(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Null => "nil".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => lua(s),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(lua_value).collect();
+            format!("{{ {} }}", items.join(", "))
+        }
+        Value::Object(map) => {
+            let entries: Vec<String> =
+                map.iter().map(|(k, v)| format!("[{}] = {}", lua(k), lua_value(v))).collect();
+            format!("{{ {} }}", entries.join(", "))
+        }
+    }
 }
 
 /// A lighttpd config string: only `\"` is an escape there.
@@ -63,29 +84,16 @@ fn config(ctx: &HostCtx) -> String {
     )
 }
 
-/// `folio.lua`: `Map::resolve` in Lua, its settings from the table.
+/// `folio.lua`: `Map::resolve` in Lua, over the map's one table ([`Map::table`]).
+///
+/// [`Map::table`]: crate::routes::Map::table
 fn script(ctx: &HostCtx) -> String {
-    let r = ctx.routes;
-    let langs: Vec<String> = r.languages.iter().map(|l| format!("[{}] = true", lua(l))).collect();
-    let pages: Vec<String> =
-        r.sizes.iter().map(|s| format!("[{}] = {}", lua(&s.size.to_string()), s.pages)).collect();
-    let status: Vec<String> =
-        ErrorCode::ALL.iter().map(|c| format!("{} = {}", c.code(), c.status())).collect();
     super::fill(
         &[("folio.lua", SCRIPT)],
         minijinja::context! {
-            mount => lua(r.mount()),
+            table => lua_value(&ctx.routes.table()),
             root => lua(ctx.root.trim_end_matches('/')),
-            resource => lua(&r.resource),
-            languages => langs.join(", "),
-            pages => pages.join(", "),
-            default_size => lua(&r.default_size.to_string()),
-            max_page_digits => MAX_PAGE.to_string().len(),
-            cache_control => lua(&r.cache_control),
-            status => status.join(", "),
             segment => lua(&patterns::lua_segment()),
-            allow => lua(crate::routes::ALLOW),
-            max_age => crate::routes::PREFLIGHT_MAX_AGE,
         },
     )
 }
@@ -126,13 +134,20 @@ mod tests {
     #[test]
     fn table_values_reach_the_script() {
         let (_, lua) = files("/travel");
-        assert!(lua.contains("local MOUNT = \"/travel\"\n"));
+        let line = lua.lines().find(|l| l.starts_with("local T = ")).unwrap();
+        // The map's one table, as a Lua literal.
+        let table = crate::routes::sample("/travel").table();
+        let keys: Vec<&String> = table.as_object().unwrap().keys().collect();
+        for key in keys {
+            assert!(line.contains(&format!("[\"{key}\"] = ")), "{key}: {line}");
+        }
+        assert!(line.contains(r#"["api"] = "/travel/api/""#), "{line}");
+        assert!(line.contains(r#"["languages"] = { "en", "pt-br" }"#), "{line}");
+        assert!(line.contains(r#"["sizes"] = { ["10"] = 14, ["25"] = 6 }"#), "{line}");
+        assert!(line.contains(r#"["default_size"] = "25""#), "{line}");
+        assert!(line.contains(r#"["cache_control"] = "public, max-age=\"60\"""#), "{line}");
+        assert!(line.contains(r#"["method_not_allowed"] = 405"#), "{line}");
         assert!(lua.contains("local ROOT = \"/srv/site/output\"\n"));
-        assert!(lua.contains("local LANGUAGES = { [\"en\"] = true, [\"pt-br\"] = true }"));
-        assert!(lua.contains("local PAGES = { [\"10\"] = 14, [\"25\"] = 6 }"));
-        assert!(lua.contains("local DEFAULT_SIZE = \"25\"\n"));
-        assert!(lua.contains("local CACHE_CONTROL = \"public, max-age=\\\"60\\\"\"\n"));
-        assert!(lua.contains("invalid_per_page = 400") && lua.contains("method_not_allowed = 405"));
         assert!(lua.contains("local SEGMENT = \"^[A-Za-z0-9_-][A-Za-z0-9._-]*$\"\n"));
     }
 

@@ -2,8 +2,12 @@
 //! configuration, through a minijinja template of `templates/` (Vercel's and Cloudflare's
 //! JSON files are built as data). Server-side configs go to `hosting/` (never published);
 //! publish-dir files (`_redirects`, `vercel.json`, `_worker.js`, ...) go to `output/`.
-//! Nothing here decides behaviour: every rule comes from the table and every regex from
-//! `routes::patterns`, so hosts cannot drift.
+//! Nothing here decides behaviour: every rule comes from the map and every regex from
+//! `routes::patterns`. Where a host runs a script (the Cloudflare worker, the CloudFront
+//! function, lighttpd's Lua), the script reads the map's one JSON table ([`Map::table`])
+//! and holds only what must be written in its language: reading the request, the
+//! resolver's steps over the table, sending the file. The request table in the tests
+//! checks each of them against [`Map::resolve`] on a real server or emulator.
 
 pub mod apache;
 pub mod caddy;

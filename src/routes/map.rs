@@ -189,6 +189,33 @@ impl Map {
         Ok(layout::page_file(&layout::endpoint(lang, &self.resource), size.size, page))
     }
 
+    /// The map as the one JSON table the host scripts run on (the Cloudflare worker, the
+    /// CloudFront function, lighttpd's Lua): where the API is, the listing's shape with
+    /// each size's page count keyed by the size as a query spells it, the files below
+    /// `api/` other than pages, each error code's status and the headers' values. What a
+    /// script adds by hand is what only it can do: read its request, send its file.
+    pub fn table(&self) -> serde_json::Value {
+        let sizes: serde_json::Map<String, serde_json::Value> =
+            self.sizes.iter().map(|s| (s.size.to_string(), s.pages.into())).collect();
+        let errors: serde_json::Map<String, serde_json::Value> =
+            ErrorCode::ALL.iter().map(|c| (c.code().to_string(), c.status().into())).collect();
+        serde_json::json!({
+            "mount": self.mount(),
+            "api": self.api_prefix(),
+            "resource": self.resource,
+            "languages": self.languages,
+            "sizes": sizes,
+            "default_size": self.default_size.to_string(),
+            "max_page_digits": super::MAX_PAGE.to_string().len(),
+            "files": layout::api_files(),
+            "errors": errors,
+            "cache_control": self.cache_control,
+            "allow": super::ALLOW,
+            "preflight_max_age": super::PREFLIGHT_MAX_AGE.to_string(),
+            "problem_type": super::PROBLEM_JSON,
+        })
+    }
+
     /// Resolves one request: `path` and `query` exactly as received (not decoded).
     pub fn resolve(&self, method: &str, path: &str, query: &str) -> Outcome {
         let prefix = self.api_prefix();
