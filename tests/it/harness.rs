@@ -205,6 +205,56 @@ impl Run {
     }
 }
 
+/// Runs `folio ARGS` in `dir` and returns all that it said, for `insta::assert_snapshot!`
+/// (as uv's `uv_snapshot!`): `exit: N`, then stdout and stderr, each under its header. What
+/// varies from run to run is replaced: `dir` (the project's temporary folder) by
+/// `[PROJECT]`, a duration (`0.12 s`, `12 ms`) by `[TIME]`, the random part of a temporary
+/// file's name (`.folio-tmp-eSo2HF`) by `[RANDOM]`, and folio's version by `[VERSION]` (it
+/// changes with each release, not with what a test checks). The terminal width and forced
+/// colours of the environment are not passed on: help text wraps the same everywhere.
+pub fn folio_snapshot(dir: &Path, args: &[&str]) -> String {
+    static TIME: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+(?:\.\d+)? ?(?:ms|µs|s)\b").unwrap());
+    static RANDOM: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\.folio-tmp-[A-Za-z0-9]+").unwrap());
+    // The version alone, not inside a longer number (`v0.1.0` is one, `10.1.0` is not).
+    static VERSION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let version = regex::escape(env!("CARGO_PKG_VERSION"));
+        regex::Regex::new(&format!(r"(^|[^0-9.]){version}([^0-9.]|\.[^0-9]|\.?$)")).unwrap()
+    });
+    let output = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("FOLIO_FAULT")
+        .env_remove("COLUMNS")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .expect("running folio");
+    let exit = output.status.code().map_or("killed by a signal".to_string(), |c| c.to_string());
+    let stream = |bytes: &[u8]| {
+        let mut text = String::from_utf8_lossy(bytes).into_owned();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text
+    };
+    let text = format!(
+        "exit: {exit}\n--- stdout ---\n{}--- stderr ---\n{}",
+        stream(&output.stdout),
+        stream(&output.stderr)
+    );
+    // The folder as given and as the system names it (through any symlink), longest first.
+    let mut dirs = vec![dir.to_string_lossy().into_owned()];
+    if let Ok(real) = dir.canonicalize() {
+        dirs.push(real.to_string_lossy().into_owned());
+    }
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
+    let text = dirs.iter().fold(text, |text, d| text.replace(d.as_str(), "[PROJECT]"));
+    let text = TIME.replace_all(&text, "[TIME]");
+    let text = RANDOM.replace_all(&text, ".folio-tmp-[RANDOM]");
+    VERSION.replace_all(&text, "${1}[VERSION]${2}").into_owned()
+}
+
 /// A child process in a process group of its own, killed with the whole group and reaped
 /// on drop: nginx and Apache workers, wrangler's workerd and Chromium's helpers outlive a
 /// killed parent.

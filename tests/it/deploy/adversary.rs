@@ -6,6 +6,10 @@
 //! refused mass delete that must send nothing. The interleavings no test could schedule by
 //! hand are explored by the simulation (`folio::deploy::sim`, `tests/it/deploy/sim.rs`).
 
+use std::io::Write;
+
+use futures::StreamExt;
+
 use super::*;
 
 /// Builds `p` as a second build: one more record (every page changes) and one size
