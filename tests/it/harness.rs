@@ -313,8 +313,23 @@ impl Server {
         let child = cmd.spawn().unwrap_or_else(|e| panic!("starting {name}: {e}"));
         let mut server = Server { child, log: log.map(Path::to_path_buf) };
         let started = Instant::now();
+        let mut retried = false;
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             let exited = server.child.try_wait().unwrap();
+            // A server that exits at start on a loaded machine (workerd, seen once in a
+            // CI run: "The Workers runtime failed to start") gets one more start, said.
+            if let Some(status) = exited.filter(|_| !retried && started.elapsed() < deadline) {
+                retried = true;
+                uncaptured(&format!(
+                    "{name} exited before listening ({status}); starting it again"
+                ));
+                if let Some(log) = log {
+                    let out = fs::File::create(log).unwrap();
+                    cmd.stdout(out.try_clone().unwrap()).stderr(out);
+                }
+                server.child = cmd.spawn().unwrap_or_else(|e| panic!("starting {name}: {e}"));
+                continue;
+            }
             if exited.is_some() || started.elapsed() > deadline {
                 let why = exited.map_or(format!("did not listen within {deadline:?}"), |s| {
                     format!("exited before listening: {s}")
