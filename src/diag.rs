@@ -143,11 +143,15 @@ pub struct ConfigError {
     /// 1-based line, when the problem is in the file's syntax or keys.
     pub line: Option<u64>,
     pub message: String,
+    /// The language code the problem is about when it is no language (`sp` in
+    /// `listing.languages`): whoever reports the problem may add the code meant.
+    pub unknown_language: Option<String>,
 }
 
 impl ConfigError {
     pub fn new(path: &Path, line: Option<u64>, message: impl Into<String>) -> ConfigError {
-        ConfigError { path: path.to_path_buf(), line, message: message.into() }
+        let message = message.into();
+        ConfigError { path: path.to_path_buf(), line, message, unknown_language: None }
     }
 }
 

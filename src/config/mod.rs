@@ -544,7 +544,7 @@ impl Project {
         let languages = cfg.listing.languages.clone();
         let mut project = cfg.validate(&shown, &root, &cwd, overrides).map_err(|mut errors| {
             // A language that is no language: the one the data has, when it has one.
-            if errors.iter().any(|e| e.message.contains(validate::NO_LANGUAGE)) {
+            if errors.iter().any(|e| e.unknown_language.is_some()) {
                 let found = crate::load::languages::in_data(&data_dir, delimiter, &|f| {
                     localized.contains(f)
                 });
@@ -552,13 +552,8 @@ impl Project {
                     .filter(|l| !languages.iter().any(|c| c == l))
                     .collect();
                 for e in &mut errors {
-                    let Some(word) = e.message.split('`').nth(1).map(str::to_string) else {
-                        continue;
-                    };
-                    if !e.message.contains(validate::NO_LANGUAGE) {
-                        continue;
-                    }
-                    let meant = crate::diag::nearest(&word, unconfigured.iter().copied()).or(
+                    let Some(word) = &e.unknown_language else { continue };
+                    let meant = crate::diag::nearest(word, unconfigured.iter().copied()).or(
                         match unconfigured.as_slice() {
                             [only] => Some(*only),
                             _ => None,

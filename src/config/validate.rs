@@ -38,9 +38,6 @@ pub fn is_known_language(tag: &str) -> bool {
     }
 }
 
-/// The message of a language tag that is no language.
-pub const NO_LANGUAGE: &str = "is no language: its first part is no ISO 639 code";
-
 /// True for a name usable as one URL path segment and file name.
 fn is_safe_segment(s: &str) -> bool {
     !s.is_empty()
@@ -49,37 +46,58 @@ fn is_safe_segment(s: &str) -> bool {
         && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
 }
 
-/// `[listing]`'s languages, resource and sizes; the index of the default language.
-fn languages_and_sizes(l: &ListingConfig, err: Err) -> usize {
+/// Where the problems of language tags go: the message, and the tag when it is no language
+/// (the problem a report may add the code meant to).
+type TagErr<'a> = &'a mut dyn FnMut(String, Option<&str>);
+
+/// `[listing]`'s languages: lowercase tags of languages, each listed once, in a folder of
+/// its own.
+fn language_tags(l: &ListingConfig, err: TagErr) {
     if l.languages.is_empty() {
-        err("listing.languages must name at least one language".into());
+        err("listing.languages must name at least one language".into(), None);
     }
     for (i, lang) in l.languages.iter().enumerate() {
         if !is_language_tag(lang) && is_language_tag(&lang.to_ascii_lowercase()) {
             // `EN`: the lowercase one is the answer.
-            err(format!(
-                "listing.languages: `{lang}` is not lowercase: write `{}` (tags are lowercase in URLs and data keys)",
-                lang.to_ascii_lowercase()
-            ));
+            err(
+                format!(
+                    "listing.languages: `{lang}` is not lowercase: write `{}` (tags are lowercase in URLs and data keys)",
+                    lang.to_ascii_lowercase()
+                ),
+                None,
+            );
         } else if !is_language_tag(lang) {
-            err(format!(
-                "listing.languages: `{lang}` is not a lowercase BCP 47 tag like `en` or `pt-br`"
-            ));
+            err(
+                format!(
+                    "listing.languages: `{lang}` is not a lowercase BCP 47 tag like `en` or `pt-br`"
+                ),
+                None,
+            );
         } else if !is_known_language(lang) {
-            err(format!(
-                "listing.languages: `{lang}` {NO_LANGUAGE} (such as `es` for Spanish, or `pt-br` for Portuguese as spoken in Brazil)"
-            ));
+            err(
+                format!(
+                    "listing.languages: `{lang}` is no language: its first part is no ISO 639 code (such as `es` for Spanish, or `pt-br` for Portuguese as spoken in Brazil)"
+                ),
+                Some(lang),
+            );
         }
         if l.languages[..i].contains(lang) {
-            err(format!("listing.languages: `{lang}` is listed twice"));
+            err(format!("listing.languages: `{lang}` is listed twice"), None);
         }
         if lang == "errors" || *lang == l.resource {
-            err(format!(
-                "listing.languages: `{lang}` would share a folder with the {}",
-                if lang == "errors" { "error documents" } else { "resource" }
-            ));
+            err(
+                format!(
+                    "listing.languages: `{lang}` would share a folder with the {}",
+                    if lang == "errors" { "error documents" } else { "resource" }
+                ),
+                None,
+            );
         }
     }
+}
+
+/// `[listing]`'s default language, resource and sizes; the index of the default language.
+fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
     // A language written in capitals is one problem, said above: not a second one here.
     let same = |x: &String| x.eq_ignore_ascii_case(&l.default_language);
     let default_language = l
@@ -236,13 +254,19 @@ impl Config {
         overrides: &Overrides,
     ) -> Result<Project, Vec<ConfigError>> {
         let mut errors = Vec::new();
-        let mut err = |msg: String| errors.push(ConfigError::new(config_path, None, msg));
+        let mut say = |msg: String, unknown_language: Option<&str>| {
+            let mut e = ConfigError::new(config_path, None, msg);
+            e.unknown_language = unknown_language.map(str::to_string);
+            errors.push(e);
+        };
         let base_raw = overrides.base_url.clone().unwrap_or_else(|| self.base_url.clone());
         let base = BaseUrl::parse(&base_raw).unwrap_or_else(|e| {
-            err(e);
+            say(e, None);
             BaseUrl::default()
         });
-        let default_language = languages_and_sizes(&self.listing, &mut err);
+        language_tags(&self.listing, &mut say);
+        let mut err = |msg: String| say(msg, None);
+        let default_language = default_resource_sizes(&self.listing, &mut err);
         let (sort, envelope) = sort_fields_envelope(&self.listing, &mut err);
         let precompress = the_rest(&self, &mut err);
         let csv_delimiter = match self.input.csv_delimiter.as_str() {
@@ -328,6 +352,22 @@ mod tests {
         ] {
             assert!(all.contains(needle), "missing {needle:?} in:\n{all}");
         }
+    }
+
+    #[test]
+    fn a_language_that_is_no_language_is_a_problem_that_names_it() {
+        let cfg = Config::from_str(
+            "[listing]\nlanguages = [\"en\", \"sp\", \"EN\"]\n",
+            Path::new("folio.toml"),
+        )
+        .unwrap();
+        let root = Path::new("/nonexistent/project");
+        let errors =
+            cfg.validate(Path::new("folio.toml"), root, root, &Overrides::default()).unwrap_err();
+        let words: Vec<Option<&str>> =
+            errors.iter().map(|e| e.unknown_language.as_deref()).collect();
+        assert_eq!(words, [Some("sp"), None], "{errors:?}");
+        assert!(errors[0].message.contains("`sp` is no language"), "{errors:?}");
     }
 
     #[test]
