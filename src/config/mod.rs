@@ -534,22 +534,18 @@ impl Project {
         let (cfg, _) = Config::from_file(&path)?;
         let cfg = cfg.map_err(Error::Invalid)?;
         let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
-        let data_dir = match &overrides.data_dir {
-            Some(dir) => cwd.join(dir),
-            None => root.join(&cfg.data_dir),
-        };
-        let localized: std::collections::BTreeSet<String> =
-            (cfg.fields.iter()).filter(|(_, s)| s.localized).map(|(k, _)| k.clone()).collect();
-        let delimiter = cfg.input.csv_delimiter.bytes().next().unwrap_or(b',');
-        let languages = cfg.listing.languages.clone();
-        let mut project = cfg.validate(&shown, &root, &cwd, overrides).map_err(|mut errors| {
+        let (mut project, mut errors) = cfg.resolve(&shown, &root, &cwd, overrides);
+        if !errors.is_empty() {
             // A language that is no language: the one the data has, when it has one.
             if errors.iter().any(|e| e.unknown_language.is_some()) {
-                let found = crate::load::languages::in_data(&data_dir, delimiter, &|f| {
-                    localized.contains(f)
-                });
+                let localized = |f: &str| project.schema.get(f).is_some_and(|s| s.localized);
+                let found = crate::load::languages::in_data(
+                    &project.data_dir,
+                    project.csv_delimiter,
+                    &localized,
+                );
                 let unconfigured: Vec<&str> = (found.keys().map(String::as_str))
-                    .filter(|l| !languages.iter().any(|c| c == l))
+                    .filter(|l| !project.languages.iter().any(|c| c == l))
                     .collect();
                 for e in &mut errors {
                     let Some(word) = &e.unknown_language else { continue };
@@ -574,8 +570,8 @@ impl Project {
                 e.line = explain::line_of_key(&text, &e.message);
             }
             errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
-            Error::Invalid(errors)
-        })?;
+            return Err(Error::Invalid(errors));
+        }
         project.config_digest = project.shape_digest();
         Ok(project)
     }

@@ -253,6 +253,22 @@ impl Config {
         cwd: &Path,
         overrides: &Overrides,
     ) -> Result<Project, Vec<ConfigError>> {
+        match self.resolve(config_path, root, cwd, overrides) {
+            (project, errors) if errors.is_empty() => Ok(project),
+            (_, errors) => Err(errors),
+        }
+    }
+
+    /// [`Config::validate`], keeping the project when there are problems (a refused value
+    /// is its fallback in it): [`Project::discover`] reports the problems with what the
+    /// project says of its data. No project with problems leaves `config`.
+    pub(super) fn resolve(
+        self,
+        config_path: &Path,
+        root: &Path,
+        cwd: &Path,
+        overrides: &Overrides,
+    ) -> (Project, Vec<ConfigError>) {
         let mut errors = Vec::new();
         let mut say = |msg: String, unknown_language: Option<&str>| {
             let mut e = ConfigError::new(config_path, None, msg);
@@ -294,11 +310,8 @@ impl Config {
             }
         };
         let folders = Folders::resolve(&self, root, cwd, overrides, &mut err);
-        if !errors.is_empty() {
-            return Err(errors);
-        }
         let l = self.listing;
-        Ok(Project {
+        let project = Project {
             config_path: config_path.to_path_buf(),
             root: folders.root,
             data_dir: folders.data,
@@ -325,7 +338,8 @@ impl Config {
             deploy: self.deploy,
             openapi: self.openapi,
             config_digest: String::new(),
-        })
+        };
+        (project, errors)
     }
 }
 
