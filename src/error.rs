@@ -46,7 +46,7 @@ impl From<crate::config::Error> for Failure {
         use crate::config::Error;
         match e {
             Error::Missing(message) => Failure::Usage(message),
-            Error::Invalid(errors) => Failure::Config(errors),
+            Error::Invalid { errors, .. } => Failure::Config(errors),
             Error::Io(e) => Failure::Other(e),
         }
     }

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 
 use super::Bar;
 use crate::cli::BuildArgs;
-use folio::config::{Overrides, Project};
+use folio::config::Overrides;
 use folio::error::Failure;
 use folio::output::lock::Busy;
 use folio::site::{self, BuildOptions};
@@ -12,7 +12,7 @@ use folio::site::{self, BuildOptions};
 pub fn run(args: BuildArgs) -> Result<(), Failure> {
     let overrides =
         Overrides { data_dir: args.data.path, output_dir: args.out, base_url: args.base_url };
-    let project = Project::discover(args.config.path.as_deref(), &overrides)?;
+    let project = super::discover(args.config.path.as_deref(), &overrides)?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let note = super::messages::note;
     let options = BuildOptions {

@@ -48,8 +48,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
 /// else can be checked without it), else the templates' and the data's.
 fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
     let overrides = Overrides { data_dir: args.data.path.clone(), ..Overrides::default() };
-    let project =
-        Project::discover(args.config.path.as_deref(), &overrides).map_err(|e| vec![e.into()])?;
+    let project = super::discover(args.config.path.as_deref(), &overrides).map_err(|e| vec![e])?;
     let listing = site::load(&project);
     match (site::check_templates(&project, listing.as_ref().ok()), listing) {
         (Ok(()), Ok(mut listing)) => {

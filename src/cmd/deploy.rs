@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{Bar, say};
 use crate::cli::DeployArgs;
-use folio::config::{Overrides, Project};
+use folio::config::Overrides;
 use folio::deploy::purge::PurgeList;
 use folio::deploy::{self, Hooks, Options};
 use folio::error::Failure;
@@ -15,7 +15,7 @@ use folio::output::user_file::UserFile;
 use folio::site::Progress;
 
 pub fn run(args: DeployArgs) -> Result<(), Failure> {
-    let project = Project::discover(args.config.path.as_deref(), &Overrides::default())?;
+    let project = super::discover(args.config.path.as_deref(), &Overrides::default())?;
     let d = &project.deploy;
     let url = args.to.clone().unwrap_or_else(|| d.url.clone());
     if url.is_empty() {

@@ -1,7 +1,8 @@
 //! One file per command: what it prints and how it reads its arguments, around the
 //! library's work (`site`, `deploy`, `serve`, `init`). What a command decides stays with
 //! it: `init` which files to keep, `check` how its report reads, `serve` when to rebuild.
-//! All printing goes through `messages.rs`.
+//! Every command that needs the project gets it from [`discover`], which adds to the
+//! config's problems what the data suggests. All printing goes through `messages.rs`.
 
 mod build;
 mod check;
@@ -11,12 +12,15 @@ mod messages;
 mod serve;
 
 use std::io::Write;
+use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
 use folio::site::Progress;
 
 use crate::cli::{Cli, Command};
+use folio::config::{self, DataSettings, Overrides, Project};
+use folio::diag::{self, ConfigError};
 use folio::error::Failure;
 pub use messages::{print, say};
 
@@ -53,6 +57,47 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }),
         Command::Man(args) => man(args),
+    }
+}
+
+/// The project of `--config` (else of folio.toml in the working directory), or why there
+/// is none: [`Project::discover`], with what was meant added to the config's problems
+/// where the data shows it.
+pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Failure> {
+    Project::discover(config, overrides).map_err(|e| match e {
+        config::Error::Invalid { mut errors, data: Some(data) } => {
+            languages_meant(&mut errors, &data);
+            Failure::Config(errors)
+        }
+        e => Failure::from(e),
+    })
+}
+
+/// To each language code that is no language (`sp`), the code meant, when the data has
+/// values in languages the config does not list: the nearest of them, or the only one
+/// ("did you mean `es`? (data/a.csv has `name.es`)"). The data is read only then.
+fn languages_meant(errors: &mut [ConfigError], data: &DataSettings) {
+    if errors.iter().all(|e| e.unknown_language.is_none()) {
+        return;
+    }
+    let localized = |f: &str| data.schema.get(f).is_some_and(|s| s.localized);
+    let found = folio::load::languages::in_data(&data.data_dir, data.csv_delimiter, &localized);
+    let unlisted: Vec<&str> = (found.keys().map(String::as_str))
+        .filter(|l| !data.languages.iter().any(|c| c == l))
+        .collect();
+    for e in errors {
+        let Some(word) = &e.unknown_language else { continue };
+        let only = match unlisted.as_slice() {
+            [only] => Some(*only),
+            _ => None,
+        };
+        if let Some(meant) = diag::nearest(word, unlisted.iter().copied()).or(only) {
+            let (field, file) = &found[meant];
+            e.message.push_str(&format!(
+                "; did you mean `{meant}`? ({} has `{field}.{meant}`)",
+                diag::display_path(file).display()
+            ));
+        }
     }
 }
 
@@ -201,5 +246,42 @@ impl Progress for Bar {
     }
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_language_that_is_no_language_gets_the_one_the_data_has() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.csv"), "id;name.en;name.fr;name.es\n1;A;B;C\n").unwrap();
+        let mut schema = std::collections::BTreeMap::new();
+        schema.insert(
+            "name".to_string(),
+            config::FieldSpec { localized: true, ..Default::default() },
+        );
+        let data = DataSettings {
+            data_dir: dir.path().to_path_buf(),
+            csv_delimiter: b';',
+            languages: ["en", "fr", "sp"].map(String::from).to_vec(),
+            schema,
+        };
+        let config = Path::new("folio.toml");
+        let mut sp = ConfigError::new(config, Some(3), "listing.languages: `sp` is no language");
+        sp.unknown_language = Some("sp".into());
+        let other = ConfigError::new(config, Some(4), "listing.resource `a/b` is no segment");
+        let mut errors = [sp, other.clone()];
+        languages_meant(&mut errors, &data);
+        let file = diag::display_path(&dir.path().join("a.csv"));
+        assert_eq!(
+            errors[0].message,
+            format!(
+                "listing.languages: `sp` is no language; did you mean `es`? ({} has `name.es`)",
+                file.display()
+            )
+        );
+        assert_eq!(errors[1], other, "a problem of another kind is left as it is");
     }
 }

@@ -15,8 +15,8 @@ use folio::serve::{self, Preview};
 
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let config = args.config.path.clone();
-    let project = Project::discover(config.as_deref(), &Overrides::default())?;
-    let reload = move || Ok(Project::discover(config.as_deref(), &Overrides::default())?);
+    let project = super::discover(config.as_deref(), &Overrides::default())?;
+    let reload = move || super::discover(config.as_deref(), &Overrides::default());
     let listener = std::net::TcpListener::bind((args.bind, args.port))
         .map_err(|e| Failure::Usage(format!("cannot bind {}:{}: {e}", args.bind, args.port)))?;
     let addr: SocketAddr = listener.local_addr().map_err(anyhow::Error::from)?;

@@ -1,8 +1,10 @@
 //! `folio.toml`: the serde model of every key (docs/config.md), its defaults, and the
 //! [`Project`] that validation turns it into. Parsing is pure ([`Config::from_str`]);
-//! reading is [`Config::from_file`]; finding the file is [`Project::discover`]. The checks
-//! are in `validate.rs`, `base_url` in `base_url.rs`, the folders in `paths.rs`, the deploy
-//! URL in `target.rs`, and how a TOML error reads in `explain.rs`.
+//! reading is [`Config::from_file`]; finding the file is [`Project::discover`]. No data is
+//! read here: a config with problems comes back with what it says of its data
+//! ([`DataSettings`]), for whoever reports the problems to add what the data suggests. The
+//! checks are in `validate.rs`, `base_url` in `base_url.rs`, the folders in `paths.rs`, the
+//! deploy URL in `target.rs`, and how a TOML error reads in `explain.rs`.
 
 mod base_url;
 mod explain;
@@ -29,10 +31,22 @@ use crate::diag::ConfigError;
 pub enum Error {
     #[error("{0}")]
     Missing(String),
+    /// Every problem; and, when the config parsed, what it says of its data.
     #[error("invalid configuration")]
-    Invalid(Vec<ConfigError>),
+    Invalid { errors: Vec<ConfigError>, data: Option<Box<DataSettings>> },
     #[error(transparent)]
     Io(#[from] anyhow::Error),
+}
+
+/// What a config with problems says of its data: the values its [`Project`] would hold
+/// (a refused one at its fallback). Config reads no data; whoever reports the problems
+/// may, to add what was meant (a language code that is no language: the one the data has).
+#[derive(Debug, Clone)]
+pub struct DataSettings {
+    pub data_dir: PathBuf,
+    pub csv_delimiter: u8,
+    pub languages: Vec<String>,
+    pub schema: BTreeMap<String, FieldSpec>,
 }
 
 /// The raw config, exactly as written (paths not yet resolved).
@@ -520,7 +534,8 @@ pub struct Project {
 
 impl Project {
     /// Finds, reads and validates the config: `--config F`, else `folio.toml` in the
-    /// working directory. A missing file is a usage error (exit 2).
+    /// working directory. A missing file is a usage error (exit 2); problems come back
+    /// each at its line, with the config's [`DataSettings`] when it parsed.
     pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Error> {
         let cwd = std::env::current_dir().context("reading the working directory")?;
         let path = cwd.join(config.unwrap_or(Path::new("folio.toml")));
@@ -532,45 +547,23 @@ impl Project {
         }
         let shown = crate::diag::display_path(&path);
         let (cfg, _) = Config::from_file(&path)?;
-        let cfg = cfg.map_err(Error::Invalid)?;
+        let cfg = cfg.map_err(|errors| Error::Invalid { errors, data: None })?;
         let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
         let (mut project, mut errors) = cfg.resolve(&shown, &root, &cwd, overrides);
         if !errors.is_empty() {
-            // A language that is no language: the one the data has, when it has one.
-            if errors.iter().any(|e| e.unknown_language.is_some()) {
-                let localized = |f: &str| project.schema.get(f).is_some_and(|s| s.localized);
-                let found = crate::load::languages::in_data(
-                    &project.data_dir,
-                    project.csv_delimiter,
-                    &localized,
-                );
-                let unconfigured: Vec<&str> = (found.keys().map(String::as_str))
-                    .filter(|l| !project.languages.iter().any(|c| c == l))
-                    .collect();
-                for e in &mut errors {
-                    let Some(word) = &e.unknown_language else { continue };
-                    let meant = crate::diag::nearest(word, unconfigured.iter().copied()).or(
-                        match unconfigured.as_slice() {
-                            [only] => Some(*only),
-                            _ => None,
-                        },
-                    );
-                    if let Some(meant) = meant {
-                        let (field, file) = &found[meant];
-                        e.message.push_str(&format!(
-                            "; did you mean `{meant}`? ({} has `{field}.{meant}`)",
-                            crate::diag::display_path(file).display()
-                        ));
-                    }
-                }
-            }
             // Each problem at the line of its key.
             let text = std::fs::read_to_string(&path).unwrap_or_default();
             for e in errors.iter_mut().filter(|e| e.line.is_none()) {
                 e.line = explain::line_of_key(&text, &e.message);
             }
             errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
-            return Err(Error::Invalid(errors));
+            let data = DataSettings {
+                data_dir: project.data_dir,
+                csv_delimiter: project.csv_delimiter,
+                languages: project.languages,
+                schema: project.schema,
+            };
+            return Err(Error::Invalid { errors, data: Some(Box::new(data)) });
         }
         project.config_digest = project.shape_digest();
         Ok(project)

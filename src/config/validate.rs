@@ -260,8 +260,8 @@ impl Config {
     }
 
     /// [`Config::validate`], keeping the project when there are problems (a refused value
-    /// is its fallback in it): [`Project::discover`] reports the problems with what the
-    /// project says of its data. No project with problems leaves `config`.
+    /// is its fallback in it): [`Project::discover`] hands on what it says of its data
+    /// with the problems. No project with problems leaves `config`.
     pub(super) fn resolve(
         self,
         config_path: &Path,

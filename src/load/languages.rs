@@ -1,6 +1,7 @@
 //! The languages a data folder has values in, found cheaply (a CSV file's header, the first
-//! record of a JSON or JSON Lines file): what a language code that is no language is
-//! compared with, so that `sp` gets "did you mean `es`?" when the data has `name.es`.
+//! record of a JSON or JSON Lines file): what a language code of the config that is no
+//! language is compared with where the config's problems are reported (`cmd::discover`),
+//! so that `sp` gets "did you mean `es`?" when the data has `name.es`.
 
 use std::collections::BTreeMap;
 use std::io::Read;
