@@ -1,7 +1,8 @@
 //! `Config::validate`: every key checked, all problems at once, and the [`Project`] the
 //! pipeline relies on (default language among the languages, safe path segments, sizes in
 //! range, the envelope and codecs parsed, refused folders). One function a table of
-//! `folio.toml`, each pushing its problems to one list.
+//! `folio.toml`, each pushing its problems to one list; a language code that is no
+//! language is named in its problem ([`ConfigError::unknown_language`]) besides its words.
 
 use std::path::Path;
 
