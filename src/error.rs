@@ -1,10 +1,11 @@
-//! Why a command failed, and the exit code each reason maps to (docs/cli.md): 1 for invalid
-//! data, config or templates, a clash or a refused folder (nothing written); 2 for usage
-//! and I/O failures.
+//! Why a library call failed, by class: invalid input (data, config, templates), a clash,
+//! a host limit, a refusal (folio will not act: nothing was written or sent), a usage
+//! error, or an I/O failure. The library says which; the binary (`cmd/exit.rs`) maps each
+//! class to its exit code (docs/cli.md) and prints its details.
 
 use std::path::PathBuf;
 
-use crate::diag::{self, ConfigError, Problem};
+use crate::diag::{ConfigError, Problem};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Failure {
@@ -65,56 +66,4 @@ impl From<crate::output::lock::LockError> for Failure {
 
 fn it(n: usize) -> &'static str {
     if n == 1 { "it" } else { "them" }
-}
-
-impl Failure {
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Failure::Invalid(_)
-            | Failure::Config(_)
-            | Failure::Template(_)
-            | Failure::Clash(_)
-            | Failure::Limits(_)
-            | Failure::Refused(_) => 1,
-            Failure::Usage(_) | Failure::Other(_) => 2,
-        }
-    }
-
-    /// True when the error is only that stdout was closed (`folio build | head -0`).
-    pub fn is_broken_pipe(&self) -> bool {
-        match self {
-            Failure::Other(e) => e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }),
-            _ => false,
-        }
-    }
-
-    /// The sources of an I/O failure, outermost first (printed as `caused by: ...`).
-    pub fn causes(&self) -> Vec<String> {
-        match self {
-            Failure::Other(e) => e.chain().skip(1).map(ToString::to_string).collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The lines to print before the summary: one per problem, config error or clash.
-    pub fn details(&self) -> Vec<String> {
-        match self {
-            Failure::Invalid(problems) => problems.iter().map(Problem::to_string).collect(),
-            Failure::Config(errors) => errors.iter().map(ToString::to_string).collect(),
-            Failure::Template(messages) | Failure::Limits(messages) => messages.clone(),
-            Failure::Clash(paths) => paths
-                .iter()
-                .map(|p| {
-                    format!(
-                        "{}: exists and was not written by folio",
-                        diag::display_path(p).display()
-                    )
-                })
-                .collect(),
-            Failure::Usage(_) | Failure::Refused(_) | Failure::Other(_) => Vec::new(),
-        }
-    }
 }

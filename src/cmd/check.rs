@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use super::exit::Exit;
 use super::say;
 use crate::cli::{CheckArgs, Format};
 use folio::config::{Fallback, Overrides, Project};

@@ -5,6 +5,7 @@
 
 use std::io::Write;
 
+use super::exit::Exit;
 use folio::error::Failure;
 
 /// Runs `write` on stdout; a failed write (a closed pipe too) is the command's error.

@@ -7,6 +7,7 @@
 mod build;
 mod check;
 mod deploy;
+mod exit;
 mod init;
 mod messages;
 mod serve;
@@ -19,6 +20,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use folio::site::Progress;
 
 use crate::cli::{Cli, Command};
+use exit::Exit;
 use folio::config::{self, DataSettings, Overrides, Project};
 use folio::diag::{self, ConfigError};
 use folio::error::Failure;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak, mpsc};
 use std::time::{Duration, Instant};
 
+use super::exit::Exit;
 use super::say;
 use crate::cli::ServeArgs;
 use folio::config::{Overrides, Project};
