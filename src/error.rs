@@ -24,6 +24,10 @@ pub enum Failure {
     Limits(Vec<String>),
     #[error("{0}")]
     Usage(String),
+    /// `folio deploy`'s `output/` is no finished build of this project (exit 1, nothing
+    /// sent); the binary says what to run.
+    #[error(transparent)]
+    Unbuilt(crate::deploy::Unbuilt),
     /// folio will not act on something in a folder it owns ([`crate::output::Refused`]).
     #[error("{0}")]
     Refused(String),

@@ -6,6 +6,25 @@
 use folio::diag::{self, Problem};
 use folio::error::Failure;
 
+/// What to run about a failure, when the library's words are a fact with a way out: the
+/// way out, and how it joins the fact.
+pub fn advice(failure: &Failure) -> Option<(&'static str, &'static str)> {
+    use folio::deploy::Unbuilt;
+    match failure {
+        Failure::Unbuilt(Unbuilt::HalfSwitched { .. }) => {
+            Some((": ", "run `folio build` to finish it, then deploy"))
+        }
+        Failure::Unbuilt(Unbuilt::OtherBaseUrl { .. }) => {
+            Some(("; ", "run `folio build` (without --base-url), then deploy"))
+        }
+        Failure::Unbuilt(Unbuilt::Unreadable { .. }) => {
+            Some(("; ", "run `folio build`, then deploy"))
+        }
+        Failure::Unbuilt(_) => Some((": ", "run `folio build`, then deploy")),
+        _ => None,
+    }
+}
+
 pub trait Exit {
     fn exit_code(&self) -> u8;
     /// True when the error is only that stdout was closed (`folio build | head -0`).
@@ -24,7 +43,8 @@ impl Exit for Failure {
             | Failure::Template(_)
             | Failure::Clash(_)
             | Failure::Limits(_)
-            | Failure::Refused(_) => 1,
+            | Failure::Refused(_)
+            | Failure::Unbuilt(_) => 1,
             Failure::Usage(_) | Failure::Other(_) => 2,
         }
     }
@@ -60,7 +80,9 @@ impl Exit for Failure {
                     )
                 })
                 .collect(),
-            Failure::Usage(_) | Failure::Refused(_) | Failure::Other(_) => Vec::new(),
+            Failure::Usage(_) | Failure::Refused(_) | Failure::Unbuilt(_) | Failure::Other(_) => {
+                Vec::new()
+            }
         }
     }
 }

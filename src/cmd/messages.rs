@@ -44,7 +44,10 @@ pub fn failure(failure: &Failure) {
     for line in failure.details() {
         eprint(&line);
     }
-    eprint(&format!("error: {failure}"));
+    match super::exit::advice(failure) {
+        Some((join, advice)) => eprint(&format!("error: {failure}{join}{advice}")),
+        None => eprint(&format!("error: {failure}")),
+    }
     for cause in failure.causes() {
         eprint(&format!("caused by: {cause}"));
     }

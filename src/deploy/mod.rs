@@ -89,22 +89,44 @@ pub struct Deployed {
     pub requests: Option<store::Counts>,
 }
 
+/// Why `output/` is not a finished build of this project that can be deployed: the fact
+/// only. What to do about it (build again) is the command line's to say.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unbuilt {
+    #[error(
+        "a build is half switched into `{output}` (it was killed or failed while moving files in)"
+    )]
+    HalfSwitched { output: String },
+    #[error("no build in `{output}`")]
+    Missing { output: String },
+    #[error("`{manifest}`: {why}")]
+    Unreadable { manifest: String, why: String },
+    #[error(
+        "`{output}` was built for the base_url {}, but {config} configures {}: its links would point there",
+        shown_base(built),
+        shown_base(configured)
+    )]
+    OtherBaseUrl { output: String, built: String, config: String, configured: String },
+    #[error("`{config}` changed since `{output}` was built, in what shapes the output")]
+    ConfigChanged { config: String, output: String },
+}
+
+fn shown_base(b: &str) -> String {
+    if b.is_empty() { "\"\" (root-relative links)".to_string() } else { format!("`{b}`") }
+}
+
 /// The finished build in `output/`, or why there is none. The caller holds the lock.
 pub fn finished(project: &Project) -> Result<Manifest, Failure> {
     let out = &project.output_dir;
-    let shown = crate::diag::display_path(out).display().to_string();
+    let output = crate::diag::display_path(out).display().to_string();
     if crate::output::half_switched(out) {
-        return Err(Failure::Refused(format!(
-            "a build is half switched into `{shown}` (it was killed or failed while moving files in): run `folio build` to finish it, then deploy"
-        )));
+        return Err(Failure::Unbuilt(Unbuilt::HalfSwitched { output }));
     }
     let path = out.join(MANIFEST);
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Failure::Refused(format!(
-                "no build in `{shown}`: run `folio build`, then deploy"
-            )));
+            return Err(Failure::Unbuilt(Unbuilt::Missing { output }));
         }
         Err(e) => {
             return Err(anyhow::Error::from(e)
@@ -113,31 +135,27 @@ pub fn finished(project: &Project) -> Result<Manifest, Failure> {
         }
     };
     let manifest = Manifest::from_bytes(&bytes).map_err(|e| {
-        Failure::Refused(format!(
-            "`{}`: {e}; run `folio build`, then deploy",
-            crate::diag::display_path(&path).display()
-        ))
+        Failure::Unbuilt(Unbuilt::Unreadable {
+            manifest: crate::diag::display_path(&path).display().to_string(),
+            why: e.to_string(),
+        })
     })?;
     // Compared as URLs, parsed: the stamp is the build's `base_url`, written as a string.
-    let configured = project.base.prefix();
     if crate::config::BaseUrl::parse(&manifest.stamp.base_url).ok().as_ref() != Some(&project.base)
     {
-        let name = |b: &str| {
-            if b.is_empty() { "\"\" (root-relative links)".to_string() } else { format!("`{b}`") }
-        };
-        return Err(Failure::Refused(format!(
-            "`{shown}` was built for the base_url {}, but {} configures {}: its links would point there; run `folio build` (without --base-url), then deploy",
-            name(&manifest.stamp.base_url),
-            project.config_path.display(),
-            name(&configured),
-        )));
+        return Err(Failure::Unbuilt(Unbuilt::OtherBaseUrl {
+            output,
+            built: manifest.stamp.base_url.clone(),
+            config: project.config_path.display().to_string(),
+            configured: project.base.prefix(),
+        }));
     }
     // Only what shapes the output counts: a comment or a `[deploy]` setting needs no build.
     if manifest.stamp.config != project.config_digest {
-        return Err(Failure::Refused(format!(
-            "`{}` changed since `{shown}` was built, in what shapes the output: run `folio build`, then deploy",
-            project.config_path.display()
-        )));
+        return Err(Failure::Unbuilt(Unbuilt::ConfigChanged {
+            config: project.config_path.display().to_string(),
+            output,
+        }));
     }
     Ok(manifest)
 }
@@ -150,11 +168,8 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     let out = &project.output_dir;
     refuse_overlap(project, &target)?;
     if !out.is_dir() {
-        let shown = crate::diag::display_path(out);
-        return Err(Failure::Refused(format!(
-            "no build in `{}`: run `folio build`, then deploy",
-            shown.display()
-        )));
+        let output = crate::diag::display_path(out).display().to_string();
+        return Err(Failure::Unbuilt(Unbuilt::Missing { output }));
     }
     // Shared: other deploys may read too; a build waits until this one is done, so every
     // file read below belongs to one build.
