@@ -62,7 +62,9 @@ impl From<crate::output::lock::LockError> for Failure {
     fn from(e: crate::output::lock::LockError) -> Failure {
         use crate::output::lock::LockError;
         match e {
-            LockError::Busy { .. } | LockError::NotAFile(_) => Failure::Refused(e.to_string()),
+            LockError::Busy { .. } | LockError::NotAFile(_) | LockError::NotAFolder(_) => {
+                Failure::Refused(e.to_string())
+            }
             LockError::Io { .. } => Failure::Other(e.into()),
         }
     }

@@ -89,11 +89,11 @@ fn languages_meant(errors: &mut [ConfigError], data: &DataSettings) {
         .collect();
     for e in errors {
         let Some(word) = &e.unknown_language else { continue };
-        let only = match unlisted.as_slice() {
-            [only] => Some(*only),
-            _ => None,
-        };
-        if let Some(meant) = diag::nearest(word, unlisted.iter().copied()).or(only) {
+        // A country's code written for its language (`sp` for Spain), when the data has
+        // that language; else a code spelled close to one the data has. Never merely the
+        // one language the data has besides the listed ones: `sp` is no typo of `fr`.
+        let country = country_for_language(word).filter(|l| unlisted.contains(l));
+        if let Some(meant) = country.or_else(|| diag::nearest(word, unlisted.iter().copied())) {
             let (field, file) = &found[meant];
             e.message.push_str(&format!(
                 "; did you mean `{meant}`? ({} has `{field}.{meant}`)",
@@ -101,6 +101,25 @@ fn languages_meant(errors: &mut [ConfigError], data: &DataSettings) {
             ));
         }
     }
+}
+
+/// The language of a country whose code is written for it by mistake, for the common
+/// cases where the country code is no ISO 639 language code itself (`sp` for Spain, `jp`
+/// for Japan, `gb` and `us` for English...).
+fn country_for_language(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "sp" => "es",
+        "jp" => "ja",
+        "cn" => "zh",
+        "gr" => "el",
+        "dk" => "da",
+        "cz" => "cs",
+        "ua" => "uk",
+        "vn" => "vi",
+        "al" => "sq",
+        "gb" | "us" => "en",
+        _ => return None,
+    })
 }
 
 /// The man pages: `folio.1`, and `folio-COMMAND.1` for every command (`help` is no page:
@@ -285,5 +304,14 @@ mod tests {
             )
         );
         assert_eq!(errors[1], other, "a problem of another kind is left as it is");
+        // The one language the data has besides the listed ones is no suggestion when
+        // nothing ties it to the word: `sp` is not `fr`.
+        std::fs::write(dir.path().join("a.csv"), "id;name.en;name.fr\n1;A;B\n").unwrap();
+        let data = DataSettings { languages: ["en", "sp"].map(String::from).to_vec(), ..data };
+        let mut sp = ConfigError::new(config, Some(3), "listing.languages: `sp` is no language");
+        sp.unknown_language = Some("sp".into());
+        let mut errors = [sp];
+        languages_meant(&mut errors, &data);
+        assert_eq!(errors[0].message, "listing.languages: `sp` is no language");
     }
 }

@@ -85,7 +85,12 @@ pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, Vec<Problem>> {
     let mut files = Vec::new();
     let mut problems = Vec::new();
     if !dir.is_dir() {
-        let msg = "the data folder does not exist (set data_dir in folio.toml or pass --data)";
+        let msg = if dir.exists() {
+            // A file, a FIFO, a device: a folder of data files is what is read.
+            "is not a folder: data_dir names the folder the data files are in (set data_dir in folio.toml or pass --data)"
+        } else {
+            "the data folder does not exist (set data_dir in folio.toml or pass --data)"
+        };
         return Err(vec![Problem::new(0, &diag::display_path(dir), None, msg)]);
     }
     let walker = walkdir::WalkDir::new(dir)

@@ -51,6 +51,10 @@ pub enum LockError {
         "`{0}` is not the lock file folio makes (a symlink or a folder at its name); remove it and run folio again"
     )]
     NotAFile(String),
+    #[error(
+        "`{0}` is not a folder (a file, a FIFO, a device, or a symlink to nothing): folio writes into a folder of its own; name another"
+    )]
+    NotAFolder(String),
     #[error("locking `{path}`: {source}")]
     Io { path: String, source: io::Error },
 }
@@ -91,7 +95,9 @@ impl Lock {
         loop {
             // Made here, or made again: the one waited for may have removed it.
             match fs::symlink_metadata(root) {
-                Ok(_) => {}
+                // A symlink to a folder is that folder; anything else is no place to write.
+                Ok(_) if fs::metadata(root).is_ok_and(|m| m.is_dir()) => {}
+                Ok(_) => return Err(LockError::NotAFolder(shown(root))),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     fs::create_dir_all(root).map_err(io)?;
                     made_dir = Some(root.to_path_buf());

@@ -585,3 +585,33 @@ fn a_number_with_more_digits_than_a_64_bit_number_holds_is_refused_with_what_it_
     assert!(page.contains("0.30000000000000004"), "{page}");
     assert!(page.contains("18446744073709551615"), "{page}");
 }
+
+#[test]
+fn a_data_dir_that_is_a_file_is_named_as_no_folder() {
+    let p = Project::new(&format!("data_dir = \"data/a.jsonl\"\n{I18N}"));
+    p.write("data/a.jsonl", "{\"id\": 1, \"name\": {\"en\": \"A\"}}\n");
+    let err = rejected(&p);
+    assert!(err.contains("data/a.jsonl: is not a folder: data_dir names the folder"), "{err}");
+    assert!(!err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn an_output_folder_that_is_a_fifo_a_device_or_a_dangling_link_is_refused_by_name() {
+    let p = Project::new(I18N);
+    p.write("data/a.jsonl", "{\"id\": 1, \"name\": {\"en\": \"A\"}}\n");
+    let fifo = p.path("pipe");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::os::unix::fs::symlink(p.path("nowhere"), p.path("dangling")).unwrap();
+    for (out, shown) in [("pipe", "pipe"), ("/dev/null", "/dev/null"), ("dangling", "dangling")] {
+        let run = p.folio(&["build", "--out", out]).fails(1);
+        let err = run.stderr();
+        assert!(err.contains(&format!("`{shown}` is not a folder")), "{out}: {err}");
+        assert!(!err.contains("os error"), "{out}: {err}");
+    }
+    assert!(!p.path("nowhere").exists(), "nothing made through the dangling link");
+    // A symlink to a folder is that folder.
+    std::fs::create_dir(p.path("real")).unwrap();
+    std::os::unix::fs::symlink(p.path("real"), p.path("linked")).unwrap();
+    p.folio(&["build", "--out", "linked"]).success();
+    assert!(p.path("real/api/index.json").is_file());
+}
