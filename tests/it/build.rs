@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Project, SAMPLE_RECORDS};
+use crate::harness::{Project, SAMPLE_RECORDS, folio_snapshot};
 
 const LANGS: [&str; 4] = ["en", "fr", "ja", "th"];
 const SIZES: [u64; 4] = [10, 20, 50, 100];
@@ -300,16 +300,9 @@ fn precompressed_siblings_are_written_for_pages_and_follow_their_page() {
 #[test]
 fn quiet_prints_only_problems_and_a_pipe_gets_one_summary_line() {
     let p = Project::sample();
-    let run = p.folio(&["build"]).success();
-    let stdout = run.stdout();
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 1, "one summary line on a pipe: {lines:?}");
-    assert!(
-        lines[0].contains("files written")
-            && lines[0].contains("bytes")
-            && lines[0].ends_with(" s")
-    );
-    assert!(run.stderr().is_empty(), "no progress bar when stderr is not a terminal");
+    // One summary line on a pipe (files, bytes and time), and no progress bar when stderr
+    // is not a terminal.
+    insta::assert_snapshot!("summary_on_a_pipe", folio_snapshot(p.dir.path(), &["build"]));
     p.write("data/attractions.csv", p.read("data/attractions.csv").replace("Eiffel", "Eiffel2"));
     let run = p.folio(&["build", "--quiet"]).success();
     assert!(run.stdout().is_empty() && run.stderr().is_empty());

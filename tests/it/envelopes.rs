@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Project, repo};
+use crate::harness::{Project, folio_snapshot, repo};
 
 /// A project of `n` small records (`{"id": N, "name": "Item N"}`, a French name too) in
 /// two languages and two page sizes, with `extra` added to `[listing]`.
@@ -296,11 +296,6 @@ fn output_that_is_not_json_fails_naming_template_page_and_position() {
 fn a_template_error_while_rendering_names_its_line() {
     let p = project(25, "envelope = \"template:undef\"");
     p.write("templates/undef.json.j2", "{\n\"page\": {{ page }},\n\"oops\": {{ pgae }}\n}");
-    let run = p.folio(&["build"]).fails(1);
-    let err = run.stderr();
-    assert!(
-        err.starts_with("templates/undef.json.j2:3: undefined value")
-            && err.contains("(rendering output/api/en/attractions/10/1.json)"),
-        "{err}"
-    );
+    // The template's line, and the page it was rendering.
+    insta::assert_snapshot!("undefined_value", folio_snapshot(p.dir.path(), &["build"]));
 }
