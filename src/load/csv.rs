@@ -51,6 +51,13 @@ pub fn convert(cell: &str, kind: Option<FieldType>, decimal: u8) -> Result<Value
                 && cell.bytes().any(|b| b.is_ascii_digit())
                 && separators <= 1;
             if !written {
+                let marks = cell.bytes().filter(|b| b".,".contains(b)).count();
+                if marks > 1 && cell.bytes().all(|b| b.is_ascii_digit() || b".,+-".contains(&b)) {
+                    let point = char::from(decimal);
+                    return Err(format!(
+                        "{cell:?} is not a number: it holds a thousands separator, which folio does not guess at; write it without one (like 1234{point}5)"
+                    ));
+                }
                 return Err(refused());
             }
             let parsed = if decimal != b'.' && cell.as_bytes().contains(&decimal) {
@@ -737,7 +744,7 @@ mod tests {
         let refused = convert("1.234,5", Some(Number), b',').unwrap_err();
         assert_eq!(
             refused,
-            "\"1.234,5\" is not a number (finite decimals only, `,` or `.` before the fraction)"
+            "\"1.234,5\" is not a number: it holds a thousands separator, which folio does not guess at; write it without one (like 1234,5)"
         );
         assert!(convert("1,2,3", Some(Number), b',').is_err());
     }
