@@ -149,7 +149,7 @@ impl Tree {
                     shown(&staging)
                 ))
             })?;
-            tree.apply(journal, &path).with_context(|| {
+            tree.apply(journal, &path).map(drop).with_context(|| {
                 format!("finishing the switch a killed or failed build left in `{}`", shown(root))
             })?;
             tree.load_manifest()?;

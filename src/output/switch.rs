@@ -55,7 +55,7 @@ impl Tree {
         drop(planned);
         let renames = self.rename_units(files.iter().filter(|f| f.changed).map(|f| f.rel.as_str()));
         let written = files.iter().filter(|f| f.changed).count();
-        let report = Report {
+        let mut report = Report {
             written: written as u64,
             unchanged: (files.len() - written) as u64,
             removed: removals.len() as u64,
@@ -81,11 +81,13 @@ impl Tree {
         }
         let manifest = self.root.join(MANIFEST);
         let root = shown(&self.root);
-        self.apply(journal, &manifest).with_context(|| {
+        let kept = self.apply(journal, &manifest).with_context(|| {
             format!(
                 "the switch into `{root}` failed midway: each file is the old build's or the new one's; the next `folio build` finishes the switch first (until then `folio deploy` refuses the folder)"
             )
         })?;
+        // A removal not acted on (its warning says why) removed nothing.
+        report.removed -= kept;
         Ok((report, self.warnings))
     }
 
@@ -120,8 +122,10 @@ impl Tree {
 
     /// Carries out a switch. `source` names where its paths come from (the manifest, or
     /// the journal of an interrupted build) in warnings: each path is checked again here,
-    /// because a journal is read back from disk like a manifest.
-    pub(super) fn apply(&mut self, journal: Journal, source: &Path) -> anyhow::Result<()> {
+    /// because a journal is read back from disk like a manifest. Returns how many removals
+    /// it did not act on.
+    pub(super) fn apply(&mut self, journal: Journal, source: &Path) -> anyhow::Result<u64> {
+        let mut kept = 0;
         let mut inside = Confined::new(&self.root);
         let mut staged = Confined::new(&self.staging.join(TREE));
         let mut made = BTreeSet::new();
@@ -150,6 +154,7 @@ impl Tree {
                 Ok(path) => path,
                 Err(why) => {
                     self.skip(source, rel, why);
+                    kept += 1;
                     continue;
                 }
             };
@@ -161,6 +166,7 @@ impl Tree {
                 },
                 Ok(_) => {
                     self.skip(source, rel, "it is a folder or a symlink, not a file folio wrote");
+                    kept += 1;
                     continue;
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -204,6 +210,6 @@ impl Tree {
         if self.staging.exists() {
             fs::remove_dir_all(&self.staging).with_context(|| ctx("removing", &self.staging))?;
         }
-        Ok(())
+        Ok(kept)
     }
 }
