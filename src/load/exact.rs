@@ -11,6 +11,9 @@
 pub struct Inexact {
     /// The line inside the record's text, from 1.
     pub line: u64,
+    /// The column on that line, from 1 (in the record's text: on its first line, count
+    /// from where the record starts).
+    pub column: u64,
     /// The record's field it is in (its key in the record object), when it is in one.
     pub field: Option<String>,
     pub literal: String,
@@ -47,6 +50,7 @@ pub fn scan(text: &[u8]) -> Vec<Inexact> {
     let mut found = Vec::new();
     let mut depth = 0usize;
     let mut line = 1u64;
+    let mut line_start = 0usize;
     let mut field: Option<&[u8]> = None;
     let mut i = 0;
     while i < text.len() {
@@ -66,7 +70,10 @@ pub fn scan(text: &[u8]) -> Vec<Inexact> {
             }
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth = depth.saturating_sub(1),
-            b'\n' => line += 1,
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
             b'-' | b'0'..=b'9' => {
                 let len = text[i..]
                     .iter()
@@ -76,6 +83,7 @@ pub fn scan(text: &[u8]) -> Vec<Inexact> {
                 if let Some(written) = std::str::from_utf8(literal).ok().and_then(inexact) {
                     found.push(Inexact {
                         line,
+                        column: (i - line_start + 1) as u64,
                         field: field.map(|f| String::from_utf8_lossy(f).into_owned()),
                         literal: String::from_utf8_lossy(literal).into_owned(),
                         written,
@@ -192,12 +200,14 @@ mod tests {
             vec![
                 Inexact {
                     line: 2,
+                    column: 9,
                     field: Some("id".into()),
                     literal: "12345678901234567890123".into(),
                     written: "1.2345678901234568e+22".into(),
                 },
                 Inexact {
                     line: 4,
+                    column: 20,
                     field: Some("geo".into()),
                     literal: "135.76810000000000000001".into(),
                     written: "135.7681".into(),

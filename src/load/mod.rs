@@ -172,15 +172,19 @@ fn line_of_entry(text: &str, field: &str) -> Option<u64> {
 /// A problem for every number in a record's text that would not be written as given
 /// ([`exact`]), unless its field is declared `type = "number"` (which takes the nearest
 /// 64-bit value by design).
-fn inexact(text: &[u8], resolver: &Resolver, found: &mut Findings) {
+fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) {
     let schema = &resolver.project().schema;
     for n in exact::scan(text) {
         let declared = n.field.as_ref().and_then(|f| schema.get(f)).and_then(|spec| spec.kind);
         if declared == Some(crate::config::FieldType::Number) {
             continue;
         }
-        let place =
-            if n.line > 1 { format!(" (line {} of this record)", n.line) } else { String::new() };
+        // As syntax errors say it: a column in the file's line, or the line in the record.
+        let place = if n.line > 1 {
+            format!(" (line {} of this record, column {})", n.line, n.column)
+        } else {
+            format!(" (column {})", column + n.column - 1)
+        };
         let fix = match &n.field {
             Some(f) => format!(
                 "quote it to keep it as text, or declare [fields.{f}] type = \"number\" to take the nearest one"
@@ -255,7 +259,7 @@ impl FileOut<'_> {
                         }) {
                         Ok(Value::Object(o)) => {
                             if unique::took_a_float() && exact::may_hold_long_number(text) {
-                                inexact(text, resolver, &mut found);
+                                inexact(text, column, resolver, &mut found);
                             }
                             Some(o)
                         }
