@@ -1,7 +1,8 @@
 //! Why a library call failed, by class: invalid input (data, config, templates), a clash,
-//! a host limit, a refusal (folio will not act: nothing was written or sent), a usage
-//! error, or an I/O failure. The library says which; the binary (`cmd/exit.rs`) maps each
-//! class to its exit code (docs/cli.md) and prints its details.
+//! a host limit, a refusal (folio will not act: nothing was written or sent; the fact and
+//! a typed way out, [`Refusal`]), a deploy of no finished build, a usage error, or an I/O
+//! failure. The library says what is so; the binary (`cmd/exit.rs`) maps each class to its
+//! exit code (docs/cli.md) and words the way out.
 
 use std::path::PathBuf;
 
@@ -28,11 +29,63 @@ pub enum Failure {
     /// sent); the binary says what to run.
     #[error(transparent)]
     Unbuilt(crate::deploy::Unbuilt),
-    /// folio will not act on something in a folder it owns ([`crate::output::Refused`]).
+    /// folio will not do it: nothing was written or sent ([`Refusal`]).
     #[error("{0}")]
-    Refused(String),
+    Refused(Refusal),
     #[error(transparent)]
     Other(anyhow::Error),
+}
+
+/// Something folio will not do: the fact, and which way out there is, which the binary
+/// words (`cmd/exit.rs`): the library says what is so, not what to type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub fact: String,
+    pub way_out: WayOut,
+}
+
+/// The ways out of a [`Refusal`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WayOut {
+    /// None to add: the fact says it all, or says it in its own words.
+    Said,
+    /// The deploy record cannot be read: a survey of the store instead (`--repair`).
+    Repair,
+    /// The deploy record is of a newer format: deploy with that folio.
+    NewerFolio,
+    /// A `file://` target overlaps the project.
+    DeployOutside,
+    /// A `file://` target holds a symlink.
+    RemoveLink,
+    /// More stale objects than `max_deletes`, this many.
+    MaxDeletes(usize),
+    /// Another folio command holds the folder or the store.
+    Wait,
+    /// Something folio did not make where it works: remove it (`None`: the thing the fact
+    /// names; or this path), then build again.
+    RemoveThenBuild(Option<String>),
+    /// The manifest is of another folio's format.
+    OtherManifestFormat,
+    /// The manifest does not parse.
+    BrokenManifest,
+}
+
+impl Refusal {
+    pub fn new(fact: impl Into<String>, way_out: WayOut) -> Refusal {
+        Refusal { fact: fact.into(), way_out }
+    }
+}
+
+impl From<String> for Refusal {
+    fn from(fact: String) -> Refusal {
+        Refusal { fact, way_out: WayOut::Said }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.fact)
+    }
 }
 
 impl From<anyhow::Error> for Failure {
@@ -62,8 +115,9 @@ impl From<crate::output::lock::LockError> for Failure {
     fn from(e: crate::output::lock::LockError) -> Failure {
         use crate::output::lock::LockError;
         match e {
-            LockError::Busy { .. } | LockError::NotAFile(_) | LockError::NotAFolder(_) => {
-                Failure::Refused(e.to_string())
+            LockError::Busy { .. } => Failure::Refused(Refusal::new(e.to_string(), WayOut::Wait)),
+            LockError::NotAFile(_) | LockError::NotAFolder(_) => {
+                Failure::Refused(e.to_string().into())
             }
             LockError::Io { .. } => Failure::Other(e.into()),
         }

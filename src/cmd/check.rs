@@ -38,7 +38,9 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
             }
             let last = failures.last().expect("at least one failure");
             match last.exit_code() {
-                1 => Err(Failure::Refused(last.to_string().replace("; nothing was written", ""))),
+                1 => Err(Failure::Refused(
+                    super::exit::message(last).replace("; nothing was written", "").into(),
+                )),
                 _ => Err(failures.into_iter().next_back().expect("at least one failure")),
             }
         }
@@ -210,7 +212,7 @@ fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>) -> Value {
                 "version": REPORT_VERSION,
                 "ok": false,
                 "exit_code": last.exit_code(),
-                "error": last.to_string(),
+                "error": super::exit::message(last),
                 "records": null,
                 "files": null,
                 "languages": null,

@@ -22,7 +22,7 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         return Err(Failure::Refused(format!(
             "nowhere to deploy: set `url` under [deploy] in {}, or pass --to s3://bucket/prefix",
             project.config_path.display()
-        )));
+        ).into()));
     }
     let opts = Options {
         url,
@@ -104,10 +104,13 @@ struct PurgeFile(UserFile);
 impl PurgeFile {
     fn create(path: &Path) -> Result<PurgeFile, Failure> {
         UserFile::open(path).map(PurgeFile).map_err(|why| {
-            Failure::Refused(format!(
-                "cannot write the purge list `{}` ({why}); nothing was sent",
-                path.display()
-            ))
+            Failure::Refused(
+                format!(
+                    "cannot write the purge list `{}` ({why}); nothing was sent",
+                    path.display()
+                )
+                .into(),
+            )
         })
     }
 

@@ -6,23 +6,59 @@
 use folio::diag::{self, Problem};
 use folio::error::Failure;
 
+/// A failure's words: the library's fact, and the way out as the command line says it.
+pub fn message(failure: &Failure) -> String {
+    match advice(failure) {
+        Some((join, advice)) => format!("{failure}{join}{advice}"),
+        None => failure.to_string(),
+    }
+}
+
 /// What to run about a failure, when the library's words are a fact with a way out: the
 /// way out, and how it joins the fact.
-pub fn advice(failure: &Failure) -> Option<(&'static str, &'static str)> {
+fn advice(failure: &Failure) -> Option<(&'static str, String)> {
     use folio::deploy::Unbuilt;
-    match failure {
+    use folio::error::WayOut;
+    let build = "run `folio build`, then deploy";
+    let (join, advice) = match failure {
         Failure::Unbuilt(Unbuilt::HalfSwitched { .. }) => {
-            Some((": ", "run `folio build` to finish it, then deploy"))
+            (": ", "run `folio build` to finish it, then deploy".to_string())
         }
         Failure::Unbuilt(Unbuilt::OtherBaseUrl { .. }) => {
-            Some(("; ", "run `folio build` (without --base-url), then deploy"))
+            ("; ", "run `folio build` (without --base-url), then deploy".to_string())
         }
-        Failure::Unbuilt(Unbuilt::Unreadable { .. }) => {
-            Some(("; ", "run `folio build`, then deploy"))
-        }
-        Failure::Unbuilt(_) => Some((": ", "run `folio build`, then deploy")),
-        _ => None,
-    }
+        Failure::Unbuilt(Unbuilt::Unreadable { .. }) => ("; ", build.to_string()),
+        Failure::Unbuilt(_) => (": ", build.to_string()),
+        Failure::Refused(refusal) => match &refusal.way_out {
+            WayOut::Said => return None,
+            WayOut::Repair => (
+                "; ",
+                "run `folio deploy --repair` to survey every object below the prefix instead (it deletes only objects that carry folio's metadata and the build does not have, and purges every key of the build)".to_string(),
+            ),
+            WayOut::NewerFolio => (
+                "; ",
+                "deploy with that folio or a newer one (this one would lose what the record holds)"
+                    .to_string(),
+            ),
+            WayOut::DeployOutside => ("; ", "deploy to a folder outside it".to_string()),
+            WayOut::RemoveLink => ("; ", "remove it, or deploy elsewhere".to_string()),
+            WayOut::MaxDeletes(n) => (": ", format!("if that is right, pass --max-deletes {n}")),
+            WayOut::Wait => {
+                ("; ", "wait for it, or run this one without --no-wait to wait".to_string())
+            }
+            WayOut::RemoveThenBuild(None) => ("; ", "remove it and build again".to_string()),
+            WayOut::RemoveThenBuild(Some(path)) => ("; ", format!("remove `{path}` and build again")),
+            WayOut::OtherManifestFormat => (
+                "; ",
+                "rebuild with that folio, or remove the files it lists and this manifest".to_string(),
+            ),
+            WayOut::BrokenManifest => {
+                ("; ", "remove it and the files it listed, then build again".to_string())
+            }
+        },
+        _ => return None,
+    };
+    Some((join, advice))
 }
 
 pub trait Exit {

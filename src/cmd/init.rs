@@ -37,11 +37,14 @@ pub fn run(args: InitArgs) -> Result<(), Failure> {
     let has_data = dir.join("data").exists();
     if (has_config || has_data) && !args.force {
         let what = if has_config { "a folio.toml" } else { "a data/ folder" };
-        return Err(Failure::Refused(format!(
-            "`{}` already has {what}: folio init starts new projects only; pass --force to \
+        return Err(Failure::Refused(
+            format!(
+                "`{}` already has {what}: folio init starts new projects only; pass --force to \
              add what is missing (the old folio.toml is kept as folio.toml.bak)",
-            shown.display()
-        )));
+                shown.display()
+            )
+            .into(),
+        ));
     }
     fs::create_dir_all(&dir).with_context(|| format!("creating `{}`", shown.display()))?;
     let mut confined = Confined::new(&dir);
@@ -50,7 +53,7 @@ pub fn run(args: InitArgs) -> Result<(), Failure> {
     for file in &files {
         let path = confined
             .resolve(file.rel)
-            .map_err(|why| Failure::Refused(format!("not writing `{}`: {why}", file.rel)))?;
+            .map_err(|why| Failure::Refused(format!("not writing `{}`: {why}", file.rel).into()))?;
         if file.data && has_data {
             skipped.push(file.rel);
             continue;
@@ -95,10 +98,13 @@ pub fn run(args: InitArgs) -> Result<(), Failure> {
 fn keep_old_config(dir: &Path, path: &Path) -> Result<(), Failure> {
     let backup = dir.join("folio.toml.bak");
     if fs::symlink_metadata(&backup).is_ok() {
-        return Err(Failure::Refused(format!(
-            "`{}` exists: move it away so folio init can keep the current folio.toml there",
-            folio::diag::display_path(&backup).display()
-        )));
+        return Err(Failure::Refused(
+            format!(
+                "`{}` exists: move it away so folio init can keep the current folio.toml there",
+                folio::diag::display_path(&backup).display()
+            )
+            .into(),
+        ));
     }
     fs::rename(path, &backup).with_context(|| format!("keeping `{}`", path.display()))?;
     Ok(())

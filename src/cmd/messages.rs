@@ -44,10 +44,7 @@ pub fn failure(failure: &Failure) {
     for line in failure.details() {
         eprint(&line);
     }
-    match super::exit::advice(failure) {
-        Some((join, advice)) => eprint(&format!("error: {failure}{join}{advice}")),
-        None => eprint(&format!("error: {failure}")),
-    }
+    eprint(&format!("error: {}", super::exit::message(failure)));
     for cause in failure.causes() {
         eprint(&format!("caused by: {cause}"));
     }

@@ -34,7 +34,7 @@ use tokio::time::Instant;
 use object_store::{GetOptions, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 
 use super::store::{Scheme, Store};
-use crate::error::Failure;
+use crate::error::{Failure, Refusal, WayOut};
 use crate::output::lock::{Access, Busy, Lock};
 
 /// The lease's name below the deploy prefix.
@@ -124,9 +124,9 @@ impl Lease {
                 Err(e) => return Err(failed(e)),
             }
             if let Busy::Refuse = busy {
-                return Err(Failure::Refused(format!(
-                    "{}; wait for it, or run this one without --no-wait to wait",
-                    busy_message(store, lifetime)
+                return Err(Failure::Refused(Refusal::new(
+                    busy_message(store, lifetime),
+                    WayOut::Wait,
                 )));
             }
             if let Busy::Wait(note) = busy

@@ -30,7 +30,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use crate::config::Project;
-use crate::error::Failure;
+use crate::error::{Failure, Refusal, WayOut};
 use crate::output::lock::{Access, Busy, Lock};
 use crate::output::manifest::{MANIFEST, Manifest};
 use crate::routes::Map;
@@ -163,8 +163,8 @@ pub fn finished(project: &Project) -> Result<Manifest, Failure> {
 /// Publishes `output/` as `opts` say.
 pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deployed, Failure> {
     let start = Instant::now();
-    let target =
-        Target::parse(&opts.url).map_err(|e| Failure::Refused(format!("the deploy URL {e}")))?;
+    let target = Target::parse(&opts.url)
+        .map_err(|e| Failure::Refused(format!("the deploy URL {e}").into()))?;
     let out = &project.output_dir;
     refuse_overlap(project, &target)?;
     if !out.is_dir() {
@@ -271,9 +271,9 @@ fn refuse_overlap(project: &Project, target: &Target) -> Result<(), Failure> {
     } else {
         return Ok(());
     };
-    Err(Failure::Refused(format!(
-        "{} overlaps the project: {why}; deploy to a folder outside it",
-        target.display()
+    Err(Failure::Refused(Refusal::new(
+        format!("{} overlaps the project: {why}", target.display()),
+        WayOut::DeployOutside,
     )))
 }
 
@@ -322,9 +322,12 @@ fn refuse_links(store: &Store, midway: bool) -> Result<(), Failure> {
             store.target.display(),
         )));
     }
-    Err(Failure::Refused(format!(
-        "{} holds a symlink ({named}): folio never writes or deletes through a symlink in a file:// target; remove it, or deploy elsewhere",
-        store.target.display(),
+    Err(Failure::Refused(Refusal::new(
+        format!(
+            "{} holds a symlink ({named}): folio never writes or deletes through a symlink in a file:// target",
+            store.target.display(),
+        ),
+        WayOut::RemoveLink,
     )))
 }
 
@@ -554,11 +557,13 @@ fn refuse_mass_delete(remote: &Remote<'_>, doomed: &[remote::Doomed]) -> Result<
     if doomed.len() as u64 <= max {
         return Ok(());
     }
-    Err(Failure::Refused(format!(
-        "refusing to delete {} objects from {} (max_deletes is {max}): if that is right, pass --max-deletes {}",
-        doomed.len(),
-        remote.store.target.display(),
-        doomed.len()
+    Err(Failure::Refused(Refusal::new(
+        format!(
+            "refusing to delete {} objects from {} (max_deletes is {max})",
+            doomed.len(),
+            remote.store.target.display(),
+        ),
+        WayOut::MaxDeletes(doomed.len()),
     )))
 }
 

@@ -18,7 +18,7 @@ use super::plan::{self, Action, Head, Listed, Plan, Reason};
 use super::record::{self, Md5, Put, RECORD, Record};
 use super::store::Store;
 use super::{Deployed, Options, remote_failure};
-use crate::error::Failure;
+use crate::error::{Failure, Refusal, WayOut};
 use crate::output::fault::Step;
 use crate::site::Progress;
 
@@ -156,9 +156,9 @@ impl Remote<'_> {
         let why = match Record::from_bytes_within(&bytes, max) {
             Ok(record) => return Ok(ReadRecord { record, etag, damaged: None }),
             Err(newer @ record::Unreadable::Newer { .. }) => {
-                return Err(Failure::Refused(format!(
-                    "{}/{RECORD}: {newer}; deploy with that folio or a newer one (this one would lose what the record holds)",
-                    target.display()
+                return Err(Failure::Refused(Refusal::new(
+                    format!("{}/{RECORD}: {newer}", target.display()),
+                    WayOut::NewerFolio,
                 )));
             }
             Err(record::Unreadable::Damaged(why)) => why,
@@ -166,9 +166,12 @@ impl Remote<'_> {
         if self.opts.repair {
             return Ok(ReadRecord { record: Record::default(), etag, damaged: Some(why) });
         }
-        Err(Failure::Refused(format!(
-            "{}/{RECORD} cannot be read ({why}); it may hold deletes and purges still owed, so folio does not overwrite it; run `folio deploy --repair` to survey every object below the prefix instead (it deletes only objects that carry folio's metadata and the build does not have, and purges every key of the build)",
-            target.display()
+        Err(Failure::Refused(Refusal::new(
+            format!(
+                "{}/{RECORD} cannot be read ({why}); it may hold deletes and purges still owed, so folio does not overwrite it",
+                target.display()
+            ),
+            WayOut::Repair,
         )))
     }
 

@@ -333,17 +333,18 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
     let what = || format!("setting up {}", target.display());
     // Half a pair of credentials is named before the client says "Missing AccessKeyId".
     if let Some(half) = half_a_pair(target.scheme) {
-        return Err(Failure::Refused(format!("{}: {half}", what())));
+        return Err(Failure::Refused(format!("{}: {half}", what()).into()));
     }
     let refused = |e: object_store::Error| {
         let hint = missing_credentials(target.scheme).map(|h| format!("; {h}")).unwrap_or_default();
-        Failure::Refused(format!("{}: {}{hint}", what(), crate::deploy::store_says(&e)))
+        Failure::Refused(format!("{}: {}{hint}", what(), crate::deploy::store_says(&e)).into())
     };
     let requests = Arc::new(Requests::default());
     let counted = || CountedConnector(requests.clone());
     let (inner, keeps_headers): (Arc<dyn ObjectStore>, bool) = match target.scheme {
         Scheme::S3 => {
-            let settings = S3Settings::resolve(endpoint, region).map_err(Failure::Refused)?;
+            let settings =
+                S3Settings::resolve(endpoint, region).map_err(|e| Failure::Refused(e.into()))?;
             let mut b = s3_from_env()
                 .with_bucket_name(&target.bucket)
                 .with_region(&settings.region)

@@ -45,7 +45,8 @@ pub enum Busy<'a> {
 /// Why the lock was not taken.
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error("{who} is using `{root}`; wait for it, or run this one without --no-wait to wait")]
+    /// Another folio command holds it (the binary says how to wait for it).
+    #[error("{who} is using `{root}`")]
     Busy { who: &'static str, root: String },
     #[error(
         "`{0}` is not the lock file folio makes (a symlink or a folder at its name); remove it and run folio again"

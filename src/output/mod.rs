@@ -33,12 +33,15 @@ pub use manifest::Stamp;
 use manifest::{Entry, MANIFEST, Manifest};
 use switch::Journal;
 
+use crate::error::{Refusal, WayOut};
+
 /// folio will not act on something in a folder it owns, because folio did not make it as
 /// it stands (a symlink where its staging folder goes, a manifest of another format):
-/// exit 1, with the reason and the way out.
+/// exit 1, with the reason and the way out. Carried through `anyhow` from where it is
+/// found; [`Failure`](crate::error::Failure) takes it back out.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct Refused(pub String);
+pub struct Refused(pub crate::error::Refusal);
 
 pub const STAGING: &str = ".folio-staging";
 /// Below the staging folder, new content mirrors its final layout.
@@ -131,9 +134,12 @@ impl Tree {
         match fs::symlink_metadata(&staging) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
-                return Err(Refused(format!(
-                    "`{}` is not a folder folio made (a file or a symlink where folio stages its work); remove it and build again",
-                    shown(&staging)
+                return Err(Refused(Refusal::new(
+                    format!(
+                        "`{}` is not a folder folio made (a file or a symlink where folio stages its work)",
+                        shown(&staging)
+                    ),
+                    WayOut::RemoveThenBuild(None),
                 ))
                 .into());
             }
@@ -143,10 +149,12 @@ impl Tree {
             let path = staging.join(COMMIT);
             let text = fs::read(&path).with_context(|| ctx("reading", &path))?;
             let journal: Journal = serde_json::from_slice(&text).map_err(|e| {
-                Refused(format!(
-                    "`{}` is not the journal of an interrupted folio build ({e}); remove `{}` and build again",
-                    shown(&path),
-                    shown(&staging)
+                Refused(Refusal::new(
+                    format!(
+                        "`{}` is not the journal of an interrupted folio build ({e})",
+                        shown(&path)
+                    ),
+                    WayOut::RemoveThenBuild(Some(shown(&staging))),
                 ))
             })?;
             tree.apply(journal, &path).map(drop).with_context(|| {
@@ -165,15 +173,11 @@ impl Tree {
         match fs::read(&path) {
             Ok(bytes) => {
                 let mut manifest = Manifest::from_bytes(&bytes).map_err(|e| {
-                    let fix = match e {
-                        manifest::ManifestError::Version { .. } => {
-                            "rebuild with that folio, or remove the files it lists and this manifest"
-                        }
-                        manifest::ManifestError::Invalid(_) => {
-                            "remove it and the files it listed, then build again"
-                        }
+                    let way_out = match e {
+                        manifest::ManifestError::Version { .. } => WayOut::OtherManifestFormat,
+                        manifest::ManifestError::Invalid(_) => WayOut::BrokenManifest,
                     };
-                    Refused(format!("`{}`: {e}; {fix}", shown(&path)))
+                    Refused(Refusal::new(format!("`{}`: {e}", shown(&path)), way_out))
                 })?;
                 manifest.files.retain(|rel, _| {
                     let clean = paths::is_clean(rel);
