@@ -27,6 +27,17 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let preview = Arc::new(preview);
     // Watching before the URL is printed: a change made as soon as it is read rebuilds.
     watch(watched, reload, Arc::downgrade(&preview))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)?;
+    // The signals are taken before the URL is printed: a script that stops the preview as
+    // soon as it reads the URL gets a clean stop, not the default end of the process.
+    let stopped = {
+        let _inside = runtime.enter();
+        stopped()
+    };
     for w in &built.warnings {
         super::messages::warn(w);
     }
@@ -39,33 +50,42 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         preview.output().display()
     ))?;
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
+    // A test's hold here (`FOLIO_FAULT=wait-serve:1`) stands for a slow start.
+    folio::output::fault::process()
+        .before(folio::output::fault::Step::Serve)
         .map_err(anyhow::Error::from)?;
-    let served = runtime.block_on(serve::run_server(listener, preview.app(), stopped()));
+    let served = runtime.block_on(serve::run_server(listener, preview.app(), stopped));
     // Dropping the preview removes its private folder.
     drop(preview);
     served.map_err(|e| Failure::Other(anyhow::Error::from(e).context("serving")))
 }
 
-/// Completes on Ctrl-C (SIGINT) or SIGTERM.
-async fn stopped() {
+/// A future that completes on Ctrl-C (SIGINT) or SIGTERM, with both handlers installed
+/// when this returns (it is called inside the runtime).
+fn stopped() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let Ok(mut term) = signal(SignalKind::terminate()) else {
-            let _ = tokio::signal::ctrl_c().await;
-            return;
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
+        let term = signal(SignalKind::terminate());
+        let int = signal(SignalKind::interrupt());
+        async move {
+            match (term, int) {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = int.recv() => {}
+                        _ = term.recv() => {}
+                    }
+                }
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
         }
     }
     #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// What a rebuild follows: the data and templates folders and the config file.
@@ -226,7 +246,8 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, preview: &Preview) {
                 super::messages::eprint(&line);
             }
             super::messages::eprint(&format!(
-                "error: {failure}; still serving the last good build"
+                "error: {}; still serving the last good build",
+                super::exit::message(&failure)
             ));
         }
     }

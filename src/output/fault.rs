@@ -1,6 +1,7 @@
 //! Fault injection for tests. `FOLIO_FAULT` is a comma-separated list of `STEP:N`, where
 //! STEP is `write` or `rename` (a file of a build), `upload`, `record` (a write of
-//! `folio deploy`'s record) or `delete` (the start of its deletes):
+//! `folio deploy`'s record), `delete` (the start of its deletes) or `serve` (`folio serve`
+//! about to answer, its lines printed):
 //!
 //! - `STEP:N` makes the Nth such step of this process fail with an I/O error, so tests can
 //!   prove that a failure midway leaves the previous output (or the store) usable;
@@ -32,14 +33,17 @@ pub enum Step {
     Upload,
     Record,
     Delete,
+    /// `folio serve` starting to answer, its two lines printed.
+    Serve,
 }
 
-const STEPS: [(Step, &str); 5] = [
+const STEPS: [(Step, &str); 6] = [
     (Step::Write, "write"),
     (Step::Rename, "rename"),
     (Step::Upload, "upload"),
     (Step::Record, "record"),
     (Step::Delete, "delete"),
+    (Step::Serve, "serve"),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +60,7 @@ pub struct Faults {
     /// `lease:SECS`: the lifetime of `folio deploy`'s lease on a store, shortened so a
     /// test of a killed deploy's lease need not wait 30 s.
     pub lease_secs: Option<u64>,
-    counts: [AtomicU64; 5],
+    counts: [AtomicU64; STEPS.len()],
 }
 
 /// This process's faults, read from `FOLIO_FAULT` once: the Nth step counts every tree

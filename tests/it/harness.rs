@@ -363,12 +363,18 @@ pub fn serve(dir: &Path) -> Served {
 /// [`serve`] with `TMPDIR` set to `tmpdir`, or unset when it is `None` (folio then picks
 /// the preview's place itself).
 pub fn serve_with_tmpdir(dir: &Path, tmpdir: Option<&Path>) -> Served {
+    serve_with(dir, tmpdir, &[])
+}
+
+/// [`serve_with_tmpdir`] with more environment (a fault's gate).
+pub fn serve_with(dir: &Path, tmpdir: Option<&Path>, envs: &[(String, String)]) -> Served {
     use std::process::Stdio;
     let mut cmd = Command::new(BIN);
     match tmpdir {
         Some(t) => cmd.env("TMPDIR", t),
         None => cmd.env_remove("TMPDIR"),
     };
+    cmd.envs(envs.iter().map(|(k, v)| (k, v)));
     let mut child = cmd
         .args(["serve", "--port", "0"])
         .current_dir(dir)

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::harness::{BIN, InThread, Project, serve, serve_with_tmpdir};
+use crate::harness::{BIN, InThread, Project, serve, serve_with, serve_with_tmpdir};
 use crate::table::{self, Target, fixture, request};
 
 /// The project of `p` as folio validates it.
@@ -473,4 +473,23 @@ fn folio_serve_rebuilds_during_a_burst_that_never_ends() {
         during.iter().filter(|d| **d < Duration::from_secs(6)).count() >= 2,
         "a burst that never ends still rebuilds every couple of seconds: {during:?}"
     );
+}
+
+/// A script that stops the preview as soon as it has read its two lines (a CI smoke test,
+/// `folio serve & … kill`) gets a clean stop: the signals are taken before the URL is
+/// printed. Before, SIGTERM between the lines and the server's start ended the process by
+/// the signal's default (seen once in a full run); the fault gate holds that moment open.
+#[test]
+fn a_preview_stopped_as_soon_as_it_prints_its_url_stops_cleanly() {
+    let p = fixture("");
+    let gate = crate::harness::Gate::new();
+    let mut served = serve_with(p.dir.path(), None, &gate.env("wait-serve:1"));
+    gate.wait_reached(&mut served.server.child);
+    let pid = served.server.child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    gate.open();
+    let status = served.server.child.wait().unwrap();
+    assert!(status.success(), "a SIGTERM before serving is a clean stop: {status}");
+    assert!(!served.output.exists(), "the private folder goes with the server");
 }
