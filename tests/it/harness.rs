@@ -213,6 +213,22 @@ impl Run {
 /// changes with each release, not with what a test checks). The terminal width and forced
 /// colours of the environment are not passed on: help text wraps the same everywhere.
 pub fn folio_snapshot(dir: &Path, args: &[&str]) -> String {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).current_dir(dir).env_remove("FOLIO_FAULT");
+    snapshot_filtered(dir, cmd)
+}
+
+/// [`folio_snapshot`] of a command built elsewhere (a deploy, with its store's address,
+/// credentials and variables: `FOLIO_FAULT` is left as the command sets it), run in `dir`.
+/// The same is replaced as there (a port folio's own words name, such as the
+/// `http://127.0.0.1:9000` of an example, stays).
+pub fn folio_snapshot_of(dir: &Path, cmd: Command) -> String {
+    snapshot_filtered(dir, cmd)
+}
+
+/// Runs `cmd` (without the terminal width and forced colours of the environment) and
+/// returns what it said, with what varies replaced, as [`folio_snapshot`] says.
+fn snapshot_filtered(dir: &Path, mut cmd: Command) -> String {
     static TIME: std::sync::LazyLock<regex::Regex> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+(?:\.\d+)? ?(?:ms|µs|s)\b").unwrap());
     static RANDOM: std::sync::LazyLock<regex::Regex> =
@@ -222,14 +238,8 @@ pub fn folio_snapshot(dir: &Path, args: &[&str]) -> String {
         let version = regex::escape(env!("CARGO_PKG_VERSION"));
         regex::Regex::new(&format!(r"(^|[^0-9.]){version}([^0-9.]|\.[^0-9]|\.?$)")).unwrap()
     });
-    let output = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("FOLIO_FAULT")
-        .env_remove("COLUMNS")
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .expect("running folio");
+    let output =
+        cmd.env_remove("COLUMNS").env_remove("CLICOLOR_FORCE").output().expect("running folio");
     let exit = output.status.code().map_or("killed by a signal".to_string(), |c| c.to_string());
     let stream = |bytes: &[u8]| {
         let mut text = String::from_utf8_lossy(bytes).into_owned();

@@ -12,7 +12,7 @@ use futures::StreamExt;
 use object_store::{ObjectStore, ObjectStoreExt};
 
 use super::{ACCESS_KEY, FakeGcs, LEASE, RECORD, SECRET_KEY};
-use crate::harness::{BIN, Project, Run, Server, free_port, need};
+use crate::harness::{BIN, Project, Run, Server, folio_snapshot_of, free_port, need};
 use crate::table::request;
 
 /// An S3-protocol server on loopback.
@@ -236,6 +236,37 @@ impl Remote {
 
     pub fn deploy(&self, p: &Project, extra: &[&str]) -> Run {
         self.deploy_env(p, extra, &[])
+    }
+
+    /// Which store this is (`folder`, `s3`, `azure`, `gcs`), as the tests
+    /// `on_every_store!` makes are named: a snapshot a scenario takes is one per store.
+    pub fn store(&self) -> &'static str {
+        match self {
+            Remote::Dir(_) => "folder",
+            Remote::S3 { .. } => "s3",
+            Remote::Azure { .. } => "azure",
+            Remote::Gcs { .. } => "gcs",
+        }
+    }
+
+    /// `folio deploy` to this store as [`folio_snapshot_of`] gives it, for
+    /// `insta::assert_snapshot!`, with what differs from run to run replaced: a folder
+    /// target's temporary path by `[TARGET]`, the ports of the server and of a proxy in
+    /// front of it (`127.0.0.1:40123`) by `[PORT]`.
+    pub fn snapshot(&self, p: &Project, extra: &[&str]) -> String {
+        let text = folio_snapshot_of(p.dir.path(), self.command(p, extra));
+        let ports = match self {
+            Remote::Dir(dir) => {
+                return text.replace(dir.to_string_lossy().as_ref(), "[TARGET]");
+            }
+            Remote::S3 { via, server, .. }
+            | Remote::Azure { via, server, .. }
+            | Remote::Gcs { via, server, .. } => [*via, *server],
+        };
+        ports.iter().fold(text, |text, port| {
+            let at = regex::Regex::new(&format!(r"\b127\.0\.0\.1:{port}\b")).unwrap();
+            at.replace_all(&text, "127.0.0.1:[PORT]").into_owned()
+        })
     }
 
     pub fn client(&self) -> (Arc<dyn ObjectStore>, String) {
