@@ -76,8 +76,9 @@ pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project,
 }
 
 /// To each language code that is no language (`sp`), the code meant, when the data has
-/// values in languages the config does not list: the nearest of them, or the only one
-/// ("did you mean `es`? (data/a.csv has `name.es`)"). The data is read only then.
+/// values in languages the config does not list: the one whose country code it is, or one
+/// spelled close to it ("did you mean `es`? (data/a.csv has `name.es`)"). The data is read
+/// only then.
 fn languages_meant(errors: &mut [ConfigError], data: &DataSettings) {
     if errors.iter().all(|e| e.unknown_language.is_none()) {
         return;
