@@ -196,29 +196,49 @@ fn a_purge_list_goes_through_pipes_devices_and_stdout_and_replaces_only_files() 
     assert!(kept.iter().any(|k| k.contains("/en/")), "the changes /dev/full lost: {kept:?}");
 }
 
-#[test]
-fn a_folder_target_swapped_for_a_symlink_midway_is_never_written_through() {
+/// A folder target after a first deploy, and a second build's deploy held at its third
+/// upload while `midway` changes the target (given the target and a folder outside it).
+struct Midway {
+    code: Option<i32>,
+    said: String,
+    www: std::path::PathBuf,
+    outside: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn deploy_changed_midway(midway: impl FnOnce(&std::path::Path, &std::path::Path)) -> Midway {
     let (dir, remote) = folder();
     let Remote::Dir(www) = &remote else { unreachable!() };
+    let www = www.clone();
     let outside = dir.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     let p = Project::sample();
     p.folio(&["build"]).success();
     remote.deploy(&p, &[]).success();
     second_build(&p);
+    assert!(www.join("api/en/attractions/100/1.json").is_file(), "the first build's size 100");
     let gate = Gate::new();
     let mut deploy = remote.command(&p, &[]);
     deploy.envs(gate.env("wait-upload:3")).stdout(Stdio::null()).stderr(Stdio::piped());
     let mut deploy = Running(deploy.spawn().unwrap());
     let said = Stderr::of(&mut deploy);
     gate.wait_reached(&mut deploy);
-    // The French folder becomes a symlink to a folder outside the target.
-    std::fs::rename(www.join("api/fr"), dir.path().join("moved-fr")).unwrap();
-    std::os::unix::fs::symlink(&outside, www.join("api/fr")).unwrap();
+    midway(&www, &outside);
     gate.open();
     let code = deploy.wait().unwrap().code();
-    let said = said.all();
-    assert_eq!(code, Some(2), "an I/O failure, not a refusal before sending: {said}");
+    Midway { code, said: said.all(), www, outside, _dir: dir }
+}
+
+#[test]
+fn a_folder_target_swapped_for_a_symlink_midway_is_never_written_through() {
+    let m = deploy_changed_midway(|www, outside| {
+        // The French folder becomes a symlink to a folder outside the target.
+        let moved = www.parent().unwrap().join("moved-fr");
+        std::fs::rename(www.join("api/fr"), moved).unwrap();
+        std::os::unix::fs::symlink(outside, www.join("api/fr")).unwrap();
+    });
+    let said = &m.said;
+    assert_eq!(m.code, Some(2), "an I/O failure, not a refusal before sending: {said}");
     // Which of the two checks meets the link depends on whether an upload still due
     // after the gate lands in `api/fr/`: the store refusing to open it, or the check
     // before deleting. Either way it is exit 2, and said.
@@ -227,36 +247,21 @@ fn a_folder_target_swapped_for_a_symlink_midway_is_never_written_through() {
             || said.contains("appeared while this deploy was sending"),
         "{said}"
     );
-    assert_eq!(files(&outside).len(), 0, "nothing written outside the target");
+    assert_eq!(files(&m.outside).len(), 0, "nothing written outside the target");
 }
 
 #[test]
 fn a_symlink_that_appears_in_a_folder_target_midway_fails_the_deploy_before_any_delete() {
-    let (dir, remote) = folder();
-    let Remote::Dir(www) = &remote else { unreachable!() };
-    let outside = dir.path().join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
-    let p = Project::sample();
-    p.folio(&["build"]).success();
-    remote.deploy(&p, &[]).success();
-    second_build(&p);
-    let doomed = www.join("api/en/attractions/100/1.json");
-    assert!(doomed.is_file(), "the first build's size 100 is there");
-    let gate = Gate::new();
-    let mut deploy = remote.command(&p, &[]);
-    deploy.envs(gate.env("wait-upload:3")).stdout(Stdio::null()).stderr(Stdio::piped());
-    let mut deploy = Running(deploy.spawn().unwrap());
-    let said = Stderr::of(&mut deploy);
-    gate.wait_reached(&mut deploy);
     // A link where no upload goes: only the check before deleting meets it.
-    std::os::unix::fs::symlink(&outside, www.join("extra")).unwrap();
-    gate.open();
-    let code = deploy.wait().unwrap().code();
-    let said = said.all();
-    assert_eq!(code, Some(2), "uploads went out: exit 2, not a refusal: {said}");
+    let m = deploy_changed_midway(|www, outside| {
+        std::os::unix::fs::symlink(outside, www.join("extra")).unwrap();
+    });
+    let said = &m.said;
+    assert_eq!(m.code, Some(2), "uploads went out: exit 2, not a refusal: {said}");
     assert!(said.contains("appeared while this deploy was sending"), "{said}");
+    let doomed = m.www.join("api/en/attractions/100/1.json");
     assert!(doomed.is_file(), "nothing deleted once the target changed");
-    assert_eq!(files(&outside).len(), 0, "nothing written outside the target");
+    assert_eq!(files(&m.outside).len(), 0, "nothing written outside the target");
 }
 
 #[test]
