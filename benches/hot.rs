@@ -37,7 +37,8 @@ fn records(p: &Project, n: usize) -> Vec<Record> {
     (0..n)
         .map(|i| {
             let obj = serde_json::from_str(&raw(i)).unwrap();
-            r.resolve(obj, Origin { file: 0, line: 1 }, &mut Findings::default()).unwrap()
+            r.resolve(obj, Origin { file: 0, line: 1, element: None }, &mut Findings::default())
+                .unwrap()
         })
         .collect()
 }
@@ -49,7 +50,7 @@ fn resolve_record(b: divan::Bencher) {
     let text = raw(7);
     b.bench(|| {
         let obj = serde_json::from_str(divan::black_box(&text)).unwrap();
-        r.resolve(obj, Origin { file: 0, line: 1 }, &mut Findings::default())
+        r.resolve(obj, Origin { file: 0, line: 1, element: None }, &mut Findings::default())
     });
 }
 

@@ -20,19 +20,43 @@ pub struct Problem {
     /// The input value the problem is about, as written (a CSV cell, a JSON value):
     /// problems that differ only by it are one kind ([`group_repeats`]).
     pub value: Option<String>,
+    /// The record in a line of many (a one-line JSON array), where the line alone does not
+    /// find it.
+    pub record: Option<At>,
+}
+
+/// A record among others on its line: its index in the array (from 0, as `data[i]`
+/// reads it), the column it starts at, and its id when it has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct At {
+    pub index: u64,
+    pub column: u64,
+    pub id: Option<String>,
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "record [{}] (", self.index)?;
+        if let Some(id) = &self.id {
+            write!(f, "id {id}, ")?;
+        }
+        write!(f, "column {})", self.column)
+    }
 }
 
 impl Problem {
     pub fn new(file: usize, path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
         let message = message.into();
-        Problem { file, path: path.to_path_buf(), line, field: None, message, value: None }
+        let path = path.to_path_buf();
+        Problem { file, path, line, field: None, message, value: None, record: None }
     }
 
     /// A problem found before its file is known (by a parser, or in one record): the
     /// loader places it with [`Problem::at`].
     pub fn unplaced(line: Option<u64>, message: impl Into<String>) -> Self {
         let message = message.into();
-        Problem { file: 0, path: PathBuf::new(), line, field: None, message, value: None }
+        let path = PathBuf::new();
+        Problem { file: 0, path, line, field: None, message, value: None, record: None }
     }
 
     /// The problem, placed in the file `path` at walk position `file`.
@@ -44,6 +68,11 @@ impl Problem {
 
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
+        self
+    }
+
+    pub fn with_record(mut self, record: Option<At>) -> Self {
+        self.record = record;
         self
     }
 
@@ -128,6 +157,9 @@ impl fmt::Display for Problem {
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
         }
+        if let Some(record) = &self.record {
+            write!(f, ": {record}")?;
+        }
         if let Some(field) = &self.field {
             write!(f, ": {field}")?;
         }
@@ -183,10 +215,10 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     nearest(word, candidates).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
 }
 
-/// Sorts problems into walk order, then line order; problems on one line keep the order
-/// in which they were found.
+/// Sorts problems into walk order, then line order, then record order on a line of many;
+/// problems of one place keep the order in which they were found.
 pub fn sort(problems: &mut [Problem]) {
-    problems.sort_by_key(|p| (p.file, p.line.unwrap_or(0)));
+    problems.sort_by_key(|p| (p.file, p.line.unwrap_or(0), p.record.as_ref().map(|r| r.index)));
 }
 
 /// Shows `path` relative to the working directory when it lies below it, so messages read

@@ -87,11 +87,28 @@ impl<T> PerLang<T> {
     }
 }
 
-/// Where a record came from: the walk index of its file and the line it starts on.
+/// Where a record came from: the walk index of its file and the line it starts on, and
+/// its place in a line it shares with other records (a one-line JSON array).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Origin {
     pub file: usize,
     pub line: u64,
+    pub element: Option<Element>,
+}
+
+/// A JSON array's element that shares its line: its index in the array (from 0) and the
+/// column its `{` is at (from 1), each saturating at `u32::MAX`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Element {
+    pub index: u32,
+    pub column: u32,
+}
+
+impl Element {
+    pub fn new(index: u64, column: u64) -> Element {
+        let small = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        Element { index: small(index), column: small(column) }
+    }
 }
 
 /// A loaded, validated record. Its item is kept as JSON fragments (`"key":value`, with
@@ -297,7 +314,7 @@ mod tests {
         b.each(&[b",\"z\":0".to_vec(), b",\"z\":0".to_vec()]);
         b.each(&[b",\"m\":\"one\"".to_vec(), b",\"m\":\"two\"".to_vec()]);
         let r = Record {
-            origin: Origin { file: 0, line: 1 },
+            origin: Origin { file: 0, line: 1, element: None },
             id: Id::Int(1),
             keys: vec![],
             body: b.finish(),

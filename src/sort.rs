@@ -42,7 +42,7 @@ mod tests {
 
     fn rec(id: i64, keys: Vec<PerLang<SortValue>>) -> Record {
         Record {
-            origin: Origin { file: 0, line: 1 },
+            origin: Origin { file: 0, line: 1, element: None },
             id: Id::Int(id),
             keys,
             body: Default::default(),

@@ -68,6 +68,7 @@ fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
                 field: Some("hosting.targets".into()),
                 message,
                 value: None,
+                record: None,
             }));
             Ok((project, listing))
         }
@@ -150,7 +151,14 @@ fn problems(failure: &Failure) -> Vec<Value> {
     match failure {
         Failure::Invalid(list) => list
             .iter()
-            .map(|p| problem("data", path(&p.path), p.line, p.field.as_deref(), &p.message))
+            .map(|p| {
+                let mut v = problem("data", path(&p.path), p.line, p.field.as_deref(), &p.message);
+                v["record"] = p.record.as_ref().map_or(
+                    Value::Null,
+                    |at| json!({"index": at.index, "column": at.column, "id": at.id}),
+                );
+                v
+            })
             .collect(),
         Failure::Config(list) => list
             .iter()

@@ -7,12 +7,17 @@
 use std::io::{self, Read};
 
 use rayon::prelude::*;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use super::Raw;
 use crate::config::FieldType;
 use crate::diag::Problem;
 use crate::load::record::Resolver;
+
+mod convert;
+mod quotes;
+
+pub use convert::{clip, convert};
 
 #[derive(Debug)]
 enum Column {
@@ -22,71 +27,6 @@ enum Column {
     Lang { path: [String; 2], kind: Option<FieldType> },
     /// A language that is not configured.
     Ignored,
-}
-
-/// Converts one CSV cell by the field's declared type; an empty cell is null. A `number`
-/// may have `decimal` (`[input] decimal_separator`) before its fraction, or `.`.
-pub fn convert(cell: &str, kind: Option<FieldType>, decimal: u8) -> Result<Value, String> {
-    if cell.is_empty() {
-        return Ok(Value::Null);
-    }
-    match kind.unwrap_or(FieldType::String) {
-        FieldType::String => Ok(Value::String(cell.to_string())),
-        FieldType::Integer => cell
-            .parse::<i64>()
-            .map(Value::from)
-            .map_err(|_| format!("{cell:?} is not an integer (64-bit, digits only)")),
-        FieldType::Number => {
-            let refused = || {
-                let point = if decimal == b'.' { "" } else { ", `,` or `.` before the fraction" };
-                format!("{cell:?} is not a number (finite decimals only{point})")
-            };
-            if let Ok(i) = cell.parse::<i64>() {
-                return Ok(Value::from(i));
-            }
-            let separators = cell.bytes().filter(|&b| b == b'.' || b == decimal).count();
-            let written = cell
-                .bytes()
-                .all(|b| b.is_ascii_digit() || b"+-eE".contains(&b) || b == b'.' || b == decimal)
-                && cell.bytes().any(|b| b.is_ascii_digit())
-                && separators <= 1;
-            if !written {
-                let marks = cell.bytes().filter(|b| b".,".contains(b)).count();
-                if marks > 1 && cell.bytes().all(|b| b.is_ascii_digit() || b".,+-".contains(&b)) {
-                    let point = char::from(decimal);
-                    return Err(format!(
-                        "{cell:?} is not a number: it holds a thousands separator, which folio does not guess at; write it without one (like 1234{point}5)"
-                    ));
-                }
-                return Err(refused());
-            }
-            let parsed = if decimal != b'.' && cell.as_bytes().contains(&decimal) {
-                cell.replace(char::from(decimal), ".").parse::<f64>()
-            } else {
-                cell.parse::<f64>()
-            };
-            match parsed {
-                Ok(f) if f.is_finite() => Ok(Value::Number(Number::from_f64(f).expect("finite"))),
-                _ => Err(refused()),
-            }
-        }
-        FieldType::Boolean => match cell {
-            "true" => Ok(Value::Bool(true)),
-            "false" => Ok(Value::Bool(false)),
-            _ => Err(format!("{cell:?} is not a boolean (true or false)")),
-        },
-        FieldType::List => {
-            Ok(Value::Array(cell.split('|').map(|s| Value::String(s.into())).collect()))
-        }
-        FieldType::Json => serde_json::from_str(cell)
-            .map_err(|e| format!("{cell:?} is not valid JSON: {}", super::json::message(&e))),
-        // Written as given, once it is one.
-        date if date.is_date_value(cell) => Ok(Value::String(cell.to_string())),
-        FieldType::Date => Err(format!("{cell:?} is not a date (YYYY-MM-DD, a real day)")),
-        _ => Err(format!(
-            "{cell:?} is not a date-time (RFC 3339 with its offset, like 2026-11-26T09:30:00Z)"
-        )),
-    }
 }
 
 fn plan(
@@ -120,10 +60,23 @@ fn plan(
         let spec = schema.get(top);
         columns.push(match (spec.is_some_and(|s| s.localized), rest) {
             (true, Some(lang)) => match res.lang_index(lang) {
-                Some(_) => Column::Lang {
+                Some(_) => {
+                    let twin = header[..i].iter().find(|o| {
+                        *o != name
+                            && o.split_once('.').is_some_and(|(t, l)| {
+                                t == top && l.eq_ignore_ascii_case(lang)
+                            })
+                    });
+                    if let Some(twin) = twin {
+                        issues.push(bad(format!(
+                            "column is the same language as column `{twin}` (language codes are read in any case): keep one of the two"
+                        )));
+                    }
+                    Column::Lang {
                     path: [top.to_string(), lang.to_ascii_lowercase()],
-                    kind: spec.and_then(|s| s.kind),
-                },
+                        kind: spec.and_then(|s| s.kind),
+                    }
+                }
                 None => {
                     let lang = lang.to_ascii_lowercase();
                     let languages = &res.project().languages;
@@ -232,8 +185,9 @@ pub fn parse(
     res: &Resolver,
 ) -> (Vec<Raw<'static>>, Vec<Problem>, Vec<Problem>) {
     let mut rows = Vec::new();
-    let found =
-        stream_in_chunks(bytes, delimiter, res, CHUNK_BYTES, usize::MAX, &mut |r| rows.extend(r));
+    let found = stream_in_chunks(bytes, delimiter, false, res, CHUNK_BYTES, usize::MAX, &mut |r| {
+        rows.extend(r)
+    });
     let (issues, warnings) = found.expect("reading from memory");
     (rows, issues, warnings)
 }
@@ -245,11 +199,12 @@ pub fn parse(
 pub fn stream(
     reader: impl Read + Send,
     delimiter: u8,
+    tsv: bool,
     res: &Resolver,
     batch: usize,
     sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
 ) -> io::Result<(Vec<Problem>, Vec<Problem>)> {
-    stream_in_chunks(reader, delimiter, res, CHUNK_BYTES.min(batch), batch, sink)
+    stream_in_chunks(reader, delimiter, tsv, res, CHUNK_BYTES.min(batch), batch, sink)
 }
 
 /// Reads up to `want` more bytes of `reader` onto `buf`; true at the end of the file.
@@ -262,6 +217,7 @@ fn fill(reader: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bo
 fn stream_in_chunks(
     mut reader: impl Read + Send,
     delimiter: u8,
+    tsv: bool,
     res: &Resolver,
     every: usize,
     batch: usize,
@@ -287,7 +243,8 @@ fn stream_in_chunks(
             }
         }
     };
-    if let Some(problem) = one_column(&header, delimiter) {
+    let csv_delimiter = res.project().csv_delimiter;
+    if let Some(problem) = one_column(&header, delimiter, tsv.then_some(csv_delimiter)) {
         issues.push(problem);
         return Ok((issues, warnings));
     }
@@ -309,6 +266,7 @@ fn stream_in_chunks(
     let mut line = Lines::new(&buf[bom..body_start]).starts.len() as u64;
     let table = Table {
         header: &header,
+        id: header.iter().position(|name| name == "id"),
         columns: &columns,
         tree: tree(&columns),
         delimiter,
@@ -321,11 +279,29 @@ fn stream_in_chunks(
             Some(split) => split,
             None => {
                 // Irregular quoting: the rest of the file is read and parsed as one chunk,
-                // in order, as a single reader would.
+                // in order, as a single reader would, up to a quote that is never closed;
+                // every break in the quoting is a problem.
                 if !eof {
                     reader.read_to_end(&mut body)?;
                 }
-                let whole = [(0, body.len())];
+                let mut end = body.len();
+                for found in quotes::breaks(&body, delimiter) {
+                    let (within, cell, message) = match found {
+                        quotes::Break::Unclosed { line: within, cell, record_start } => {
+                            end = record_start;
+                            (within, cell, UNCLOSED)
+                        }
+                        quotes::Break::AfterClose { line: within, cell } => {
+                            (within, cell, AFTER_CLOSE)
+                        }
+                    };
+                    let mut problem = Problem::unplaced(Some(line + within - 1), message);
+                    if let Some(name) = header.get(cell) {
+                        problem = problem.with_field(name.clone());
+                    }
+                    issues.push(problem);
+                }
+                let whole = [(0, end)];
                 table.batch(&body, &whole, &mut line, &mut issues, sink);
                 return Ok((issues, warnings));
             }
@@ -345,6 +321,10 @@ fn stream_in_chunks(
         body = next;
     }
 }
+
+const UNCLOSED: &str = "a quoted cell opens here and is never closed, so every line after it would be read into this one cell: close it with `\"`, and write a quote inside a quoted cell as `\"\"`";
+
+const AFTER_CLOSE: &str = "text follows the closing quote of a quoted cell (like `\"ab\"c`): write a quote inside a quoted cell as `\"\"`, or quote the whole cell";
 
 /// The header of a CSV file at the start of `bytes` and where it ends, `None` when
 /// `bytes` may end inside it (more of the file is needed, unless `eof`: then the file
@@ -377,23 +357,36 @@ fn read_header(
 }
 
 /// One column that holds another delimiter between names: the file was saved with other
-/// separators (Excel writes `;` in many locales).
-fn one_column(header: &[String], delimiter: u8) -> Option<Problem> {
+/// separators (Excel writes `;` in many locales). `tsv` is the configured `csv_delimiter`
+/// when the file is a `.tsv`, which is read with tabs whatever that says.
+fn one_column(header: &[String], delimiter: u8, tsv: Option<u8>) -> Option<Problem> {
     let [only] = header else { return None };
     let other = [b';', b'\t', b'|', b',']
         .into_iter()
         .find(|&d| d != delimiter && only.as_bytes().contains(&d))?;
-    let name = if other == b'\t' { "\\t".to_string() } else { (other as char).to_string() };
-    Some(Problem::unplaced(
-        Some(1),
-        format!(
-            "the header is one column, `{}`: its fields are separated by `{}`, not `{}`; set `csv_delimiter = \"{name}\"` under [input] in folio.toml, or save the file with `{}` between fields",
-            only.escape_debug(),
-            if other == b'\t' { "a tab".to_string() } else { (other as char).to_string() },
-            delimiter as char,
-            delimiter as char,
+    let spelled = |d: u8| if d == b'\t' { "\\t".to_string() } else { (d as char).to_string() };
+    let named = |d: u8| if d == b'\t' { "a tab".to_string() } else { format!("`{}`", d as char) };
+    let (name, only) = (spelled(other), only.escape_debug());
+    let message = match tsv {
+        Some(configured) => {
+            let set = if configured == other {
+                String::new()
+            } else {
+                format!(" and set `csv_delimiter = \"{name}\"` under [input] in folio.toml")
+            };
+            format!(
+                "the header is one column, `{only}`: its fields are separated by {}, and a `.tsv` file is read with a tab between fields; rename it to `.csv`{set}, or save it with tabs",
+                named(other)
+            )
+        }
+        None => format!(
+            "the header is one column, `{only}`: its fields are separated by {}, not {}; set `csv_delimiter = \"{name}\"` under [input] in folio.toml, or save the file with {} between fields",
+            named(other),
+            named(delimiter),
+            named(delimiter),
         ),
-    ))
+    };
+    Some(Problem::unplaced(Some(1), message))
 }
 
 /// Rows are parsed in chunks of about this many bytes, in parallel.
@@ -479,6 +472,8 @@ fn split_rows(
 /// What each row of a file is read with.
 struct Table<'a> {
     header: &'a [String],
+    /// The column of the `id` field.
+    id: Option<usize>,
     columns: &'a [Column],
     tree: Vec<(String, Node)>,
     delimiter: u8,
@@ -510,7 +505,7 @@ impl Table<'_> {
         for (mut chunk_rows, chunk_issues, lines) in parsed {
             let shift = *line - 1;
             for raw in &mut chunk_rows {
-                if let Raw::Object { line, .. } = raw {
+                if let Raw::Object { line, .. } | Raw::Refused { line, .. } = raw {
                     *line += shift;
                 }
             }
@@ -574,7 +569,9 @@ impl Table<'_> {
                     Column::Ignored => Ok(Value::Null),
                     Column::Field { kind, .. } | Column::Lang { kind, .. } => {
                         match simdutf8::basic::from_utf8(cell) {
-                            Ok(cell) => convert(cell, *kind, decimal).map_err(|e| (e, Some(cell))),
+                            Ok(cell) => {
+                                convert(cell, *kind, decimal).map_err(|e| (e, Some(clip(cell))))
+                            }
                             Err(_) => Err(("is not valid UTF-8".to_string(), None)),
                         }
                     }
@@ -585,7 +582,7 @@ impl Table<'_> {
                         let mut problem =
                             Problem::unplaced(Some(line), msg).with_field(name.clone());
                         if let Some(value) = value {
-                            problem = problem.with_value(value);
+                            problem = problem.with_value(value.into_owned());
                         }
                         issues.push(problem);
                         cells.push(Value::Null);
@@ -595,6 +592,8 @@ impl Table<'_> {
             }
             if ok {
                 rows.push(Raw::Object { line, object: assemble(&self.tree, &mut cells) });
+            } else if let Some(id) = self.id.and_then(|i| cells.get_mut(i)).map(std::mem::take) {
+                rows.push(Raw::Refused { line, id });
             }
         }
         (rows, issues, lines.starts.len() as u64 - 1)
@@ -668,6 +667,7 @@ mod tests {
                     .into_iter()
                     .map(|r| match r {
                         Raw::Object { line, object } => (line, Value::Object(object).to_string()),
+                        Raw::Refused { line, id } => (line, format!("refused {id}")),
                         Raw::Text { .. } => unreachable!(),
                     })
                     .collect();
@@ -678,7 +678,7 @@ mod tests {
             let parse = |every: usize, batch: usize| {
                 let mut rows = Vec::new();
                 let found =
-                    stream_in_chunks(text.as_bytes(), b',', &res, every, batch, &mut |r| rows.extend(r));
+                    stream_in_chunks(text.as_bytes(), b',', false, &res, every, batch, &mut |r| rows.extend(r));
                 let (issues, warnings) = found.unwrap();
                 (rows, issues, warnings)
             };
@@ -705,47 +705,5 @@ mod tests {
         assert_eq!(split_rows(b"1,ab\"c\n2,x\n", b',', 1, true), None);
         assert_eq!(split_rows(b"1,\"ab\"c\n2,x\n", b',', 1, true), None);
         assert_eq!(split_rows(b"1,\"ab\n2,x\n", b',', 1, true), None, "never closed");
-    }
-
-    #[test]
-    fn converts_cells_by_type() {
-        use FieldType::*;
-        assert_eq!(convert("", Some(Integer), b'.').unwrap(), Value::Null);
-        assert_eq!(convert("42", None, b'.').unwrap(), Value::from("42"));
-        assert_eq!(convert("-7", Some(Integer), b'.').unwrap(), Value::from(-7));
-        assert_eq!(convert("4.50", Some(Number), b'.').unwrap(), serde_json::json!(4.5));
-        assert_eq!(convert("4", Some(Number), b'.').unwrap(), serde_json::json!(4));
-        assert_eq!(convert("a|b", Some(List), b'.').unwrap(), serde_json::json!(["a", "b"]));
-        assert_eq!(convert("true", Some(Boolean), b'.').unwrap(), Value::Bool(true));
-        assert_eq!(convert("{\"a\":1}", Some(Json), b'.').unwrap(), serde_json::json!({"a": 1}));
-        for (cell, kind) in [
-            ("NaN", Number),
-            ("inf", Number),
-            ("1e999", Number),
-            ("abc", Number),
-            ("1.5", Integer),
-            ("99999999999999999999", Integer),
-            ("yes", Boolean),
-            ("{", Json),
-        ] {
-            assert!(convert(cell, Some(kind), b'.').is_err(), "{cell} as {kind:?}");
-        }
-    }
-
-    #[test]
-    fn a_decimal_comma_is_read_where_it_is_configured() {
-        use FieldType::Number;
-        assert_eq!(convert("4,5", Some(Number), b',').unwrap(), serde_json::json!(4.5));
-        assert_eq!(convert("-0,25e2", Some(Number), b',').unwrap(), serde_json::json!(-25.0));
-        assert_eq!(convert("4.5", Some(Number), b',').unwrap(), serde_json::json!(4.5));
-        assert_eq!(convert("12", Some(Number), b',').unwrap(), serde_json::json!(12));
-        assert!(convert("4,5", Some(Number), b'.').is_err());
-        // A thousands separator beside a decimal one is not guessed at.
-        let refused = convert("1.234,5", Some(Number), b',').unwrap_err();
-        assert_eq!(
-            refused,
-            "\"1.234,5\" is not a number: it holds a thousands separator, which folio does not guess at; write it without one (like 1234,5)"
-        );
-        assert!(convert("1,2,3", Some(Number), b',').is_err());
     }
 }

@@ -1,7 +1,8 @@
 //! Numbers as written. A JSON number is held as a 64-bit integer when it is one and as a
 //! 64-bit float otherwise, and a float keeps about 16 significant digits: a literal with
 //! more (`12345678901234567890123`, `0.1000000000000000000001`) would be written back as
-//! another number without a word. This module finds such literals in a record's text so
+//! another number without a word, and so would one too small for a float (`1e-400` goes to
+//! 0, `2.5e-324` to the subnormal `5e-324`). This module finds such literals in a record's text so
 //! they are a problem with their field and line; what `JSON.stringify`, Python's `json`
 //! or serde_json write (the shortest digits of a float) always passes, and so does `4.50`
 //! (the same value as `4.5`).
@@ -19,6 +20,9 @@ pub struct Inexact {
     pub literal: String,
     /// What it would be written as.
     pub written: String,
+    /// Whether it has more significant digits than a float keeps; else it is too small
+    /// (it goes to zero, or to a subnormal float with fewer digits).
+    pub digits_lost: bool,
 }
 
 /// Whether `text` may hold a number [`scan`] would report: such a number has at least 16
@@ -81,7 +85,9 @@ pub fn scan(text: &[u8]) -> Vec<Inexact> {
                     .unwrap_or(text.len() - i);
                 let literal = &text[i..i + len];
                 if let Some(written) = std::str::from_utf8(literal).ok().and_then(inexact) {
+                    let digits_lost = significant_digits(literal) > 15;
                     found.push(Inexact {
+                        digits_lost,
                         line,
                         column: (i - line_start + 1) as u64,
                         field: field.map(|f| String::from_utf8_lossy(f).into_owned()),
@@ -102,19 +108,26 @@ pub fn scan(text: &[u8]) -> Vec<Inexact> {
 /// How `literal` (a valid JSON number) would be written after reading, when that is
 /// another value; `None` when it is kept exactly.
 pub fn inexact(literal: &str) -> Option<String> {
-    let mantissa = literal.split(['e', 'E']).next().unwrap_or(literal);
-    let significant = mantissa.bytes().skip_while(|b| matches!(b, b'-' | b'0' | b'.'));
-    // Up to 15 significant digits always come back from a float as written.
-    if significant.filter(u8::is_ascii_digit).count() <= 15 {
-        return None;
-    }
     let integer = !literal.contains(['.', 'e', 'E']);
     if integer && (literal.parse::<i64>().is_ok() || literal.parse::<u64>().is_ok()) {
         return None;
     }
     let float: f64 = literal.parse().ok()?;
+    // Up to 15 significant digits come back from a normal float as written; a float that
+    // underflowed to zero or to a subnormal keeps fewer, or none.
+    let normal = float.is_normal() || float == 0.0 && decimal(literal).1.is_empty();
+    if normal && significant_digits(literal.as_bytes()) <= 15 {
+        return None;
+    }
     let written = serde_json::Number::from_f64(float)?.to_string();
     (decimal(&written) != decimal(literal)).then_some(written)
+}
+
+/// How many significant digits a number literal's mantissa has (leading zeros aside).
+fn significant_digits(literal: &[u8]) -> usize {
+    let mantissa = literal.split(|&b| b == b'e' || b == b'E').next().unwrap_or(literal);
+    let significant = mantissa.iter().skip_while(|b| matches!(b, b'-' | b'0' | b'.'));
+    significant.filter(|b| b.is_ascii_digit()).count()
 }
 
 /// A decimal literal as (negative, significant digits, exponent of the last digit), with
@@ -165,6 +178,13 @@ mod tests {
         assert_eq!(inexact("0.1000000000000000000001").as_deref(), Some("0.1"));
         assert_eq!(inexact("18446744073709551617").as_deref(), Some("1.8446744073709552e+19"));
         assert_eq!(inexact("-3.14159265358979323846").as_deref(), Some("-3.141592653589793"));
+        // Too small: gone to zero, or to a subnormal with fewer digits.
+        assert_eq!(inexact("1e-400").as_deref(), Some("0.0"));
+        assert_eq!(inexact("-1E-330").as_deref(), Some("-0.0"));
+        assert_eq!(inexact("2.5e-324").as_deref(), Some("5e-324"));
+        for kept in ["5e-324", "0e-400", "-0.000", "2.2250738585072014e-308", "1e-300"] {
+            assert_eq!(inexact(kept), None, "{kept}");
+        }
     }
 
     #[test]
@@ -204,6 +224,7 @@ mod tests {
                     field: Some("id".into()),
                     literal: "12345678901234567890123".into(),
                     written: "1.2345678901234568e+22".into(),
+                    digits_lost: true,
                 },
                 Inexact {
                     line: 4,
@@ -211,6 +232,7 @@ mod tests {
                     field: Some("geo".into()),
                     literal: "135.76810000000000000001".into(),
                     written: "135.7681".into(),
+                    digits_lost: true,
                 },
             ]
         );

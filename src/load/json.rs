@@ -28,14 +28,38 @@ pub fn message(e: &serde_json::Error) -> String {
 /// element when it is not the element's first (the problem's line is the element's), and
 /// the column in the file's line, `column` being where the element starts on its line.
 pub fn syntax(e: &serde_json::Error, column: u64) -> String {
+    format!("invalid JSON: {} ({})", message(e), place(e, column))
+}
+
+/// Where a syntax error is, as [`syntax`] says it.
+fn place(e: &serde_json::Error, column: u64) -> String {
     // serde_json counts columns from 1 but says 0 at the end of its input.
     let inner = (e.column() as u64).max(1);
-    let place = if e.line() > 1 {
+    if e.line() > 1 {
         format!("line {} of this record, column {inner}", e.line())
     } else {
         format!("column {}", column + inner - 1)
-    };
-    format!("invalid JSON: {} ({place})", message(e))
+    }
+}
+
+/// What a syntax error inside one element says, as [`syntax`], naming what Python's
+/// `json` (and pandas) write for a float that is no number, `NaN`, `Infinity` and
+/// `-Infinity`, when the error is at one of them.
+pub fn syntax_in(e: &serde_json::Error, text: &str, column: u64) -> String {
+    let at =
+        text.split_inclusive('\n').take(e.line().saturating_sub(1)).map(str::len).sum::<usize>()
+            + e.column().saturating_sub(1);
+    let rest = text.get(at..).unwrap_or_default();
+    let constant = ["NaN", "Infinity", "-Infinity"].into_iter().find(|c| rest.starts_with(c));
+    match constant {
+        Some(c) => {
+            let place = place(e, column);
+            format!(
+                "invalid JSON: `{c}` is no JSON value ({place}; Python's json.dump writes it for a float that is no number, and pandas for a blank cell): write null where there is no value (json.dump(..., allow_nan=False) refuses to write it, and pandas' to_json writes null)"
+            )
+        }
+        None => syntax(e, column),
+    }
 }
 
 /// JSON's whitespace: space, tab, line feed, carriage return (not form feed, which
@@ -63,7 +87,12 @@ pub(super) fn string_len(b: &[u8]) -> Option<usize> {
 fn value_len(b: &[u8]) -> Option<usize> {
     match b.first()? {
         b'{' | b'[' => {
-            let mut depth = 0usize;
+            // Which brackets are open, innermost last: a bit each (1 for `[`), while the
+            // value never nests past 128 (then they are only counted). A closer of the
+            // other kind ends the value there, so that a broken element (`{"a": [1}`) does
+            // not run on into the next ones and the array's `]`.
+            let (mut depth, mut deep) = (0usize, false);
+            let mut arrays = 0u128;
             let mut i = 0;
             while i < b.len() {
                 match b[i] {
@@ -71,8 +100,17 @@ fn value_len(b: &[u8]) -> Option<usize> {
                         i += string_len(&b[i..])?;
                         continue;
                     }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
+                    open @ (b'{' | b'[') => {
+                        arrays = arrays << 1 | u128::from(open == b'[');
+                        depth += 1;
+                        deep |= depth > 128;
+                    }
+                    close @ (b'}' | b']') => {
+                        let array = arrays & 1 == 1;
+                        if !deep && array != (close == b']') {
+                            return Some(i + 1);
+                        }
+                        arrays >>= 1;
                         depth -= 1;
                         if depth == 0 {
                             return Some(i + 1);
@@ -124,6 +162,10 @@ struct Splitter {
     /// The last step stopped at [`MAX_ELEMENTS`]: the buffer holds more to split before
     /// anything more is read.
     capped: bool,
+    /// Elements split off so far: the next one's index in the array.
+    count: u64,
+    /// The line the last element ended on.
+    last_end: u64,
 }
 
 /// Elements handed out in one batch at most: a file of tiny or empty elements (`[,,,,…]`,
@@ -131,11 +173,16 @@ struct Splitter {
 /// from one chunk.
 pub const MAX_ELEMENTS: usize = 1 << 16;
 
-/// One chunk split: the complete elements found (line, column, start, end in the buffer)
-/// and where the unsplit rest of the buffer begins; or the file's problem, which ends it.
+/// An element found in the buffer: its line and column, its start and end, and its index
+/// in the array when it shares its line with another element (`[{…},{…}]`).
+type Element = (u64, u64, usize, usize, Option<u64>);
+
+/// One chunk split: the complete elements found and where the unsplit rest of the buffer
+/// begins; or the file's problem, which ends it, with the elements found before it (they
+/// are read, so that their problems are said too).
 enum Split {
-    Elements(Vec<(u64, u64, usize, usize)>, usize),
-    Fail(Vec<Problem>),
+    Elements(Vec<Element>, usize),
+    Fail(Vec<Element>, Vec<Problem>),
 }
 
 impl Splitter {
@@ -150,6 +197,8 @@ impl Splitter {
             comma: (1, 1),
             examined: 0,
             capped: false,
+            count: 0,
+            last_end: 0,
         }
     }
 
@@ -158,9 +207,9 @@ impl Splitter {
         self.base + pos as u64 - self.line_start + 1
     }
 
-    fn fail_at(&self, pos: usize, message: &str) -> Split {
+    fn fail_at(&self, pos: usize, message: &str, elements: Vec<Element>) -> Split {
         let message = format!("{message} (column {})", self.column(pos));
-        Split::Fail(vec![Problem::unplaced(Some(self.line), message)])
+        Split::Fail(elements, vec![Problem::unplaced(Some(self.line), message)])
     }
 
     /// Counts the line ends in `buf[from..to]`, the bytes of one element.
@@ -218,7 +267,9 @@ impl Splitter {
                     pos += 1;
                     self.state = State::First;
                 }
-                State::Start => return Ok(self.fail_at(pos, "expected an array of objects")),
+                State::Start => {
+                    return Ok(self.fail_at(pos, "expected an array of objects", elements));
+                }
                 State::First if buf[pos] == b']' => {
                     pos += 1;
                     self.state = State::End;
@@ -228,7 +279,8 @@ impl Splitter {
                     let message = format!(
                         "invalid JSON: a trailing comma after the last element (column {column})"
                     );
-                    return Ok(Split::Fail(vec![Problem::unplaced(Some(line), message)]));
+                    let problems = vec![Problem::unplaced(Some(line), message)];
+                    return Ok(Split::Fail(elements, problems));
                 }
                 State::First | State::Element if elements.len() >= MAX_ELEMENTS => {
                     self.capped = true;
@@ -236,14 +288,22 @@ impl Splitter {
                 }
                 State::First | State::Element => match value_len(&buf[pos..]) {
                     Some(len) => {
-                        elements.push((self.line, self.column(pos), pos, pos + len));
+                        // On the line the last one ended on: both are named by index.
+                        let shared = self.count > 0 && self.last_end == self.line;
+                        if let Some(last) = elements.last_mut().filter(|_| shared) {
+                            last.4 = Some(self.count - 1);
+                        }
+                        let index = shared.then_some(self.count);
+                        elements.push((self.line, self.column(pos), pos, pos + len, index));
+                        self.count += 1;
                         self.pass_over(buf, pos, pos + len);
+                        self.last_end = self.line;
                         pos += len;
                         self.state = State::After;
                     }
                     None if self.eof => {
                         let message = "invalid JSON: the file ends inside this value";
-                        return Ok(self.fail_at(pos, message));
+                        return Ok(self.fail_at(pos, message, elements));
                     }
                     None => {
                         self.examined += (buf.len() - pos) as u64;
@@ -261,11 +321,11 @@ impl Splitter {
                 }
                 State::After => {
                     let message = "invalid JSON: expected `,` or `]` after an element";
-                    return Ok(self.fail_at(pos, message));
+                    return Ok(self.fail_at(pos, message, elements));
                 }
                 State::End => {
                     let message = "invalid JSON: trailing characters after the array";
-                    return Ok(self.fail_at(pos, message));
+                    return Ok(self.fail_at(pos, message, elements));
                 }
             }
         }
@@ -286,7 +346,8 @@ impl Splitter {
 /// Streams a `.json` file (one array of objects) in chunks of about `chunk` bytes: each
 /// batch of complete elements goes to `sink` with the line and column of its opening
 /// brace, so the file is never held whole in memory. Structural problems end the file
-/// with an issue (elements split off in the same read as the problem are not handed out).
+/// with an issue; the elements before it are handed out first, so their problems are
+/// said too.
 ///
 /// Reading and splitting the next chunk runs while `sink` works on this one (`rayon::join`,
 /// two buffers): the split is a serial scan, the sink parses in parallel.
@@ -296,6 +357,18 @@ pub fn stream_array(
     sink: &mut (dyn FnMut(Vec<Raw<'_>>) + Send),
 ) -> io::Result<Vec<Problem>> {
     stream_array_counted(reader, chunk, sink).map(|(problems, _)| problems)
+}
+
+/// The elements split off `buf`, as records to parse (UTF-8 is checked with the parsing,
+/// in parallel).
+fn raws(elements: Vec<Element>, buf: &[u8]) -> Vec<Raw<'_>> {
+    let text = |(line, column, start, end, index): Element| Raw::Text {
+        line,
+        column,
+        index,
+        text: &buf[start..end],
+    };
+    elements.into_iter().map(text).collect()
 }
 
 /// [`stream_array`], also returning how many bytes the splitter looked at.
@@ -311,13 +384,14 @@ fn stream_array_counted(
     loop {
         let (elements, pos) = match split {
             Split::Elements(elements, pos) => (elements, pos),
-            Split::Fail(problems) => return Ok((problems, splitter.examined)),
+            Split::Fail(elements, problems) => {
+                if !elements.is_empty() {
+                    sink(raws(elements, &buf));
+                }
+                return Ok((problems, splitter.examined));
+            }
         };
-        // UTF-8 is checked with the parsing, in parallel (`Raw::Text`).
-        let raws: Vec<Raw<'_>> = elements
-            .into_iter()
-            .map(|(line, column, start, end)| Raw::Text { line, column, text: &buf[start..end] })
-            .collect();
+        let raws = raws(elements, &buf);
         if splitter.eof && !splitter.capped {
             if !raws.is_empty() {
                 sink(raws);
@@ -376,7 +450,12 @@ pub fn stream_lines(
             sink(
                 lines
                     .iter()
-                    .map(|&(line, from, to)| Raw::Text { line, column: 1, text: &buf[from..to] })
+                    .map(|&(line, from, to)| Raw::Text {
+                        line,
+                        column: 1,
+                        index: None,
+                        text: &buf[from..to],
+                    })
                     .collect(),
             );
             lines.clear();

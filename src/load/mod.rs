@@ -18,28 +18,36 @@ use serde_json::{Map, Value};
 
 use crate::config::Project;
 use crate::diag::{self, Problem};
-use crate::model::{Id, PerLang, Record};
+use crate::model::{Element, Id, Origin, PerLang, Record};
 use record::{Findings, Resolver};
 
 /// One record as a parser found it: raw JSON text to parse, or an object already built.
 pub enum Raw<'a> {
     /// The text of one JSON value, not yet checked to be UTF-8, with the line and column
-    /// (from 1) where it starts.
+    /// (from 1) where it starts, and its index in its array when it shares its line with
+    /// other records (a one-line array), where the line alone does not find it.
     Text {
         line: u64,
         column: u64,
+        index: Option<u64>,
         text: &'a [u8],
     },
     Object {
         line: u64,
         object: Map<String, Value>,
     },
+    /// A record refused by its parser (a CSV row with a cell that does not convert), with
+    /// its id cell when that one converted: still checked to be unique.
+    Refused {
+        line: u64,
+        id: Value,
+    },
 }
 
 impl Raw<'_> {
     pub fn line(&self) -> u64 {
         match self {
-            Raw::Text { line, .. } | Raw::Object { line, .. } => *line,
+            Raw::Text { line, .. } | Raw::Object { line, .. } | Raw::Refused { line, .. } => *line,
         }
     }
 }
@@ -127,8 +135,10 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     let mut set = Dataset { files, ..Dataset::default() };
     let mut problems = Vec::new();
     let mut said = std::collections::HashSet::new();
-    for (records, errs, warns, missing) in per_file {
+    let mut refused = Vec::new();
+    for FileResult { records, problems: errs, warnings: warns, missing, refused: ids } in per_file {
         set.records.extend(records);
+        refused.extend(ids);
         problems.extend(errs);
         // A language the config does not list is said once, at its first file.
         let once = |w: &Problem| {
@@ -139,7 +149,7 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
             *set.missing.entry(key).or_default() += 1;
         }
     }
-    check_ids(&set, &mut problems);
+    check_ids(&set, &refused, &mut problems);
     check_sort_types(project, &set, &mut problems);
     diag::sort(&mut problems);
     // A column in another locale's format is one problem, not one a row.
@@ -191,8 +201,13 @@ fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) 
             ),
             None => "quote it to keep it as text".to_string(),
         };
+        let what = if n.digits_lost {
+            "has more digits than a 64-bit number holds"
+        } else {
+            "is too small for a 64-bit number"
+        };
         let why = format!(
-            "the number {} has more digits than a 64-bit number holds and would be written as {}{place}: {fix}",
+            "the number {} {what} and would be written as {}{place}: {fix}",
             n.literal, n.written
         );
         let problem = Problem::unplaced(None, why);
@@ -203,7 +218,16 @@ fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) 
     }
 }
 
-type FileResult = (Vec<Record>, Vec<Problem>, Vec<Problem>, Vec<(usize, String)>);
+/// What one file yields.
+#[derive(Default)]
+struct FileResult {
+    records: Vec<Record>,
+    problems: Vec<Problem>,
+    warnings: Vec<Problem>,
+    missing: Vec<(usize, String)>,
+    /// The ids of records refused for a problem of their own, with where they are.
+    refused: Vec<(Id, Origin)>,
+}
 
 /// Every file is read in batches of about this many bytes, resolved in parallel batch by
 /// batch, so memory holds the records and one batch, never a whole file.
@@ -218,6 +242,7 @@ struct FileOut<'r> {
     problems: Vec<Problem>,
     warnings: Vec<Problem>,
     missing: Vec<(usize, String)>,
+    refused: Vec<(Id, Origin)>,
     warned: std::collections::HashSet<String>,
     /// Problems past [`MAX_PROBLEMS`], counted, not kept.
     more: u64,
@@ -245,50 +270,67 @@ impl FileOut<'_> {
     fn batch(&mut self, raws: Vec<Raw<'_>>) {
         let index = self.index;
         let resolver = self.resolver;
-        let resolved: Vec<(u64, Option<Record>, Findings)> = raws
+        let resolved: Vec<(Origin, Option<Record>, Findings)> = raws
             .into_par_iter()
             .map(|raw| {
                 let line = raw.line();
+                let element = match raw {
+                    Raw::Text { index: Some(i), column, .. } => Some(Element::new(i, column)),
+                    _ => None,
+                };
                 let mut found = Findings::default();
                 let object = match raw {
                     Raw::Object { object, .. } => Some(object),
-                    Raw::Text { text, column, .. } => match simdutf8::basic::from_utf8(text)
-                        .map_err(|_| None)
-                        .and_then(|text| {
+                    Raw::Refused { id, .. } => {
+                        found.id = record::id_of(&id);
+                        None
+                    }
+                    Raw::Text { text, column, .. } => {
+                        match simdutf8::basic::from_utf8(text).map_err(|_| None).and_then(|text| {
                             serde_json::from_str::<unique::Unique>(text).map(|u| u.0).map_err(Some)
                         }) {
-                        Ok(Value::Object(o)) => {
-                            if unique::took_a_float() && exact::may_hold_long_number(text) {
-                                inexact(text, column, resolver, &mut found);
+                            Ok(Value::Object(o)) => {
+                                let (float, small) = unique::took_a_float();
+                                if float && (small || exact::may_hold_long_number(text)) {
+                                    inexact(text, column, resolver, &mut found);
+                                }
+                                Some(o)
                             }
-                            Some(o)
+                            Ok(other) => {
+                                let why =
+                                    format!("expected an object, found {}", record::brief(&other));
+                                found.problems.push(Problem::unplaced(None, why));
+                                None
+                            }
+                            Err(None) => {
+                                found.problems.push(Problem::unplaced(None, "not valid UTF-8"));
+                                None
+                            }
+                            Err(Some(e)) => {
+                                let text = std::str::from_utf8(text).unwrap_or_default();
+                                let why = json::syntax_in(&e, text, column);
+                                found.problems.push(Problem::unplaced(None, why));
+                                None
+                            }
                         }
-                        Ok(other) => {
-                            let why =
-                                format!("expected an object, found {}", record::brief(&other));
-                            found.problems.push(Problem::unplaced(None, why));
-                            None
-                        }
-                        Err(None) => {
-                            found.problems.push(Problem::unplaced(None, "not valid UTF-8"));
-                            None
-                        }
-                        Err(Some(e)) => {
-                            found.problems.push(Problem::unplaced(None, json::syntax(&e, column)));
-                            None
-                        }
-                    },
+                    }
                 };
-                let origin = crate::model::Origin { file: index, line };
+                let origin = Origin { file: index, line, element };
                 let rec = object.and_then(|o| resolver.resolve(o, origin, &mut found));
-                (line, rec, found)
+                (origin, rec, found)
             })
             .collect();
-        for (line, rec, found) in resolved {
+        for (origin, rec, found) in resolved {
+            let line = origin.line;
+            let at = at(origin, found.id.as_ref().or(rec.as_ref().map(|r| &r.id)));
             for mut p in found.problems {
                 p.line = Some(line);
-                let p = p.at(index, &self.shown);
+                let p = p.at(index, &self.shown).with_record(at.clone());
                 self.keep(p);
+            }
+            // A refused record's id still counts among the ids: a duplicate is said too.
+            if let (None, Some(id)) = (&rec, found.id) {
+                self.refused.push((id, origin));
             }
             for (lang, field) in found.other_languages {
                 if self.warned.insert(format!("lang:{lang}")) {
@@ -319,7 +361,7 @@ fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
         Ok(file) => read_file(index, shown, format, file, BATCH_BYTES, resolver),
         Err(e) => {
             let p = Problem::new(index, &shown, None, format!("cannot read: {e}"));
-            (Vec::new(), vec![p], Vec::new(), Vec::new())
+            FileResult { problems: vec![p], ..FileResult::default() }
         }
     }
 }
@@ -342,21 +384,23 @@ fn read_file(
         warnings: Vec::new(),
         missing: Vec::new(),
         warned: Default::default(),
+        refused: Vec::new(),
         more: 0,
     };
     let read = match format {
         Format::Csv | Format::Tsv => {
             let delimiter = format.delimiter(resolver.project());
-            csv::stream(reader, delimiter, resolver, batch, &mut |raws| out.batch(raws)).map(
-                |(issues, warnings)| {
-                    issues.into_iter().for_each(|i| out.issue(i));
-                    for w in warnings {
-                        if out.warned.insert(w.message.clone()) {
-                            out.warnings.push(w.at(index, &out.shown));
-                        }
+            csv::stream(reader, delimiter, format == Format::Tsv, resolver, batch, &mut |raws| {
+                out.batch(raws)
+            })
+            .map(|(issues, warnings)| {
+                issues.into_iter().for_each(|i| out.issue(i));
+                for w in warnings {
+                    if out.warned.insert(w.message.clone()) {
+                        out.warnings.push(w.at(index, &out.shown));
                     }
-                },
-            )
+                }
+            })
         }
         Format::Json => json::stream_array(reader, batch, &mut |raws| out.batch(raws))
             .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
@@ -373,7 +417,8 @@ fn read_file(
             format!("more problems in this file are not listed: only its first {MAX_PROBLEMS} are");
         out.problems.push(Problem::new(index, &out.shown, last, message));
     }
-    (out.records, out.problems, out.warnings, out.missing)
+    let FileOut { records, problems, warnings, missing, refused, .. } = out;
+    FileResult { records, problems, warnings, missing, refused }
 }
 
 /// One data file's records and problems, read from `bytes` as if it were the file `name`
@@ -388,31 +433,45 @@ pub fn parse_file(
 ) -> (Vec<Record>, Vec<Problem>) {
     let Some(format) = format_of(Path::new(name)) else { return (Vec::new(), Vec::new()) };
     let resolver = Resolver::new(project);
-    let (records, problems, _, _) =
-        read_file(0, name.into(), format, bytes, batch.max(1), &resolver);
-    (records, problems)
+    let read = read_file(0, name.into(), format, bytes, batch.max(1), &resolver);
+    (read.records, read.problems)
 }
 
-fn location(set: &Dataset, origin: crate::model::Origin) -> String {
-    format!("{}:{}", diag::display_path(&set.files[origin.file]).display(), origin.line)
+fn location(set: &Dataset, origin: Origin) -> String {
+    let file = diag::display_path(&set.files[origin.file]);
+    match origin.element {
+        None => format!("{}:{}", file.display(), origin.line),
+        Some(_) => {
+            let at = at(origin, None).expect("an element");
+            format!("{}:{} {at}", file.display(), origin.line)
+        }
+    }
 }
 
-fn check_ids(set: &Dataset, problems: &mut Vec<Problem>) {
-    let mut seen: HashMap<&Id, crate::model::Origin> = HashMap::with_capacity(set.records.len());
-    for r in &set.records {
-        if let Some(first) = seen.get(&r.id) {
-            let msg = format!("duplicate id {}, first used at {}", r.id, location(set, *first));
-            problems.push(
-                Problem::new(
-                    r.origin.file,
-                    &diag::display_path(&set.files[r.origin.file]),
-                    Some(r.origin.line),
-                    msg,
-                )
-                .with_field("id"),
-            );
+/// A record's place among others on its line, for its problems.
+fn at(origin: Origin, id: Option<&Id>) -> Option<diag::At> {
+    let e = origin.element?;
+    let id = id.map(Id::to_string);
+    Some(diag::At { index: e.index.into(), column: e.column.into(), id })
+}
+
+/// Every id used twice, the records refused for problems of their own included (`refused`):
+/// each use after the first is a problem naming the first.
+fn check_ids(set: &Dataset, refused: &[(Id, Origin)], problems: &mut Vec<Problem>) {
+    let kept = set.records.iter().map(|r| (&r.id, r.origin));
+    let mut all: Vec<(&Id, Origin)> = kept.chain(refused.iter().map(|(id, o)| (id, *o))).collect();
+    if !refused.is_empty() {
+        all.sort_by_key(|(_, o)| (o.file, o.line, o.element.map(|e| e.index)));
+    }
+    let mut seen: HashMap<&Id, Origin> = HashMap::with_capacity(all.len());
+    for (id, origin) in all {
+        if let Some(first) = seen.get(id) {
+            let msg = format!("duplicate id {id}, first used at {}", location(set, *first));
+            let path = diag::display_path(&set.files[origin.file]);
+            let problem = Problem::new(origin.file, &path, Some(origin.line), msg);
+            problems.push(problem.with_field("id").with_record(at(origin, Some(id))));
         } else {
-            seen.insert(&r.id, r.origin);
+            seen.insert(id, origin);
         }
     }
 }
@@ -446,7 +505,8 @@ fn check_sort_types(project: &Project, set: &Dataset, problems: &mut Vec<Problem
                         let path = diag::display_path(&set.files[r.origin.file]);
                         problems.push(
                             Problem::new(r.origin.file, &path, Some(r.origin.line), msg)
-                                .with_field(&key.field),
+                                .with_field(&key.field)
+                                .with_record(at(r.origin, Some(&r.id))),
                         );
                         break;
                     }

@@ -28,6 +28,9 @@ pub struct Findings {
     /// `(language, field)` of values of a localized field in a language that is not
     /// configured (not published).
     pub other_languages: Vec<(String, String)>,
+    /// The id of a record refused for other problems, when it has a valid one: it is
+    /// still checked to be unique, and names the record in a line of many.
+    pub id: Option<Id>,
 }
 
 /// A value in a language the config does not list, said once per language.
@@ -71,6 +74,15 @@ pub fn brief(v: &Value) -> String {
     }
 }
 
+/// The id a value is, when it is one: an integer, or a non-empty string.
+pub fn id_of(v: &Value) -> Option<Id> {
+    match v {
+        Value::Number(n) => n.as_i64().map(Id::Int),
+        Value::String(s) if !s.is_empty() => Some(Id::Str(s.as_str().into())),
+        _ => None,
+    }
+}
+
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -98,7 +110,12 @@ pub fn check_type(v: &Value, kind: FieldType) -> Result<(), String> {
         return Ok(());
     }
     if kind == FieldType::Integer && v.is_u64() {
-        return Err(format!("{} does not fit in a 64-bit integer", brief(v)));
+        return Err(format!(
+            "{} is outside the range of an integer ({}..={}): declare no type to keep it as written",
+            brief(v),
+            i64::MIN,
+            i64::MAX
+        ));
     }
     Err(format!("expected {}, found {} ({})", article(kind), type_name(v), brief(v)))
 }
@@ -326,9 +343,22 @@ impl<'a> Resolver<'a> {
                 let mut each: Vec<Option<Value>> = vec![None; n_langs];
                 match value {
                     Value::Object(map) => {
+                        let mut keys: Vec<Option<String>> = vec![None; n_langs];
                         for (lang, v) in map {
                             match self.lang_index(&lang) {
-                                Some(i) => each[i] = Some(v),
+                                Some(i) if keys[i].is_some() => {
+                                    let first = keys[i].as_deref().unwrap_or_default();
+                                    found.problems.push(problem(
+                                        &key,
+                                        format!(
+                                            "has `{first}` and `{lang}`, one language in two cases (language codes are read in any case): keep one of the two"
+                                        ),
+                                    ));
+                                }
+                                Some(i) => {
+                                    keys[i] = Some(lang);
+                                    each[i] = Some(v);
+                                }
                                 None => {
                                     let lang = lang.to_ascii_lowercase();
                                     found.other_languages.push((lang, key.clone()));
@@ -408,6 +438,7 @@ impl<'a> Resolver<'a> {
         }
 
         if found.problems.len() > before {
+            found.id = id;
             return None;
         }
 

@@ -12,9 +12,16 @@ thread_local! {
     static FLOAT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Whether a number went to a float since the last call on this thread.
-pub fn took_a_float() -> bool {
-    FLOAT.with(|f| f.replace(false))
+thread_local! {
+    /// Set when a float was zero or subnormal: where a short literal (`1e-400`,
+    /// `2.5e-324`) may have lost its value, which no count of digits shows.
+    static SMALL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// What the last parse on this thread met: a number that went to a float, and one that
+/// went to zero or a subnormal float (both are cleared).
+pub fn took_a_float() -> (bool, bool) {
+    (FLOAT.with(|f| f.replace(false)), SMALL.with(|f| f.replace(false)))
 }
 
 /// A [`Value`] whose objects have no repeated key.
@@ -46,6 +53,9 @@ impl<'de> Visitor<'de> for UniqueVisitor {
     }
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
         FLOAT.with(|f| f.set(true));
+        if v == 0.0 || v.is_subnormal() {
+            SMALL.with(|f| f.set(true));
+        }
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {

@@ -28,10 +28,10 @@ fn rejected(p: &Project) -> String {
 fn malformed_csv_quoting_is_reported_at_its_line() {
     let p = Project::new(I18N);
     p.write("data/a.csv", "id,name.en,rating\n1,Tower,4.5\n2,\"Bridge,4.1\n3,Gate,4.2\n");
-    insta::assert_snapshot!(rejected(&p), @r"
-    data/a.csv:3: record has 2 fields, the header has 3 (an unterminated quoted field?)
+    insta::assert_snapshot!(rejected(&p), @r#"
+    data/a.csv:3: name.en: a quoted cell opens here and is never closed, so every line after it would be read into this one cell: close it with `"`, and write a quote inside a quoted cell as `""`
     error: 1 problem in the input; nothing was written
-    ");
+    "#);
 }
 
 #[test]
@@ -79,12 +79,12 @@ fn type_mismatches_in_csv_and_json_are_all_reported() {
         "[{\"id\": 4, \"rating\": \"4.5\"}, {\"id\": 5.5}, {\"name\": \"no id\"}]",
     );
     insta::assert_snapshot!(rejected(&p), @r#"
-    data/a.csv:3: id: "x" is not an integer (64-bit, digits only)
+    data/a.csv:3: id: "x" is not an integer (digits only, -9223372036854775808..=9223372036854775807)
     data/a.csv:3: rating: "abc" is not a number (finite decimals only)
     data/a.csv:4: rating: "NaN" is not a number (finite decimals only)
-    data/b.json:1: rating: expected a number, found a string ("4.5")
-    data/b.json:1: id: must be an integer or a non-empty string, found 5.5
-    data/b.json:1: id: is required
+    data/b.json:1: record [0] (id 4, column 2): rating: expected a number, found a string ("4.5")
+    data/b.json:1: record [1] (column 30): id: must be an integer or a non-empty string, found 5.5
+    data/b.json:1: record [2] (column 43): id: is required
     error: 6 problems in the input; nothing was written
     "#);
 }

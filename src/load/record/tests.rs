@@ -12,7 +12,7 @@ fn resolve(toml: &str, json: &str) -> (Option<Record>, Findings) {
     let r = Resolver::new(&p);
     let mut f = Findings::default();
     let obj: Map<String, Value> = serde_json::from_str(json).unwrap();
-    let rec = r.resolve(obj, Origin { file: 0, line: 1 }, &mut f);
+    let rec = r.resolve(obj, Origin { file: 0, line: 1, element: None }, &mut f);
     (rec, f)
 }
 
@@ -130,7 +130,7 @@ fn sort_keys_and_fields_that_no_record_has_are_named() {
     let mut f = Findings::default();
     for json in [r#"{"id": 1, "loc": {"lat": null}}"#, r#"{"id": 2, "name": "x"}"#] {
         let obj: Map<String, Value> = serde_json::from_str(json).unwrap();
-        r.resolve(obj, Origin { file: 0, line: 1 }, &mut f);
+        r.resolve(obj, Origin { file: 0, line: 1, element: None }, &mut f);
     }
     assert_eq!(r.unknown_fields(), [("listing.sort", "ratting"), ("listing.fields", "nmae")]);
 }
