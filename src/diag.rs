@@ -22,7 +22,7 @@ pub struct Problem {
     pub value: Option<String>,
     /// The record in a line of many (a one-line JSON array), where the line alone does not
     /// find it.
-    pub record: Option<At>,
+    pub record: Option<Box<At>>,
 }
 
 /// A record among others on its line: its index in the array (from 0, as `data[i]`
@@ -72,7 +72,7 @@ impl Problem {
     }
 
     pub fn with_record(mut self, record: Option<At>) -> Self {
-        self.record = record;
+        self.record = record.map(Box::new);
         self
     }
 

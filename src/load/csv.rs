@@ -238,7 +238,7 @@ fn stream_in_chunks(
             }
             Ok(None) => return Ok((issues, warnings)),
             Err(problem) => {
-                issues.push(problem);
+                issues.push(*problem);
                 return Ok((issues, warnings));
             }
         }
@@ -333,7 +333,7 @@ fn read_header(
     bytes: &[u8],
     delimiter: u8,
     eof: bool,
-) -> Result<Option<(Vec<String>, usize)>, Problem> {
+) -> Result<Option<(Vec<String>, usize)>, Box<Problem>> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -342,17 +342,27 @@ fn read_header(
     let mut record = csv::ByteRecord::new();
     match reader.read_byte_record(&mut record) {
         Ok(false) => return Ok(None),
-        Err(e) => return Err(Problem::unplaced(Some(1), format!("unreadable header: {e}"))),
+        Err(e) => {
+            return Err(Box::new(Problem::unplaced(Some(1), format!("unreadable header: {e}"))));
+        }
         Ok(true) => {}
     }
     let end = usize::try_from(reader.position().byte()).unwrap_or(bytes.len());
     if end >= bytes.len() && !eof {
         return Ok(None); // its last cell may go on in the next bytes
     }
+    if end >= bytes.len()
+        && let Some(quotes::Break::Unclosed { line, cell, .. }) =
+            quotes::breaks(bytes, delimiter).pop()
+    {
+        let problem =
+            Problem::unplaced(Some(line), UNCLOSED).with_field(format!("column {}", cell + 1));
+        return Err(Box::new(problem));
+    }
     let header = record.iter().map(|c| std::str::from_utf8(c).map(str::to_string)).collect();
     match header {
         Ok(header) => Ok(Some((header, end))),
-        Err(_) => Err(Problem::unplaced(Some(1), "header is not valid UTF-8")),
+        Err(_) => Err(Box::new(Problem::unplaced(Some(1), "header is not valid UTF-8"))),
     }
 }
 

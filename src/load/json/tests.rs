@@ -5,7 +5,7 @@ fn stream(text: &str, chunk: usize) -> (Vec<(u64, String)>, Vec<Problem>) {
     let issues = stream_array(text.as_bytes(), chunk, &mut |raws| {
         got.extend(raws.into_iter().map(|r| match r {
             Raw::Text { line, text, .. } => (line, String::from_utf8(text.to_vec()).unwrap()),
-            Raw::Object { .. } => unreachable!(),
+            Raw::Object { .. } | Raw::Refused { .. } => unreachable!(),
         }))
     })
     .unwrap();
@@ -225,7 +225,7 @@ proptest! {
         let issues = stream_lines(text.as_bytes(), chunk, &mut |raws| {
             got.extend(raws.into_iter().map(|r| match r {
                 Raw::Text { line, text, .. } => (line, serde_json::from_slice::<Value>(text).unwrap()),
-                Raw::Object { .. } => unreachable!(),
+                Raw::Object { .. } | Raw::Refused { .. } => unreachable!(),
             }))
         })
         .unwrap();
@@ -249,7 +249,7 @@ fn json_lines_skip_blank_lines_and_strip_line_ends() {
     stream_lines(text.as_bytes(), 1, &mut |raws| {
         got.extend(raws.into_iter().map(|r| match r {
             Raw::Text { line, text, .. } => (line, String::from_utf8(text.to_vec()).unwrap()),
-            Raw::Object { .. } => unreachable!(),
+            Raw::Object { .. } | Raw::Refused { .. } => unreachable!(),
         }))
     })
     .unwrap();
@@ -287,4 +287,39 @@ fn a_file_of_millions_of_empty_elements_is_split_in_bounded_batches() {
     let csv = format!("id,name\n{}", "1\n".repeat(3 * MAX_ELEMENTS));
     let (_, problems) = crate::load::parse_file(&project, "a.csv", csv.as_bytes(), 8 << 20);
     assert_eq!(problems.len(), 1001, "CSV too");
+}
+
+/// The index of every element that shares its line with another, at every chunk size.
+#[test]
+fn elements_that_share_a_line_carry_their_index_and_the_rest_none() {
+    let text = "[\n{\"id\": 1},\n{\"id\": 2}, {\"id\": 3},\n{\"id\": 4}\n]";
+    for chunk in [1, 2, 5, 64, 4096] {
+        let mut got = Vec::new();
+        stream_array(text.as_bytes(), chunk, &mut |raws| {
+            got.extend(raws.into_iter().map(|r| match r {
+                Raw::Text { index, .. } => index,
+                Raw::Object { .. } | Raw::Refused { .. } => unreachable!(),
+            }))
+        })
+        .unwrap();
+        // Element 1 learns it shares its line when element 2 is found: in one read unless
+        // the chunk ends between them, where the first keeps no index.
+        if chunk >= 64 {
+            assert_eq!(got, [None, Some(1), Some(2), None], "chunk {chunk}");
+        } else {
+            assert_eq!(got[0], None);
+            assert_eq!(got[2], Some(2), "chunk {chunk}");
+            assert_eq!(got[3], None);
+        }
+    }
+}
+
+#[test]
+fn a_closing_bracket_of_the_other_kind_ends_the_element_there() {
+    assert_eq!(value_len(b"{\"a\": [1}, {\"b\": 2}]"), Some(9));
+    assert_eq!(value_len(b"[{\"a\": 1]]"), Some(9));
+    assert_eq!(value_len(b"{\"a\": [1, {\"b\": []}]}, 1"), Some(21));
+    // Past 128 levels the kinds are no longer told apart; the extent is still found.
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    assert_eq!(value_len(deep.as_bytes()), Some(400));
 }
