@@ -1,6 +1,9 @@
 //! A file folio writes for the user at a path the user names (the purge list): written as
 //! the user meant it. `-` is standard output. A FIFO, a character device (`/dev/stdout`,
 //! a terminal, `/dev/null`) or a symlink to one is written through, as `cat > PATH` would;
+//! a FIFO is opened at once, without waiting, so that one nobody reads is refused before
+//! the work starts (after [`FIFO_GRACE`] for a reader that is starting), and its bytes are
+//! written within [`FIFO_PATIENCE`] or not at all: a command never hangs on it;
 //! a regular file (or a symlink to one: the file it names) is replaced atomically (a
 //! temporary file beside it, renamed over it), so a reader sees the old list or the new
 //! one, never half; an absent path is created the same way. Anything else (a folder, a
@@ -18,9 +21,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug)]
 enum Sink {
     Stdout,
-    /// A FIFO or a character device, opened for writing when the bytes are ready (a FIFO
-    /// waits there for its reader).
+    /// A character device, opened for writing when the bytes are ready.
     Through(PathBuf),
+    /// A FIFO, opened (without blocking) when it was checked: its reader is there.
+    Fifo(std::fs::File),
     /// A regular file or an absent path: a temporary file beside it, renamed over it.
     Replace {
         path: PathBuf,
@@ -53,6 +57,7 @@ impl UserFile {
             Err(e) => return Err(e.to_string()),
             Ok(meta) if meta.is_file() => replace(&target)?,
             Ok(meta) if meta.is_dir() => return Err("it is a folder".into()),
+            Ok(meta) if is_fifo(&meta) => Sink::Fifo(open_fifo(&target)?),
             Ok(meta) if is_fifo_or_char_device(&meta) => {
                 if !writable(&target) {
                     return Err("it cannot be opened for writing".into());
@@ -73,6 +78,7 @@ impl UserFile {
             Some(Sink::Stdout) => true,
             Some(Sink::Through(path)) => same_as_stdout(path),
             Some(Sink::Replace { path, .. }) => same_as_stdout(path),
+            Some(Sink::Fifo(file)) => same_file_as_stdout(file),
             None => false,
         }
     }
@@ -96,6 +102,7 @@ impl UserFile {
                 file.write_all(bytes)?;
                 file.flush()
             }
+            Sink::Fifo(file) => write_fifo(file, bytes),
             Sink::Replace { path, mut tmp } => {
                 tmp.write_all(bytes)?;
                 tmp.as_file().sync_all()?;
@@ -104,6 +111,79 @@ impl UserFile {
             }
         }
     }
+}
+
+/// How long a FIFO is given to have a reader when it is checked: one started just before
+/// (`cat fifo & folio deploy --purge-list fifo`) may not have opened it yet.
+pub const FIFO_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How long the bytes may wait for a FIFO's reader to take them.
+pub const FIFO_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Opens a FIFO for writing without waiting for a reader: none within [`FIFO_GRACE`] is
+/// a refusal, found before the work starts.
+#[cfg(unix)]
+fn open_fifo(path: &Path) -> Result<std::fs::File, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let start = std::time::Instant::now();
+    loop {
+        let opened = OpenOptions::new()
+            .write(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(path);
+        match opened {
+            Ok(file) => return Ok(file),
+            // ENXIO: no process has it open for reading.
+            Err(e) if e.raw_os_error() == Some(6) && start.elapsed() < FIFO_GRACE => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) if e.raw_os_error() == Some(6) => {
+                return Err(format!(
+                    "it is a FIFO that nothing reads (none opened it within {} s): start its reader first",
+                    FIFO_GRACE.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("it cannot be opened for writing ({e})")),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn open_fifo(_: &Path) -> Result<std::fs::File, String> {
+    Err("it is a FIFO".into())
+}
+
+/// Writes `bytes` into a FIFO opened without blocking, waiting while its reader is slow,
+/// for [`FIFO_PATIENCE`] at most.
+fn write_fifo(file: std::fs::File, bytes: &[u8]) -> std::io::Result<()> {
+    write_fifo_within(file, bytes, FIFO_PATIENCE)
+}
+
+fn write_fifo_within(
+    mut file: std::fs::File,
+    mut bytes: &[u8],
+    patience: std::time::Duration,
+) -> std::io::Result<()> {
+    let start = std::time::Instant::now();
+    while !bytes.is_empty() {
+        match file.write(bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if start.elapsed() >= patience {
+                    let why = format!(
+                        "its reader took nothing for {} s: {} bytes were not written",
+                        patience.as_secs(),
+                        bytes.len()
+                    );
+                    return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, why));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// A temporary file beside `path`, to be renamed over it; made now, so that a folder that
@@ -134,6 +214,17 @@ fn is_fifo_or_char_device(_: &std::fs::Metadata) -> bool {
 }
 
 #[cfg(unix)]
+fn is_fifo(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    meta.file_type().is_fifo()
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_: &std::fs::Metadata) -> bool {
+    false
+}
+
+#[cfg(unix)]
 fn writable(path: &Path) -> bool {
     rustix::fs::access(path, rustix::fs::Access::WRITE_OK).is_ok()
 }
@@ -158,9 +249,25 @@ fn same_as_stdout(_: &Path) -> bool {
     false
 }
 
+/// Is `file` the file, pipe or terminal this process's stdout is?
+#[cfg(unix)]
+fn same_file_as_stdout(file: &std::fs::File) -> bool {
+    let (Ok(out), Ok(this)) = (rustix::fs::fstat(std::io::stdout()), rustix::fs::fstat(file))
+    else {
+        return false;
+    };
+    out.st_dev == this.st_dev && out.st_ino == this.st_ino
+}
+
+#[cfg(not(unix))]
+fn same_file_as_stdout(_: &std::fs::File) -> bool {
+    false
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::os::unix::fs::OpenOptionsExt;
 
     #[test]
     fn a_regular_file_is_replaced_and_an_absent_one_created() {
@@ -193,15 +300,7 @@ mod tests {
     #[test]
     fn a_fifo_is_written_through_never_replaced() {
         let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("purge.fifo");
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            &fifo,
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        let fifo = fifo(dir.path());
         let reader = {
             let fifo = fifo.clone();
             std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
@@ -211,6 +310,46 @@ mod tests {
         assert_eq!(reader.join().unwrap(), "through the pipe");
         use std::os::unix::fs::FileTypeExt;
         assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "still a FIFO");
+    }
+
+    fn fifo(dir: &Path) -> PathBuf {
+        let fifo = dir.join("purge.fifo");
+        let mode = rustix::fs::Mode::from_raw_mode(0o600);
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+        fifo
+    }
+
+    #[test]
+    fn a_fifo_nobody_reads_is_refused_when_checked_not_hung_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = fifo(dir.path());
+        let start = std::time::Instant::now();
+        let why = UserFile::open(&fifo).unwrap_err();
+        assert_eq!(
+            why,
+            "it is a FIFO that nothing reads (none opened it within 2 s): start its reader first"
+        );
+        assert!(start.elapsed() < FIFO_GRACE * 3, "{:?}", start.elapsed());
+    }
+
+    #[test]
+    fn a_fifo_whose_reader_takes_nothing_fails_the_write_instead_of_hanging() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = fifo(dir.path());
+        // A reader that opens it and never reads: the pipe's buffer fills.
+        let reader = OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(&fifo)
+            .unwrap();
+        let file = UserFile::open(&fifo).unwrap();
+        let Some(Sink::Fifo(file)) = file.sink else { panic!("a FIFO sink") };
+        // The whole patience is not waited for here: the write's bound is checked by
+        // how it ends once the buffer is full (past it, WouldBlock comes at once).
+        let err =
+            write_fifo_within(file, &vec![b'x'; 1 << 20], std::time::Duration::ZERO).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut, "{err}");
+        drop(reader);
     }
 
     #[test]

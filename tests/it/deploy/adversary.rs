@@ -176,6 +176,21 @@ fn a_purge_list_goes_through_pipes_devices_and_stdout_and_replaces_only_files() 
     assert!(!through["objects"].as_array().unwrap().is_empty());
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    // A FIFO that nothing reads: refused before anything is sent (exit 1), not hung on.
+    rename_first_record(&p);
+    p.folio(&["build"]).success();
+    let before = remote.objects();
+    let start = std::time::Instant::now();
+    let run = remote.deploy(&p, &["--purge-list", fifo.to_str().unwrap()]).fails(1);
+    assert!(start.elapsed() < std::time::Duration::from_secs(20), "{:?}", start.elapsed());
+    assert!(
+        run.stderr().contains(
+            "it is a FIFO that nothing reads (none opened it within 2 s): start its reader first"
+        ),
+        "{}",
+        run.stderr()
+    );
+    assert!(remote.objects() == before, "nothing was sent");
     // A device that takes nothing: the failure is the deploy's (exit 2), the device stays,
     // and the changes are kept for the next purge list.
     rename_first_record(&p);
