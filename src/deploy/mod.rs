@@ -257,7 +257,11 @@ fn refuse_overlap(project: &Project, target: &Target) -> Result<(), Failure> {
     let dir = real(std::path::Path::new(&target.bucket));
     let (out, data, root) =
         (real(&project.output_dir), real(&project.data_dir), real(&project.root));
-    let shown = |p: &std::path::Path| crate::diag::display_path(p).display().to_string();
+    // The working folder itself shows as its whole path, not as nothing.
+    let shown = |p: &std::path::Path| match crate::diag::display_path(p) {
+        rel if rel.as_os_str().is_empty() => real(p).display().to_string(),
+        rel => rel.display().to_string(),
+    };
     let why = if dir.starts_with(&out) {
         format!("it is inside the output folder `{}`", shown(&project.output_dir))
     } else if out.starts_with(&dir) {

@@ -42,28 +42,36 @@ pub fn limit(size: u64) -> u64 {
     (1 << 20) + size.saturating_mul(64)
 }
 
-/// `bytes` (one gzip member) decompressed, refused past `max` bytes before anything is
-/// allocated: the trailer's last four bytes say the size (mod 2^32), libdeflate checks it
-/// against what it decompresses, and a trailer that lies runs out of room.
+/// `bytes` (one gzip member) decompressed, refused past `max` bytes: the trailer's last
+/// four bytes say the size (mod 2^32), no more than that (nor `max`) is allocated, and
+/// libdeflate checks it against what it decompresses. When that fails, the trailer may be
+/// data (a record cut short) or lie: decompressing into all of `max` tells what is wrong.
 fn gunzip_within(bytes: &[u8], max: u64) -> Result<Vec<u8>, String> {
     let Some(trailer) = bytes.len().checked_sub(4).filter(|&at| at >= 18 - 4) else {
         return Err(format!("not gzip (only {} bytes)", bytes.len()));
     };
     let size = u64::from(u32::from_le_bytes(bytes[trailer..].try_into().expect("4 bytes")));
-    if size > max {
-        return Err(format!(
-            "it decompresses to more than {max} bytes, 64 times its {} bytes",
-            bytes.len()
-        ));
+    let into = |room: u64| {
+        let mut text = vec![0; usize::try_from(room).unwrap_or(usize::MAX)];
+        let n = libdeflater::Decompressor::new().gzip_decompress(bytes, &mut text)?;
+        text.truncate(n);
+        Ok::<_, libdeflater::DecompressionError>(text)
+    };
+    if let Ok(text) = into(size.min(max))
+        && text.len() as u64 == size
+    {
+        return Ok(text);
     }
-    let mut text = vec![0; size as usize];
-    match libdeflater::Decompressor::new().gzip_decompress(bytes, &mut text) {
-        Ok(n) if n as u64 == size => Ok(text),
-        Ok(_) | Err(libdeflater::DecompressionError::InsufficientSpace) => {
-            Err("not gzip (its size trailer does not match its data)".into())
+    Err(match into(max) {
+        Err(libdeflater::DecompressionError::InsufficientSpace) => {
+            format!("it decompresses to more than {max} bytes, 64 times its {} bytes", bytes.len())
         }
-        Err(libdeflater::DecompressionError::BadData) => Err("not gzip (damaged data)".into()),
-    }
+        Err(libdeflater::DecompressionError::BadData) => {
+            "not gzip: its data ends or breaks before its gzip stream does (cut short, or damaged)"
+                .into()
+        }
+        Ok(_) => "not gzip (its size trailer does not match its data)".into(),
+    })
 }
 
 /// Why the record on the store cannot be used.
@@ -405,6 +413,11 @@ mod tests {
         }
         let bytes = r.to_bytes();
         assert_eq!(Record::from_bytes(&bytes).unwrap(), r);
+        // Cut short anywhere, it is said to be so, whatever its last four bytes say.
+        for cut in [bytes.len() / 3, bytes.len() / 2, bytes.len() - 9, bytes.len() - 1] {
+            let e = Record::from_bytes(&bytes[..cut]).unwrap_err().to_string();
+            assert!(e.contains("cut short"), "{cut}: {e}");
+        }
     }
 
     #[test]

@@ -294,6 +294,8 @@ fn a_folder_target_that_overlaps_the_project_is_refused_before_anything_is_sent(
         let run = p.folio(&["deploy", "--to", &url]).fails(1);
         assert!(run.stderr().contains("overlaps the project"), "{}", run.stderr());
         assert!(run.stderr().contains(why), "{why}: {}", run.stderr());
+        // Every folder is named: the project folder, the working one, by its path.
+        assert!(!run.stderr().contains("``"), "{}", run.stderr());
     }
     assert!(p.tree("output") == before, "nothing written");
     assert!(!p.path("data/published").exists());
