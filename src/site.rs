@@ -408,7 +408,7 @@ pub fn build_with(
     options: &BuildOptions,
 ) -> Result<Built, Failure> {
     let lock = Lock::take(&project.output_dir, Access::Exclusive, options.busy)?;
-    let built = build_locked(project, progress, options.switch);
+    let built = build_locked(project, progress, options.switch, &lock);
     if built.is_err() {
         lock.discard();
     }
@@ -420,6 +420,7 @@ fn build_locked(
     project: &Project,
     progress: &dyn Progress,
     switch: Option<&RwLock<()>>,
+    lock: &Lock,
 ) -> Result<Built, Failure> {
     let start = Instant::now();
     // Hashing the inputs and reading the manifests are independent: both at once.
@@ -535,6 +536,13 @@ fn build_locked(
         base_url: project.base.prefix(),
         config: project.config_digest.clone(),
     };
+    // Two builds must never both believe they hold the folder: a lock file replaced or
+    // removed meanwhile lets another command take a lock of its own.
+    if let Err(refusal) = lock.still_held() {
+        tree.abort();
+        hosting.abort();
+        return Err(Failure::Refused(refusal));
+    }
     let (mut report, mut warnings) = tree.commit(staged, &stamp)?;
     let (host_report, host_warnings) = hosting.commit(staged_hosting, &stamp)?;
     report.written += host_report.written;

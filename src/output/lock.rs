@@ -22,6 +22,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::error::{Refusal, WayOut};
+
 pub const LOCK: &str = ".folio-lock";
 
 /// How a command takes the lock.
@@ -147,10 +149,29 @@ impl Lock {
         }
     }
 
+    /// Is the lock file at its path still the one this command locked? Not when it was
+    /// replaced or removed meanwhile (by hand, by a cleanup step): then another command
+    /// may have locked a file of its own, and this one must not go on writing.
+    pub fn still_held(&self) -> Result<(), Refusal> {
+        let Some(file) = &self.file else { return Ok(()) };
+        if same_file(file, &self.path) {
+            return Ok(());
+        }
+        Err(Refusal::new(
+            format!(
+                "the lock file `{}` was replaced or removed while this command held it, so another folio command may be writing the folder; nothing was switched",
+                shown(&self.path)
+            ),
+            WayOut::Wait,
+        ))
+    }
+
     /// Lets go, removing the lock file (and the folder) when this command made them: what
     /// a failed build does, so that it leaves the folder as it found it.
     pub fn discard(self) {
-        if self.made_file {
+        // Never a lock file another command put there since (this one's was replaced).
+        let ours = self.file.as_ref().is_some_and(|file| same_file(file, &self.path));
+        if self.made_file && ours {
             let _ = fs::remove_file(&self.path);
         }
         if let Some(dir) = &self.made_dir {

@@ -44,6 +44,9 @@ use crate::error::{Refusal, WayOut};
 pub struct Refused(pub crate::error::Refusal);
 
 pub const STAGING: &str = ".folio-staging";
+/// In the staging folder, the file its build holds an exclusive lock on while it runs: a
+/// staging folder whose owner is locked belongs to a live build, and is never removed.
+const OWNER: &str = "owner.lock";
 /// Below the staging folder, new content mirrors its final layout.
 const TREE: &str = "tree";
 const JOURNAL: &str = "journal.json";
@@ -82,12 +85,28 @@ pub struct Tree {
     faults: &'static Faults,
     /// Entries of the manifest or journal that folio did not act on, and why.
     warnings: Vec<String>,
+    /// The staging folder this build made, with its owner file locked ([`OWNER`]); set
+    /// when the first file is staged.
+    owner: std::sync::OnceLock<Result<fs::File, String>>,
 }
 
 /// Is a switch into `root` written down but not finished (a build killed or failed while
 /// moving files in)? Then each file is old or new, and the next build finishes it first.
 pub fn half_switched(root: &Path) -> bool {
     root.join(STAGING).join(COMMIT).exists()
+}
+
+/// Does a live build hold the staging folder `staging` (its owner file locked)?
+fn owned_by_a_live_build(staging: &Path) -> bool {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    let Ok(file) = options.open(staging.join(OWNER)) else { return false };
+    matches!(file.try_lock(), Err(fs::TryLockError::WouldBlock))
 }
 
 /// A file's modification time in nanoseconds since the Unix epoch, as the manifest
@@ -129,6 +148,7 @@ impl Tree {
             bytes: AtomicU64::new(0),
             faults: fault::process(),
             warnings: Vec::new(),
+            owner: std::sync::OnceLock::new(),
         };
         tree.load_manifest()?;
         match fs::symlink_metadata(&staging) {
@@ -144,6 +164,17 @@ impl Tree {
                 .into());
             }
             Err(_) => return Ok(tree),
+        }
+        if owned_by_a_live_build(&staging) {
+            return Err(Refused(Refusal::new(
+                format!(
+                    "`{}` is being written by another build that is running now (two builds hold `{}`: its lock file was replaced or removed while the other one ran); nothing was changed",
+                    shown(&staging),
+                    shown(root)
+                ),
+                WayOut::Wait,
+            ))
+            .into());
         }
         if staging.join(COMMIT).is_file() {
             let path = staging.join(COMMIT);
@@ -350,6 +381,7 @@ impl Tree {
                 mtime: Some(mtime),
             });
         }
+        self.claim()?;
         let path = self.staging.join(TREE).join(rel);
         let write = || -> io::Result<u64> {
             self.faults.before_write()?;
@@ -392,9 +424,36 @@ impl Tree {
         self.stage(rel, &make())
     }
 
-    /// Drops everything staged; the folder is left as it was before this build.
+    /// Makes the staging folder this build's, once: made anew (one that appeared since
+    /// the tree was opened is another build's) with its owner file locked.
+    fn claim(&self) -> anyhow::Result<()> {
+        let owner = self.owner.get_or_init(|| {
+            let make = || -> io::Result<fs::File> {
+                fs::create_dir_all(&self.root)?;
+                fs::create_dir(&self.staging)?;
+                let file = fs::File::create_new(self.staging.join(OWNER))?;
+                file.try_lock().map_err(io::Error::other)?;
+                Ok(file)
+            };
+            make().map_err(|e| match e.kind() {
+                io::ErrorKind::AlreadyExists => format!(
+                    "`{}` was made by another build that is running now (two builds hold `{}`: its lock file was replaced or removed); nothing was changed",
+                    shown(&self.staging),
+                    shown(&self.root)
+                ),
+                _ => format!("creating `{}`: {e}", shown(&self.staging)),
+            })
+        });
+        match owner {
+            Ok(_) => Ok(()),
+            Err(why) => Err(anyhow::anyhow!("{why}")),
+        }
+    }
+
+    /// Drops everything this build staged; the folder is left as it was before it (a
+    /// staging folder it did not make is another build's, and stays).
     pub fn abort(self) {
-        if self.staging.exists() {
+        if matches!(self.owner.get(), Some(Ok(_))) && self.staging.exists() {
             let _ = fs::remove_dir_all(&self.staging);
         }
         if !self.root_existed {

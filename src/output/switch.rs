@@ -71,7 +71,7 @@ impl Tree {
             stamp: stamp.clone(),
         };
         if !journal.renames.is_empty() || !journal.removals.is_empty() {
-            fs::create_dir_all(&self.staging).with_context(|| ctx("creating", &self.staging))?;
+            self.claim()?;
             let path = self.staging.join(JOURNAL);
             paths::create_new(&path, true, |out| Ok(serde_json::to_writer(out, &journal)?))
                 .with_context(|| ctx("writing", &path))?;

@@ -460,6 +460,47 @@ fn a_second_build_waits_for_the_first_and_the_output_is_one_whole_build() {
 }
 
 #[test]
+fn a_lock_file_removed_midway_never_lets_two_builds_write_output() {
+    use crate::harness::Gate;
+    let p = Project::sample();
+    sample_data_variant(&p, "other");
+    p.folio(&["build"]).success();
+    let without_lock = |mut tree: std::collections::BTreeMap<String, Vec<u8>>| {
+        tree.remove(".folio-lock");
+        tree
+    };
+    let before = without_lock(p.tree("output"));
+    // The first build stops midway through staging, holding output/; then its lock file
+    // goes (a cleanup step, a hand), and a second build takes a lock file of its own.
+    let gate = Gate::new();
+    let (mut first, first_said) =
+        p.spawn_folio(&["build", "--data", "other"], &gate.env("wait-write:10"));
+    gate.wait_reached(&mut first);
+    std::fs::remove_file(p.path("output/.folio-lock")).unwrap();
+    let staging = p.path("output/.folio-staging");
+    assert!(staging.is_dir(), "the first build is staging");
+    let run = p.folio(&["build", "--no-wait", "--data", "other"]).fails(1);
+    assert!(
+        run.stderr().contains("is being written by another build that is running now"),
+        "{}",
+        run.stderr()
+    );
+    assert!(staging.is_dir(), "the live build's staging folder is not removed");
+    // The first, let go on, finds its lock file gone and switches nothing.
+    gate.open();
+    let status = first.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{}", first_said.all());
+    assert!(
+        first_said.all().contains("was replaced or removed while this command held it"),
+        "{}",
+        first_said.all()
+    );
+    assert!(without_lock(p.tree("output")) == before, "nothing was switched");
+    // The next build is whole.
+    p.folio(&["build", "--data", "other"]).success();
+}
+
+#[test]
 fn builds_started_together_leave_one_whole_build_every_time() {
     let p = Project::sample();
     sample_data_variant(&p, "other");
