@@ -3,7 +3,9 @@
 //!
 //! - An object store: a lease object `{prefix}/.folio-deploy.lock`, created with a
 //!   conditional write (`If-None-Match: *`; GCS's generation 0), renewed every third of
-//!   its lifetime with another (`If-Match` its ETag), deleted when the deploy ends. A
+//!   its lifetime with another (`If-Match` its ETag), and let go when the deploy ends by
+//!   one more conditional write that marks it free (no store deletes conditionally, and an
+//!   unconditional delete by a holder paused past its lease would remove its successor's). A
 //!   deploy that finds it waits (or refuses with `--no-wait`); a lease nobody renewed for
 //!   its whole lifetime (its holder was killed) is taken over, again conditionally, so of
 //!   two waiters one wins. Expiry is judged by watching the lease's ETag on this machine's
@@ -13,7 +15,8 @@
 //!   the lifetime since that renewal was sent, it counts the lease as lost and sends
 //!   nothing more, although a waiter takes over only a whole lifetime after it saw the
 //!   last renewal. A deploy paused between requests (a stopped container, a runner under
-//!   memory pressure) thus stops on waking instead of writing into another's deploy. A
+//!   memory pressure, a machine suspended: the clock counts time suspended, `clock.rs`)
+//!   thus stops on waking instead of writing into another's deploy. A
 //!   request already under way when the pause began can still land late; a takeover
 //!   keeps what the previous holder was about to write in its record (`deploy/mod.rs`),
 //!   and the record itself is only ever written conditionally, on the version this
@@ -28,10 +31,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 // tokio's clock: the same as the system's, but for the simulation (`deploy::sim`), whose
-// virtual time runs leases out in an instant.
+// virtual time runs leases out in an instant; read through the store's `Clock`, which
+// adds the time the machine was suspended.
 use tokio::time::Instant;
 
-use object_store::{GetOptions, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
+use super::clock::Clock;
+
+use object_store::{GetOptions, PutMode, PutOptions, PutPayload, UpdateVersion};
 
 use super::store::{Scheme, Store};
 use crate::error::{Failure, Refusal, WayOut};
@@ -56,6 +62,8 @@ enum Held {
         lost: Arc<AtomicBool>,
         /// When the last renewal that the store confirmed was sent.
         confirmed: Arc<Mutex<Instant>>,
+        /// The version of the lease this holder last wrote: letting go is conditional on it.
+        version: Arc<Mutex<UpdateVersion>>,
         lifetime: Duration,
         stop: tokio::sync::oneshot::Sender<()>,
         renewing: tokio::task::JoinHandle<()>,
@@ -97,13 +105,15 @@ impl Lease {
             store.inner.put_opts(&key, PutPayload::from(lease_body(0)), options)
         };
         let failed = |e| super::remote_failure("taking the deploy lease", LEASE, store, e);
-        // The lease as last seen: its version, and when it was first seen so.
-        let mut seen: Option<(UpdateVersion, Instant)> = None;
+        let clock = store.clock.clone();
+        // The lease as last seen.
+        let mut seen = Seen::Nothing;
         let mut told = false;
         let (version, sent, took_over) = loop {
-            let sent = Instant::now();
+            let sent = clock.now();
             let (attempt, takeover) = match &seen {
-                Some((version, since)) if since.elapsed() >= lifetime => {
+                Seen::Free(version) => (put(PutMode::Update(version.clone())).await, false),
+                Seen::Held(version, since) if clock.now() - *since >= lifetime => {
                     (put(PutMode::Update(version.clone())).await, true)
                 }
                 _ => (put(PutMode::Create).await, false),
@@ -123,6 +133,35 @@ impl Lease {
                 ) => {}
                 Err(e) => return Err(failed(e)),
             }
+            // What is there now: a lease let go (taken at once), or one held.
+            let (now, free) = match store.inner.get_opts(&key, GetOptions::default()).await {
+                Ok(got) => {
+                    let now = UpdateVersion {
+                        e_tag: got.meta.e_tag.clone(),
+                        version: got.meta.version.clone(),
+                    };
+                    let body = got.bytes().await.map_err(failed)?;
+                    (Some(now), is_free(&body))
+                }
+                // Let go meanwhile (by a folio that deletes it): create it again.
+                Err(object_store::Error::NotFound { .. }) => (None, false),
+                Err(e) => return Err(failed(e)),
+            };
+            match now {
+                Some(now) if free => {
+                    seen = Seen::Free(now);
+                    continue;
+                }
+                Some(now) => {
+                    if !matches!(&seen, Seen::Held(v, _) if *v == now) {
+                        seen = Seen::Held(now, clock.now());
+                    }
+                }
+                None => {
+                    seen = Seen::Nothing;
+                    continue;
+                }
+            }
             if let Busy::Refuse = busy {
                 return Err(Failure::Refused(Refusal::new(
                     busy_message(store, lifetime),
@@ -135,28 +174,25 @@ impl Lease {
                 note(&format!("waiting: {}", busy_message(store, lifetime)));
                 told = true;
             }
-            let head = GetOptions { head: true, ..GetOptions::default() };
-            match store.inner.get_opts(&key, head).await {
-                Ok(got) => {
-                    let now = UpdateVersion { e_tag: got.meta.e_tag, version: got.meta.version };
-                    if seen.as_ref().is_none_or(|(v, _)| *v != now) {
-                        seen = Some((now, Instant::now()));
-                    }
-                }
-                // Let go meanwhile: create it again.
-                Err(object_store::Error::NotFound { .. }) => seen = None,
-                Err(e) => return Err(failed(e)),
-            }
             tokio::time::sleep(Duration::from_millis(250).min(lifetime / 4)).await;
         };
         let lost = Arc::new(AtomicBool::new(false));
         let confirmed = Arc::new(Mutex::new(sent));
+        let version = Arc::new(Mutex::new(version));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let renewal =
-            Renewal { version, lifetime, lost: lost.clone(), confirmed: confirmed.clone() };
+        let renewal = Renewal {
+            version: version.clone(),
+            lifetime,
+            lost: lost.clone(),
+            confirmed: confirmed.clone(),
+            clock: clock.clone(),
+        };
         let renewing = tokio::spawn(renew(store.clone(), renewal, stopped));
         Ok((
-            Lease { held: Held::Store { lost, confirmed, lifetime, stop, renewing }, took_over },
+            Lease {
+                held: Held::Store { lost, confirmed, version, lifetime, stop, renewing },
+                took_over,
+            },
             None,
         ))
     }
@@ -171,7 +207,8 @@ impl Lease {
     /// fence (this process may have been paused, and another deploy may hold it now).
     pub fn check(&self, store: &Store) -> Result<(), Failure> {
         let Held::Store { lost, confirmed, lifetime, .. } = &self.held else { return Ok(()) };
-        let since = confirmed.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
+        let at = *confirmed.lock().unwrap_or_else(|p| p.into_inner());
+        let since = store.clock.now().saturating_duration_since(at);
         if lost.load(Ordering::SeqCst) || since >= fence(*lifetime) {
             lost.store(true, Ordering::SeqCst);
             return Err(Failure::Other(anyhow::anyhow!(
@@ -184,16 +221,43 @@ impl Lease {
         Ok(())
     }
 
-    /// Stops renewing and deletes the lease (when it is still this deploy's).
+    /// Stops renewing and lets the lease go: overwritten as free, on the condition that it
+    /// is still the version this deploy last wrote, so that a holder paused past its lease
+    /// never lets go of another's (no store deletes conditionally; a waiter reads a free
+    /// lease as no lease).
     pub async fn release(self, store: &Store) {
-        if let Held::Store { lost, stop, renewing, .. } = self.held {
+        if let Held::Store { lost, stop, renewing, version, .. } = self.held {
             let _ = stop.send(());
             let _ = renewing.await;
             if !lost.load(Ordering::SeqCst) {
-                let _ = store.inner.delete(&store.target.key(LEASE)).await;
+                let version = version.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                let options =
+                    PutOptions { mode: PutMode::Update(version), ..PutOptions::default() };
+                let free = PutPayload::from(free_body());
+                let _ = store.inner.put_opts(&store.target.key(LEASE), free, options).await;
             }
         }
     }
+}
+
+/// The lease as a deploy waiting for it last saw it.
+enum Seen {
+    Nothing,
+    /// Let go: taken at once, conditionally on this version.
+    Free(UpdateVersion),
+    /// Held at this version, first seen so then.
+    Held(UpdateVersion, Instant),
+}
+
+/// A lease let go says so in its content.
+const FREE: &str = "\"free\": true";
+
+fn free_body() -> Vec<u8> {
+    format!("{{\"holder\": null, {FREE}}}\n").into_bytes()
+}
+
+fn is_free(body: &[u8]) -> bool {
+    memchr::memmem::find(body, FREE.as_bytes()).is_some()
 }
 
 /// The lease's content: who holds it, and which renewal this is, so that every renewal
@@ -210,18 +274,20 @@ fn lease_body(renewal: u64) -> Vec<u8> {
 
 /// What the renewing task keeps.
 struct Renewal {
-    version: UpdateVersion,
+    version: Arc<Mutex<UpdateVersion>>,
     lifetime: Duration,
     lost: Arc<AtomicBool>,
     confirmed: Arc<Mutex<Instant>>,
+    clock: Arc<dyn Clock>,
 }
 
 /// Renews the lease every third of its lifetime until stopped; marks it lost when a
 /// renewal is refused (someone took it over) or none succeeded for a whole lifetime.
 async fn renew(store: Store, r: Renewal, mut stopped: tokio::sync::oneshot::Receiver<()>) {
-    let Renewal { mut version, lifetime, lost, confirmed } = r;
+    let Renewal { version: shared, lifetime, lost, confirmed, clock } = r;
+    let mut version = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let key = store.target.key(LEASE);
-    let mut renewed = Instant::now();
+    let mut renewed = clock.now();
     for renewal in 1.. {
         tokio::select! {
             _ = &mut stopped => return,
@@ -229,10 +295,11 @@ async fn renew(store: Store, r: Renewal, mut stopped: tokio::sync::oneshot::Rece
         }
         let options =
             PutOptions { mode: PutMode::Update(version.clone()), ..PutOptions::default() };
-        let sent = Instant::now();
+        let sent = clock.now();
         match store.inner.put_opts(&key, PutPayload::from(lease_body(renewal)), options).await {
             Ok(done) => {
                 version = done.into();
+                *shared.lock().unwrap_or_else(|p| p.into_inner()) = version.clone();
                 renewed = sent;
                 *confirmed.lock().unwrap_or_else(|p| p.into_inner()) = sent;
             }
@@ -242,7 +309,7 @@ async fn renew(store: Store, r: Renewal, mut stopped: tokio::sync::oneshot::Rece
                 lost.store(true, Ordering::SeqCst);
                 return;
             }
-            Err(_) if renewed.elapsed() >= lifetime => {
+            Err(_) if clock.now() - renewed >= lifetime => {
                 lost.store(true, Ordering::SeqCst);
                 return;
             }

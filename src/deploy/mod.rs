@@ -17,6 +17,7 @@
 //! a build made from another `folio.toml` or another `base_url`.
 
 #[cfg(unix)]
+pub mod clock;
 mod folder;
 mod lease;
 pub mod local;

@@ -147,6 +147,8 @@ pub struct Store {
     /// When the environment holds no credentials for the store: which variables folio
     /// looked for (said with any failure, which is then most likely why).
     pub no_credentials: Option<String>,
+    /// What the deploy lease measures time with (`clock.rs`).
+    pub clock: Arc<dyn super::clock::Clock>,
 }
 
 /// The credentials a store reads from the environment, in the words of a message; `None`
@@ -383,7 +385,8 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
     };
     let requests = (target.scheme != Scheme::File).then_some(requests);
     let no_credentials = missing_credentials(target.scheme);
-    Ok(Store { inner, target: target.clone(), keeps_headers, requests, no_credentials })
+    let clock = Arc::new(super::clock::System::new());
+    Ok(Store { inner, target: target.clone(), keeps_headers, requests, no_credentials, clock })
 }
 
 /// Symlinks below a `file://` target, at most `limit` of them. The folder store follows

@@ -30,7 +30,7 @@ use object_store::{
     ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult,
 };
 
-use super::{add_a_record, rename_first_record, set_config};
+use super::{LEASE, add_a_record, rename_first_record, set_config};
 use crate::harness::Project;
 
 /// Seeds `cargo test` runs: 1 to this, and [`REGRESSIONS`].
@@ -87,6 +87,9 @@ enum Mishap {
     /// lands late, after the lease may have been taken over (it passed its lease check
     /// before the freeze).
     FreezeInSend(Duration),
+    /// The machine suspended after this request's answer (a laptop lid, a paused VM): the
+    /// client frozen as [`Mishap::Freeze`], and its monotonic clock stopped meanwhile.
+    Suspend(Duration),
     /// The request fails without reaching the store.
     Fail,
     /// The store applies it, and the answer is lost (an error).
@@ -101,6 +104,10 @@ struct Plan {
     /// stuck on its way for as long, after its lease check: a deploy that writes its
     /// record unconditionally then overwrites what a later holder wrote.
     late_record: Option<(u64, Duration)>,
+    /// The client frozen for as long after the answer to its second record write (its
+    /// record after the deploy), before it lets go of its lease: a holder that lets go
+    /// unconditionally then removes the lease of the deploy that took over.
+    pause_at_release: Option<Duration>,
 }
 
 #[derive(Default)]
@@ -112,6 +119,8 @@ struct Client {
     /// Frozen until then: nothing of the client runs, no request of it leaves, no answer
     /// reaches it.
     frozen_until: Option<tokio::time::Instant>,
+    /// When the machine was suspended, for how long: time its monotonic clock missed.
+    suspends: Vec<(tokio::time::Instant, Duration)>,
 }
 
 /// What the simulation watches: the clients, every change the store took, every purge
@@ -127,7 +136,11 @@ struct World {
     /// in a send), which may put an old page back for a moment.
     links_checked: bool,
     broken: Vec<String>,
+    /// Writes sent by a client that did not hold the lease, and leases let go by another.
+    fence_broken: Vec<String>,
     start: tokio::time::Instant,
+    /// The client whose lease the store holds now, as the lease's last write says.
+    holder: Option<usize>,
 }
 
 impl World {
@@ -188,6 +201,39 @@ impl Chaos {
         self.world().clients[self.client].frozen_until.filter(|&t| t > tokio::time::Instant::now())
     }
 
+    /// Writes to the store must come from the lease's holder: a request sent by another
+    /// client while one holds it breaks the fence. Checked as the request is sent, before
+    /// anything holds it up (a request already on its way when its client froze lands
+    /// late, which the takeover's record is for).
+    fn fenced(&self, what: &str, key: &Key) {
+        if key.as_ref().ends_with(LEASE) {
+            return;
+        }
+        let mut w = self.world();
+        if let Some(holder) = w.holder.filter(|&h| h != self.client) {
+            let at = w.now_ms();
+            let client = self.client;
+            w.fence_broken.push(format!(
+                "at {at} ms client {client} sent {what} {key} while client {holder} held the lease"
+            ));
+        }
+    }
+
+    /// Follows who holds the lease, from a write of it that the store took; a holder's lease
+    /// removed or overwritten by another client (not taken over: a takeover writes a lease
+    /// of its own) breaks the lease.
+    fn lease_written(&self, body: Option<&[u8]>) {
+        let mut w = self.world();
+        let client = self.client;
+        let free = body.is_none_or(|b| String::from_utf8_lossy(b).contains("\"free\": true"));
+        if free && let Some(holder) = w.holder.filter(|&h| h != client) {
+            let at = w.now_ms();
+            w.fence_broken
+                .push(format!("at {at} ms client {client} let go of client {holder}'s lease"));
+        }
+        w.holder = if free { None } else { Some(client) };
+    }
+
     fn freeze(&self, pause: Duration) -> tokio::time::Instant {
         let until = tokio::time::Instant::now() + pause;
         self.world().clients[self.client].frozen_until = Some(until);
@@ -236,6 +282,11 @@ impl Chaos {
     async fn after<T>(&self, mishap: Option<Mishap>, done: T) -> Result<T, object_store::Error> {
         if let Some(Mishap::Freeze(pause)) = mishap {
             self.freeze(pause);
+        }
+        if let Some(Mishap::Suspend(pause)) = mishap {
+            self.freeze(pause);
+            let now = tokio::time::Instant::now();
+            self.world().clients[self.client].suspends.push((now, pause));
         }
         while let Some(until) = self.frozen() {
             tokio::time::sleep_until(until).await;
@@ -314,18 +365,27 @@ impl ObjectStore for Chaos {
         payload: PutPayload,
         opts: PutOptions,
     ) -> object_store::Result<PutResult> {
+        self.fenced("a put of", location);
         let mishap = self.before().await?;
+        let lease_body = location
+            .as_ref()
+            .ends_with(LEASE)
+            .then(|| payload.iter().flatten().copied().collect::<Vec<u8>>());
+        let mut pause_after = None;
         if location.as_ref().ends_with(".folio-deploy.json.gz") {
-            let late = {
+            let (late, pause) = {
                 let mut w = self.world();
                 let c = &mut w.clients[self.client];
                 c.record_puts += 1;
-                c.plan.late_record.filter(|&(n, _)| n == c.record_puts).map(|(_, pause)| pause)
+                let late =
+                    c.plan.late_record.filter(|&(n, _)| n == c.record_puts).map(|(_, pause)| pause);
+                (late, c.plan.pause_at_release.filter(|_| c.record_puts == 2))
             };
             if let Some(pause) = late {
                 let until = self.freeze(pause);
                 tokio::time::sleep_until(until).await;
             }
+            pause_after = pause;
         }
         let before = bytes_of(&self.inner, location).await;
         let mode = format!("{:?}", opts.mode);
@@ -337,6 +397,12 @@ impl ObjectStore for Chaos {
         );
         if done.is_ok() {
             self.changed(location, before).await;
+            if let Some(body) = &lease_body {
+                self.lease_written(Some(body));
+            }
+        }
+        if let (Ok(_), Some(pause)) = (&done, pause_after) {
+            self.freeze(pause);
         }
         self.after(mishap, done?).await
     }
@@ -369,9 +435,13 @@ impl ObjectStore for Chaos {
                 let this = this.clone();
                 async move {
                     let location = location?;
+                    this.fenced("a delete of", &location);
                     let mishap = this.before().await?;
                     let before = bytes_of(&this.inner, &location).await;
                     this.inner.delete(&location).await?;
+                    if location.as_ref().ends_with(LEASE) {
+                        this.lease_written(None);
+                    }
                     trace(&this.world(), this.client, format_args!("delete {location}"));
                     this.changed(&location, before).await;
                     this.after(mishap, location).await
@@ -477,6 +547,28 @@ fn store_for(inner: &Arc<InMemory>, world: &Shared, client: usize) -> folio::dep
         keeps_headers: true,
         requests: None,
         no_credentials: None,
+        clock: Arc::new(SimClock { world: world.clone(), client }),
+    }
+}
+
+/// A client's clock on the simulation's virtual time: its monotonic part stops while the
+/// client's machine is suspended, and the time it missed is what a clock that counts
+/// suspend (`CLOCK_BOOTTIME`) adds back.
+struct SimClock {
+    world: Shared,
+    client: usize,
+}
+
+impl folio::deploy::clock::Clock for SimClock {
+    fn monotonic(&self) -> tokio::time::Instant {
+        tokio::time::Instant::now() - self.suspended()
+    }
+
+    fn suspended(&self) -> Duration {
+        let now = tokio::time::Instant::now();
+        let w = self.world.lock().unwrap();
+        let suspends = &w.clients[self.client].suspends;
+        suspends.iter().map(|&(at, long)| now.saturating_duration_since(at).min(long)).sum()
     }
 }
 
@@ -592,6 +684,19 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             if let Some((n, pause)) = plan.late_record {
                 story.push(format!("  its record write {n} stuck on its way for {pause:?}"));
             }
+            // Suspends and pauses at release, drawn apart as well.
+            let mut sleeps = Rng(seed ^ 0x5_1EE9 ^ i as u64);
+            if sleeps.chance(20) {
+                let at = 1 + sleeps.below(110);
+                let pause = LIFETIME + Duration::from_millis(sleeps.below(2 * LIFETIME.as_millis() as u64));
+                plan.mishaps.entry(at).or_insert(Mishap::Suspend(pause));
+                story.push(format!("  its machine suspended after request {at} for {pause:?}"));
+            }
+            if sleeps.chance(15) {
+                let pause = LIFETIME + Duration::from_millis(sleeps.below(2 * LIFETIME.as_millis() as u64));
+                plan.pause_at_release = Some(pause);
+                story.push(format!("  paused for {pause:?} after its record, before letting go of its lease"));
+            }
             clients.push(Client { plan, ..Client::default() });
             starts.push((i + 1, build, start));
         }
@@ -604,7 +709,9 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             purges: Vec::new(),
             links_checked: !late_sends,
             broken: Vec::new(),
+            fence_broken: Vec::new(),
             start: tokio::time::Instant::now(),
+            holder: None,
         }));
         let mut tasks = Vec::new();
         for (client, build, start) in starts {
@@ -670,6 +777,9 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             return tell(format!("the store is not the build after a clean deploy: extra {extra:?}, missing or other bytes {wrong:?}"));
         }
         let w = world.lock().unwrap();
+        if let Some(broken) = w.fence_broken.first() {
+            return tell(format!("the lease did not fence: {broken}"));
+        }
         if let Some(broken) = w.broken.first() {
             return tell(format!("a reachable page linked to a missing object {broken}"));
         }
