@@ -46,8 +46,12 @@ const SEEDS: u64 = 24;
 /// whichever deploy finds it first, and an object that changed behind the record is
 /// purged whatever it holds); seed 93 holds a record write on its way past a takeover,
 /// and caught record writes made unconditional (put in on purpose): the late record
-/// overwrote the next holder's and orphaned five pages.
-const REGRESSIONS: &[u64] = &[91, 93, 142, 151, 154, 746];
+/// overwrote the next holder's and orphaned five pages. Seed 77 suspends a holder's
+/// machine past its lease, and caught the fence measured on the monotonic clock (put back
+/// on purpose): the woken holder sent a page after the takeover. Seeds 25 and 107 hold a
+/// holder's release past its lease, and caught the lease let go by an unconditional
+/// delete (put back on purpose): the late delete removed the next holder's lease.
+const REGRESSIONS: &[u64] = &[25, 77, 91, 93, 107, 142, 151, 154, 746];
 const PREFIX: &str = "site";
 const LIFETIME: Duration = Duration::from_secs(30);
 const FOREIGN: &str = "theirs/report.csv";
@@ -104,9 +108,10 @@ struct Plan {
     /// stuck on its way for as long, after its lease check: a deploy that writes its
     /// record unconditionally then overwrites what a later holder wrote.
     late_record: Option<(u64, Duration)>,
-    /// The client frozen for as long after the answer to its second record write (its
-    /// record after the deploy), before it lets go of its lease: a holder that lets go
-    /// unconditionally then removes the lease of the deploy that took over.
+    /// The client paused for as long as it lets go of its lease, its renewals stopped, the
+    /// write that lets go held until then (the process stopped between its last record
+    /// write and that request reaching the store): a holder that lets go unconditionally
+    /// then removes the lease of the deploy that took over meanwhile.
     pause_at_release: Option<Duration>,
 }
 
@@ -232,6 +237,15 @@ impl Chaos {
                 .push(format!("at {at} ms client {client} let go of client {holder}'s lease"));
         }
         w.holder = if free { None } else { Some(client) };
+    }
+
+    /// A request letting go of the lease, held as the schedule says.
+    async fn pause_at_release(&self) {
+        let pause = self.world().clients[self.client].plan.pause_at_release;
+        if let Some(pause) = pause {
+            let until = self.freeze(pause);
+            tokio::time::sleep_until(until).await;
+        }
     }
 
     fn freeze(&self, pause: Duration) -> tokio::time::Instant {
@@ -371,21 +385,23 @@ impl ObjectStore for Chaos {
             .as_ref()
             .ends_with(LEASE)
             .then(|| payload.iter().flatten().copied().collect::<Vec<u8>>());
-        let mut pause_after = None;
+        let free = lease_body
+            .as_deref()
+            .is_some_and(|b| String::from_utf8_lossy(b).contains("\"free\": true"));
+        if free {
+            self.pause_at_release().await;
+        }
         if location.as_ref().ends_with(".folio-deploy.json.gz") {
-            let (late, pause) = {
+            let late = {
                 let mut w = self.world();
                 let c = &mut w.clients[self.client];
                 c.record_puts += 1;
-                let late =
-                    c.plan.late_record.filter(|&(n, _)| n == c.record_puts).map(|(_, pause)| pause);
-                (late, c.plan.pause_at_release.filter(|_| c.record_puts == 2))
+                c.plan.late_record.filter(|&(n, _)| n == c.record_puts).map(|(_, pause)| pause)
             };
             if let Some(pause) = late {
                 let until = self.freeze(pause);
                 tokio::time::sleep_until(until).await;
             }
-            pause_after = pause;
         }
         let before = bytes_of(&self.inner, location).await;
         let mode = format!("{:?}", opts.mode);
@@ -400,9 +416,6 @@ impl ObjectStore for Chaos {
             if let Some(body) = &lease_body {
                 self.lease_written(Some(body));
             }
-        }
-        if let (Ok(_), Some(pause)) = (&done, pause_after) {
-            self.freeze(pause);
         }
         self.after(mishap, done?).await
     }
@@ -437,6 +450,9 @@ impl ObjectStore for Chaos {
                     let location = location?;
                     this.fenced("a delete of", &location);
                     let mishap = this.before().await?;
+                    if location.as_ref().ends_with(LEASE) {
+                        this.pause_at_release().await;
+                    }
                     let before = bytes_of(&this.inner, &location).await;
                     this.inner.delete(&location).await?;
                     if location.as_ref().ends_with(LEASE) {
@@ -695,7 +711,7 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             if sleeps.chance(15) {
                 let pause = LIFETIME + Duration::from_millis(sleeps.below(2 * LIFETIME.as_millis() as u64));
                 plan.pause_at_release = Some(pause);
-                story.push(format!("  paused for {pause:?} after its record, before letting go of its lease"));
+                story.push(format!("  paused for {pause:?} as it lets go of its lease"));
             }
             clients.push(Client { plan, ..Client::default() });
             starts.push((i + 1, build, start));
