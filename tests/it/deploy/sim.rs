@@ -5,7 +5,9 @@
 //! boundary (before the request lands, or after it landed with the answer lost), the whole
 //! client frozen between two requests for longer than the lease (nothing of it runs, its
 //! lease is not renewed), frozen with a request stuck on its way (it lands late, after a
-//! takeover), a failed request, an answer lost. Leases of 30 s lapse in no time.
+//! takeover), its machine suspended (frozen, its monotonic clock stopped meanwhile), a
+//! pause as it lets go of its lease, a failed request, an answer lost. Leases of 30 s lapse
+//! in no time. Only the lease's holder may send a write, or let go of the lease.
 //!
 //! After every step the store takes, no page reachable from a listing's first page links
 //! to an object that is not there. After every schedule, one clean deploy must leave the
