@@ -33,7 +33,7 @@ fn advice(failure: &Failure) -> Option<(&'static str, String)> {
             WayOut::Said => return None,
             WayOut::Repair => (
                 "; ",
-                "run `folio deploy --repair` to survey every object below the prefix instead (it deletes only objects that carry folio's metadata and the build does not have, and purges every key of the build)".to_string(),
+                "run `folio deploy --repair` to survey every object below the prefix instead (it deletes only objects that carry folio's own mark and the build does not have, and purges every key of the build)".to_string(),
             ),
             WayOut::NewerFolio => (
                 "; ",

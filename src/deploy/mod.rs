@@ -405,7 +405,15 @@ async fn survey(
             local.iter().map(|f| f.rel.as_str()).collect();
         let stale: Vec<String> =
             listing.keys().filter(|k| !produced.contains(k.as_str())).cloned().collect();
-        doomed = remote.folio_owned(stale).await?;
+        let (owned, unmarked) = remote.folio_owned(stale).await?;
+        doomed = owned;
+        if !unmarked.is_empty() {
+            warnings.push(format!(
+                "{} objects below the prefix that the build does not have carry an MD5 in `md5chksum` metadata but not folio's mark (another tool's, such as Hugo's or s3cmd's, or an earlier folio's): left as they are: {}",
+                unmarked.len(),
+                first_keys(&unmarked)
+            ));
+        }
         // What the lost record owed the CDN is unknown: every key of the build is purged.
         plan.cut.extend(local.iter().map(|f| f.rel.clone()));
     }
@@ -562,14 +570,30 @@ fn refuse_mass_delete(remote: &Remote<'_>, doomed: &[remote::Doomed]) -> Result<
     if doomed.len() as u64 <= max {
         return Ok(());
     }
+    let keys: Vec<String> = doomed.iter().map(|d| d.key.clone()).collect();
     Err(Failure::Refused(Refusal::new(
         format!(
-            "refusing to delete {} objects from {} (max_deletes is {max})",
+            "refusing to delete {} objects from {} ({}; max_deletes is {max})",
             doomed.len(),
             remote.store.target.display(),
+            first_keys(&keys),
         ),
         WayOut::MaxDeletes(doomed.len()),
     )))
+}
+
+/// The first few of `keys` (sorted), as a message names them.
+fn first_keys(keys: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut sorted: Vec<&String> = keys.iter().collect();
+    sorted.sort();
+    let shown: Vec<String> = sorted.iter().take(SHOWN).map(|k| format!("`{k}`")).collect();
+    let more = if keys.len() > SHOWN {
+        format!(" and {} more", keys.len() - SHOWN)
+    } else {
+        String::new()
+    };
+    format!("{}{more}", shown.join(", "))
 }
 
 /// Per file, the ETag of the object the plan keeps (`None`: it is uploaded).

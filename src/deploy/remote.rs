@@ -26,6 +26,11 @@ use crate::site::Progress;
 /// not an MD5; folio also reads it to know an object as its own.
 const MD5_METADATA: &str = "md5chksum";
 
+/// folio's own mark on every object it uploads (metadata `folio`, its value the writer):
+/// `md5chksum` alone is a convention other tools share (Hugo, s3cmd), so `--repair`
+/// deletes only what carries this.
+const MARK_METADATA: &str = "folio";
+
 /// One deploy's view of the store.
 pub struct Remote<'a> {
     pub store: &'a Store,
@@ -195,29 +200,36 @@ impl Remote<'_> {
         Ok(all)
     }
 
-    /// Of `keys`, those whose object carries folio's MD5 metadata (with bytes that still
-    /// match it, where the ETag is an MD5): folio's, for `--repair` to delete. A store that
-    /// keeps no metadata (a folder) proves nothing: none.
-    pub async fn folio_owned(&self, keys: Vec<String>) -> Result<Vec<Doomed>, Failure> {
+    /// Of `keys`, those whose object carries folio's mark and its MD5 metadata (with bytes
+    /// that still match it, where the ETag is an MD5): folio's, for `--repair` to delete;
+    /// and those with the MD5 metadata alone (another tool's, or an earlier folio's), which
+    /// are left. A store that keeps no metadata (a folder) proves nothing: none.
+    pub async fn folio_owned(
+        &self,
+        keys: Vec<String>,
+    ) -> Result<(Vec<Doomed>, Vec<String>), Failure> {
         if !self.store.keeps_headers || keys.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
         self.progress.start("confirm", keys.len() as u64);
         let found = futures::stream::iter(keys.into_iter().map(|key| async move {
-            let written = self.written_md5(&key).await;
+            let written = self.written(&key).await;
             (key, written)
         }))
         .buffer_unordered(self.opts.concurrency);
         futures::pin_mut!(found);
-        let mut owned = Vec::new();
+        let (mut owned, mut unmarked) = (Vec::new(), Vec::new());
         while let Some((key, written)) = found.next().await {
-            if written?.is_some() {
-                owned.push(Doomed { key, put: None });
+            match written? {
+                Some((_, true)) => owned.push(Doomed { key, put: None }),
+                Some((_, false)) => unmarked.push(key),
+                None => {}
             }
             self.progress.inc();
         }
         owned.sort_by(|a, b| a.key.cmp(&b.key));
-        Ok(owned)
+        unmarked.sort();
+        Ok((owned, unmarked))
     }
 
     /// The objects in every folder that holds one of `keys` (paths below the prefix), one
@@ -392,6 +404,12 @@ impl Remote<'_> {
     /// The MD5 folio wrote at `rel`, as far as the store shows it: its metadata on a store
     /// that keeps some, its bytes' on a folder; `None` when it is gone or not folio's.
     async fn written_md5(&self, rel: &str) -> Result<Option<Md5>, Failure> {
+        Ok(self.written(rel).await?.map(|(md5, _)| md5))
+    }
+
+    /// [`Remote::written_md5`], and whether the object carries folio's mark (always, on a
+    /// folder, where nothing does).
+    async fn written(&self, rel: &str) -> Result<Option<(Md5, bool)>, Failure> {
         let key = self.store.target.key(rel);
         let head = self.store.keeps_headers;
         let options = GetOptions { head, ..GetOptions::default() };
@@ -407,10 +425,11 @@ impl Remote<'_> {
             let md5 = got.attributes.get(&Attribute::Metadata(MD5_METADATA.into()));
             let md5 = md5.and_then(|m| record::etag_md5(m));
             let etag = got.meta.e_tag.as_deref().and_then(record::etag_md5);
-            return Ok(md5.filter(|m| etag.is_none_or(|e| e == *m)));
+            let marked = got.attributes.get(&Attribute::Metadata(MARK_METADATA.into())).is_some();
+            return Ok(md5.filter(|m| etag.is_none_or(|e| e == *m)).map(|m| (m, marked)));
         }
         let bytes = got.bytes().await.map_err(|e| self.failed("reading", rel, e))?;
-        Ok(Some(md5_of(&bytes)))
+        Ok(Some((md5_of(&bytes), true)))
     }
 
     /// Uploads `jobs` (indices of local files) in the order [`rank`] gives, each rank done
@@ -569,6 +588,8 @@ impl Remote<'_> {
                 attrs.insert(Attribute::ContentEncoding, ce.clone().into());
             }
             attrs.insert(Attribute::Metadata(MD5_METADATA.into()), record::md5_hex(&f.md5).into());
+            let writer = format!("folio {}", env!("CARGO_PKG_VERSION"));
+            attrs.insert(Attribute::Metadata(MARK_METADATA.into()), writer.into());
         }
         attrs
     }

@@ -370,8 +370,11 @@ def write_table(header: list, rows: list, delimiter: str, shape: str) -> str:
 
 
 def damage_table(rng: random.Random, case: Case, header: list, rows: list):
-    kinds = ["case-twin", "dup-column", "edge-number", "dup-id", "ragged", "stray-quote", "unclosed-quote", "empty"]
-    for kind in rng.sample(kinds, rng.choice([1, 1, 2])):
+    # In this order: the ones that change the shape of a row or write Raw cells last.
+    kinds = ["case-twin", "dup-column", "edge-number", "dup-id", "empty", "stray-quote", "unclosed-quote", "ragged"]
+    for kind in sorted(rng.sample(kinds, rng.choice([1, 1, 2])), key=kinds.index):
+        if not header:
+            break
         if kind == "case-twin":
             langs = [c for c in header if c.lower().startswith("name.")]
             if not langs:
@@ -381,7 +384,7 @@ def damage_table(rng: random.Random, case: Case, header: list, rows: list):
             twin = "name." + (original[5:].upper() if original[5:].islower() else original[5:].lower())
             at = rng.randint(0, len(header))
             header = header[:at] + [twin] + header[at:]
-            rows = [row[:at] + [rng.choice(["", "Twin", row[j]])] + row[at:] for row in rows]
+            rows = [row[:at] + [rng.choice(["", "Twin", row[j] if j < len(row) else ""])] + row[at:] for row in rows]
             case.damage.append(f"case-twin column {twin!r} of {original!r}")
         elif kind == "dup-column":
             j = rng.randrange(len(header))
@@ -471,8 +474,9 @@ def damage_tree(rng: random.Random, case: Case, tree: list) -> list:
                 case.damage.append(f"edge {key} {v}")
         elif kind == "dup-id" and len(tree) > 1:
             other = rng.choice([r for r in tree if r is not rec])
-            set_key(rec, "id", dict(other.pairs)["id"])
-            case.damage.append(f"duplicate id {dict(other.pairs)['id'].text}")
+            same = dict(other.pairs)["id"]
+            set_key(rec, "id", same)
+            case.damage.append(f"duplicate id {getattr(same, 'text', same)!r}")
         elif kind == "lone-surrogate":
             set_key(rec, "note", Raw(rng.choice(['"\\ud800"', '"x\\udc00y"', '"\\ud83c\\ud83c"'])))
             case.damage.append("lone surrogate escape in note")

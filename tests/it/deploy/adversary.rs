@@ -75,14 +75,37 @@ fn s3_an_unreadable_record_stops_the_deploy_and_repair_surveys_the_store() {
     let stopped = remote.deploy(&p, &[]).fails(1);
     let said = stopped.stderr();
     assert!(said.contains("cannot be read"), "{said}");
+    // What is wrong with it, whatever its last four bytes say as a size.
+    assert!(said.contains("cut short"), "{said}");
+    assert!(!said.contains("decompresses to more than"), "{said}");
     assert!(said.contains("run `folio deploy --repair`"), "{said}");
     assert!(remote.objects().keys().all(|k| first.contains_key(k) || k == "theirs/report.csv"));
-    // --repair: every object surveyed, folio's stale ones deleted, foreign ones kept,
-    // every key of the build purged.
+    // Another tool's object beside the API with the same MD5 metadata (Hugo's deploy writes
+    // `md5chksum` too): not folio's, whatever that metadata says.
+    let photo = b"not an image".to_vec();
+    let (store, prefix) = remote.client();
+    let mut attributes = object_store::Attributes::new();
+    let md5 = folio::deploy::local::md5_of(&photo);
+    attributes.insert(
+        object_store::Attribute::Metadata("md5chksum".into()),
+        folio::deploy::record::md5_hex(&md5).into(),
+    );
+    let options = object_store::PutOptions { attributes, ..Default::default() };
+    let key = object_store::path::Path::from(format!("{prefix}/images/photo.jpg"));
+    let payload = object_store::PutPayload::from(photo.clone());
+    runtime().block_on(store.put_opts(&key, payload, options)).unwrap();
+    // --repair: every object surveyed, folio's stale ones deleted (by folio's own mark),
+    // foreign ones kept and the one with MD5 metadata named, every key of the build purged.
     let (purge, arg) = purge_arg(&p, "purge.json");
-    remote.deploy(&p, &["--repair", "--purge-list", &arg]).success();
+    let run = remote.deploy(&p, &["--repair", "--purge-list", &arg]).success();
+    assert!(
+        run.stderr().contains("1 objects below the prefix that the build does not have carry an MD5 in `md5chksum` metadata but not folio's mark (another tool's, such as Hugo's or s3cmd's, or an earlier folio's): left as they are: `images/photo.jpg`"),
+        "{}",
+        run.stderr()
+    );
     let mut want = published(&p);
     want.insert("theirs/report.csv".into(), b"a,b\n".to_vec());
+    want.insert("images/photo.jpg".into(), photo);
     assert!(remote.objects() == want, "the build, and the foreign object");
     let purged = purged_objects(&purge);
     assert!(published(&p).keys().all(|k| purged.contains(k)), "every key of the build purged");

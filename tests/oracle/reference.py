@@ -1,0 +1,580 @@
+"""The oracle's reference: Python's own `csv` and `json` read a data file, and a small
+model of what docs/config.md says folio publishes turns what they read into the items
+folio must publish, or into the problems folio must name (each with the lines where a
+fair reader may name it).
+
+It shares nothing with folio's loader. Where the docs are silent about what a file
+means, the model is conservative and says so (`basis = "decision"`); see README.md here
+for the list.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+BOM = b"\xef\xbb\xbf"
+LANGUAGES = ("en", "de")
+DEFAULT = "en"
+I64 = (-(2**63), 2**63 - 1)
+U64_MAX = 2**64 - 1
+MIN_NORMAL = 2.2250738585072014e-308
+# ASCII digits only: `\d` would take other scripts' digits too.
+INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+JSON_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+PLAIN_NAME = re.compile(r"[a-z][a-z0-9_]*")
+LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
+ANY_EOL = re.compile(r"\r\n|\r|\n")  # how Python's csv (newline="") ends a line
+
+
+@dataclass
+class Num:
+    """A number folio must publish: exactly `value`, or (`nearest`) the 64-bit float
+    nearest to it, which is what a field typed `number` takes."""
+
+    value: Decimal
+    nearest: bool = False
+
+
+@dataclass
+class Loc:
+    """A localized field as read: its values by lower-case language code, or one value
+    shared by every language (a plain JSON value)."""
+
+    values: dict
+    shared: bool = False
+    value: object = None
+
+
+@dataclass
+class Problem:
+    kind: str
+    what: str
+    lo: int  # folio must name a line in lo..hi
+    hi: int
+    field: str | None = None  # and, when set, this field
+    basis: str = "docs"  # "decision": docs silent, the oracle is conservative
+
+    def __str__(self):
+        where = f"line {self.lo}" if self.lo == self.hi else f"lines {self.lo}-{self.hi}"
+        name = f" {self.field}:" if self.field else ""
+        basis = "" if self.basis == "docs" else f" [{self.basis}]"
+        return f"{where}:{name} {self.kind}: {self.what}{basis}"
+
+
+@dataclass
+class Record:
+    lo: int
+    hi: int
+    fields: list  # (key, value) in source order
+    id: int | None = None
+
+
+@dataclass
+class Reading:
+    """What the reference read from one file, under one reading of its bytes."""
+
+    how: str
+    records: list = field(default_factory=list)
+    stop: Problem | None = None  # the reader refused the file here and read no further
+    problems: list = field(default_factory=list)  # what the model refuses
+    header_problems: bool = False  # a CSV header is refused: its rows are not judged
+    may_refuse: list = field(default_factory=list)  # why folio may refuse what the model takes
+    skip_keys: set = field(default_factory=set)  # keys the model cannot say the value of
+
+    @property
+    def valid(self) -> bool:
+        return self.stop is None and not self.problems
+
+
+def read(data: bytes, ext: str, settings) -> list:
+    """Every fair reading of the file (usually one)."""
+    readings = [read_one(data, ext, settings, strip_all_boms=False)]
+    if data.startswith(BOM + BOM):
+        readings.append(read_one(data, ext, settings, strip_all_boms=True))
+    return readings
+
+
+def read_one(data: bytes, ext: str, settings, strip_all_boms: bool) -> Reading:
+    body = data[3:] if data.startswith(BOM) else data
+    how = "one BOM stripped" if body is not data else "no BOM"
+    if strip_all_boms:
+        while body.startswith(BOM):
+            body = body[3:]
+        how = "every leading BOM stripped (a second BOM is not the file's to keep)"
+    tabular = ext in ("csv", "tsv")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = body[: e.start].decode("utf-8")
+        line = (len(ANY_EOL.findall(before)) if tabular else before.count("\n")) + 1
+        stop = Problem("invalid-utf8", f"bytes {body[e.start:e.end + 2]!r} are not UTF-8", 1, line)
+        return Reading(how, stop=stop)
+    if tabular:
+        delimiter = "\t" if ext == "tsv" else settings.delimiter
+        reading = read_table(text, delimiter, settings)
+    elif ext == "json":
+        reading = read_array(text, settings)
+    else:
+        reading = read_lines(text, settings)
+    reading.how = f"{how}; {reading.how}"
+    if reading.stop is None and not reading.header_problems:
+        duplicate_ids(reading)
+    return reading
+
+
+def duplicate_ids(reading: Reading) -> None:
+    first = {}
+    for r in reading.records:
+        if r.id is None:
+            continue
+        if r.id in first:
+            f = first[r.id]
+            reading.problems.append(Problem("duplicate-id", f"id {r.id} again (first at line {f.lo})", f.lo, r.hi, "id"))
+        else:
+            first[r.id] = r
+
+
+# --- numbers (docs/config.md, "How values are read") -----------------------------------------
+
+
+def number(text: str, typed: bool, field_name: str, lo: int, hi: int):
+    """The JSON number `text` as folio must publish it: a Num, or a Problem."""
+    value = Decimal(text)
+    if INTEGER.fullmatch(text) and I64[0] <= int(text) <= U64_MAX:
+        return Num(value)  # a 64-bit integer, kept exactly
+    f = float(text)
+    if math.isinf(f):
+        return Problem("not-finite", f"{text} is past a 64-bit float", lo, hi, field_name)
+    if Decimal(repr(f)) == value:
+        return Num(value)  # a float writes it back as the same value
+    if value != 0 and abs(f) < MIN_NORMAL:
+        # Docs: "one too small for a 64-bit float, which would come out as 0 (1e-400) or
+        # with fewer digits (2.5e-324 as 5e-324)" is a problem. That a `number` field takes
+        # "the nearest 64-bit value" is said of digits; for these the oracle refuses.
+        basis = "decision" if typed else "docs"
+        return Problem("underflow", f"{text} would come out as {repr(f)}", lo, hi, field_name, basis)
+    if typed:
+        return Num(value, nearest=True)
+    return Problem("too-many-digits", f"{text} would come out as {repr(f)}", lo, hi, field_name)
+
+
+# --- CSV and TSV ------------------------------------------------------------------------------
+
+
+def read_table(text: str, delimiter: str, settings) -> Reading:
+    reading = Reading(f"csv.reader(delimiter={delimiter!r}, strict=True)")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows, before = [], 0
+    try:
+        for cells in reader:
+            if cells:  # a blank line is no record
+                rows.append((before + 1, reader.line_num, cells))
+            before = reader.line_num
+    except csv.Error as e:
+        start, end = before + 1, reader.line_num
+        if "unexpected end of data" in str(e):
+            opened = quote_opened(text, delimiter, start) or end
+            reading.stop = Problem("unclosed-quote", f"a quoted cell never closes ({e})", start, opened)
+        else:
+            reading.stop = Problem("text-after-quote", str(e), start, end)
+    if not rows:
+        return reading
+    (hlo, hhi, header), body = rows[0], rows[1:]
+    columns = table_columns(header, hlo, hhi, delimiter, reading)
+    if reading.header_problems:
+        return reading
+    for lo, hi, cells in body:
+        record = table_record(columns, cells, lo, hi, settings, reading)
+        if record:
+            reading.records.append(record)
+    return reading
+
+
+def quote_opened(text: str, delimiter: str, line: int) -> int | None:
+    """The line where the quoted cell that runs to the end of `text` opened, scanning RFC
+    4180 from the start of `line` (where csv.reader began the record it could not end)."""
+    starts = [0] + [m.end() for m in ANY_EOL.finditer(text)]
+    if line > len(starts):
+        return None
+    i, at_start, quoted, opened = starts[line - 1], True, False, None
+    while i < len(text):
+        c = text[i]
+        if quoted:
+            if c == '"':
+                if text.startswith('"', i + 1):
+                    i += 1
+                else:
+                    quoted, at_start = False, False
+        elif c == '"' and at_start:
+            quoted, opened = True, i
+        else:
+            at_start = c in (delimiter, "\r", "\n")
+        i += 1
+    if not quoted or opened is None:
+        return None
+    return len(ANY_EOL.findall(text, 0, opened)) + 1
+
+
+def table_columns(header: list, lo: int, hi: int, delimiter: str, reading: Reading) -> list:
+    """(column, field, language or None) for each column; header problems into `reading`."""
+
+    def refuse(kind, what, field_name=None, basis="docs"):
+        reading.problems.append(Problem(kind, what, lo, hi, field_name, basis))
+        reading.header_problems = True
+
+    if len(header) == 1 and any(d in header[0] for d in ",;\t|" if d != delimiter):
+        refuse("one-column-header", f"{header[0]!r} holds another delimiter than {delimiter!r}")
+    columns, seen, languages = [], set(), {}
+    for j, name in enumerate(header):
+        if name == "":
+            refuse("empty-column-name", f"column {j + 1} has no name", None, "decision")
+        elif name in seen:
+            refuse("duplicate-column", f"{name!r} appears twice", name.split(".")[0], "decision")
+        seen.add(name)
+        head, dot, rest = name.partition(".")
+        if head == "name" and dot:
+            lang = rest.lower()
+            if lang in languages:
+                refuse("case-twin", f"{name!r} is the language of {languages[lang]!r}", "name")
+            languages.setdefault(lang, name)
+            if not LANGUAGE_CODE.fullmatch(rest):
+                reading.may_refuse.append(f"column {name!r}: not a language code")
+            columns.append((name, "name", lang))
+        else:
+            if not PLAIN_NAME.fullmatch(head) or (dot and not PLAIN_NAME.fullmatch(rest)):
+                reading.may_refuse.append(f"column {name!r}: not a plain field name")
+            columns.append((name, name, None))
+    # A dotted column of a field that is not localized nests (`location.lat`); the model
+    # keeps one level and does not judge a field that is both plain and nested.
+    plain = {c for c, f, lang in columns if "." not in f and lang is None}
+    for c, f, lang in columns:
+        head, dot, rest = f.partition(".")
+        if lang is None and dot and (head in plain or head == "name" or "." in rest):
+            reading.may_refuse.append(f"column {c!r}: nests into a field that is also plain")
+            reading.skip_keys.add(head)
+    return columns
+
+
+def table_record(columns: list, cells: list, lo: int, hi: int, settings, reading: Reading):
+    if len(cells) != len(columns):
+        what = f"{len(cells)} cells, the header has {len(columns)}"
+        reading.problems.append(Problem("ragged-row", what, lo, hi, None, "decision"))
+        return None
+    record = Record(lo, hi, [])
+    values = dict()  # field -> value, in first-seen order
+
+    def problem(kind, what, field_name, basis="docs"):
+        reading.problems.append(Problem(kind, what, lo, hi, field_name, basis))
+
+    for (column, f, lang), c in zip(columns, cells):
+        value = None if c == "" else c
+        if lang is not None:
+            values.setdefault("name", Loc({})).values[lang] = value
+        elif f == "id":
+            values["id"] = value
+            if value is None:
+                problem("id-required", "empty id", "id")
+            elif not INTEGER.fullmatch(value):
+                problem("id-not-integer", f"{value!r} is not an integer", "id")
+            elif not I64[0] <= int(value) <= I64[1]:
+                problem("id-range", f"{value} is past a signed 64-bit integer", "id")
+            else:
+                record.id = int(value)
+                values["id"] = Num(Decimal(value))
+        elif f == "rating" and settings.rating_typed and value is not None:
+            values[f] = csv_number(value, settings.decimal, lo, hi, reading)
+        elif f == "tags" and settings.tags_declared and value is not None:
+            values[f] = value.split("|")
+        elif "." in f:
+            head, _, rest = f.partition(".")
+            nested = values.setdefault(head, {})
+            if isinstance(nested, dict):
+                nested[rest] = value
+        else:
+            values[f] = value
+    if "id" not in values:
+        problem("id-required", "no id column", "id")
+    if "name" in values:
+        translations(values["name"], settings, lo, hi, reading)
+    record.fields = list(values.items())
+    return record
+
+
+def csv_number(cell: str, decimal: str, lo: int, hi: int, reading: Reading):
+    text = cell
+    if decimal == ",":
+        if text.count(",") + text.count(".") > 1:
+            reading.problems.append(Problem("two-marks", f"{cell!r} holds two decimal marks", lo, hi, "rating"))
+            return None
+        text = text.replace(",", ".")
+    if not JSON_NUMBER.fullmatch(text):
+        reading.problems.append(Problem("not-a-number", f"{cell!r} is no decimal", lo, hi, "rating"))
+        return None
+    n = number(text, True, "rating", lo, hi)
+    if isinstance(n, Problem):
+        if n.kind == "not-finite":
+            n.kind = "not-a-number"
+        reading.problems.append(n)
+        return None
+    return n
+
+
+def translations(loc: Loc, settings, lo: int, hi: int, reading: Reading) -> None:
+    """With `[i18n] fallback = "error"`, each missing translation is a problem."""
+    if settings.fallback != "error":
+        return
+    for lang in LANGUAGES:
+        if not present(own(loc, lang)):
+            reading.problems.append(Problem("missing-translation", f"no {lang!r} value", lo, hi, "name"))
+
+
+def present(v) -> bool:
+    return v is not None and v != ""
+
+
+def own(loc: Loc, lang: str):
+    return loc.value if loc.shared else loc.values.get(lang)
+
+
+def resolve(loc: Loc, lang: str, fallback: str):
+    """A localized field's value on the page of `lang` (docs: [i18n] fallback)."""
+    v = own(loc, lang)
+    if present(v):
+        return v
+    if fallback == "default":
+        d = own(loc, DEFAULT)
+        return d if present(d) else None
+    return None
+
+
+# --- JSON -----------------------------------------------------------------------------------
+
+
+class Pairs(list):
+    """A JSON object as its (key, value) pairs: object_pairs_hook keeps repeated keys, and
+    the reader refuses them below, with the lines of the record that holds them."""
+
+
+@dataclass
+class Number:
+    text: str  # the token as written: Decimal(text) is its value
+
+
+@dataclass
+class Constant:
+    text: str  # NaN, Infinity, -Infinity: no JSON
+
+
+DECODER = json.JSONDecoder(
+    object_pairs_hook=Pairs, parse_float=Number, parse_int=Number, parse_constant=Constant, strict=True
+)
+WHITESPACE = " \t\n\r"
+
+
+def skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in WHITESPACE:
+        i += 1
+    return i
+
+
+def line_of(text: str, i: int) -> int:
+    return text.count("\n", 0, i) + 1
+
+
+def refusal(v):
+    """Why the reader refuses a parsed JSON value, first in document order, or None."""
+    if isinstance(v, Constant):
+        return "nan", f"{v.text} is no JSON (write null for no value)"
+    if isinstance(v, Number) and math.isinf(float(v.text)):
+        return "not-finite", f"{v.text} is past a 64-bit float"
+    if isinstance(v, str) and any("\ud800" <= c <= "\udfff" for c in v):
+        return "lone-surrogate", f"{v!r} holds half a UTF-16 pair"
+    if isinstance(v, Pairs):
+        seen = set()
+        for k, x in v:
+            why = refusal(k)
+            if why:
+                return why
+            if k in seen:
+                return "duplicate-key", f"key {k!r} twice in one object"
+            seen.add(k)
+            why = refusal(x)
+            if why:
+                return why
+    if isinstance(v, list) and not isinstance(v, Pairs):
+        for x in v:
+            why = refusal(x)
+            if why:
+                return why
+    return None
+
+
+def read_array(text: str, settings) -> Reading:
+    """A JSON file: one array of objects. Walked element by element (json's raw_decode)
+    so that each record has its lines, and a refusal the lines of where it is."""
+    reading = Reading("json array, element by element")
+    i = skip(text, 0)
+    if not text.startswith("[", i):
+        try:
+            DECODER.decode(text)
+            reading.stop = Problem("not-an-array", "the file is not a JSON array", 1, line_of(text, len(text)))
+        except json.JSONDecodeError as e:
+            reading.stop = Problem("json-syntax", e.msg, 1, line_of(text, e.pos))
+        return reading
+    last = i  # where the previous element (or the `[`) ended
+    i = skip(text, i + 1)
+    if text.startswith("]", i):
+        i += 1
+    else:
+        while True:
+            try:
+                value, end = DECODER.raw_decode(text, i)
+            except json.JSONDecodeError as e:
+                reading.stop = Problem("json-syntax", e.msg, line_of(text, last), line_of(text, e.pos))
+                return reading
+            lo, hi = line_of(text, i), line_of(text, end - 1)
+            if not json_element(value, lo, hi, settings, reading):
+                return reading
+            last = end
+            i = skip(text, end)
+            if text.startswith(",", i):
+                i = skip(text, i + 1)
+                continue
+            if text.startswith("]", i):
+                i += 1
+                break
+            what = "expected , or ] after an element"
+            reading.stop = Problem("json-syntax", what, line_of(text, last), line_of(text, i))
+            return reading
+    i = skip(text, i)
+    if i != len(text):
+        reading.stop = Problem("json-syntax", "data after the array", line_of(text, last), line_of(text, i))
+    return reading
+
+
+def read_lines(text: str, settings) -> Reading:
+    """JSON Lines: one object a line ("\\n"; a "\\r" before it is JSON whitespace); a blank
+    line is no record."""
+    reading = Reading("json lines, json.JSONDecoder a line")
+    for n, line in enumerate(text.split("\n"), start=1):
+        i = skip(line, 0)
+        if i == len(line):
+            continue
+        try:
+            value, end = DECODER.raw_decode(line, i)
+        except json.JSONDecodeError as e:
+            reading.stop = Problem("json-syntax", e.msg, n, n)
+            return reading
+        if skip(line, end) != len(line):
+            reading.stop = Problem("json-syntax", "data after the object on its line", n, n)
+            return reading
+        if not json_element(value, n, n, settings, reading):
+            return reading
+    return reading
+
+
+def json_element(value, lo: int, hi: int, settings, reading: Reading) -> bool:
+    """Reads one element into a record; False when the reader stops at it."""
+    why = refusal(value)
+    if why is None and not isinstance(value, Pairs):
+        why = "not-an-object", "an element that is not an object"
+    if why:
+        reading.stop = Problem(why[0], why[1], lo, hi)
+        return False
+    record = Record(lo, hi, [])
+
+    def problem(kind, what, field_name, basis="docs"):
+        reading.problems.append(Problem(kind, what, lo, hi, field_name, basis))
+
+    for key, v in value:
+        if key == "id":
+            if v is None:
+                problem("id-required", "id is null", "id")
+            elif not isinstance(v, Number) or not INTEGER.fullmatch(v.text):
+                problem("id-not-integer", f"{plain(v)!r} is not an integer", "id")
+            elif not I64[0] <= int(v.text) <= I64[1]:
+                problem("id-range", f"{v.text} is past a signed 64-bit integer", "id")
+            else:
+                record.id = int(v.text)
+            record.fields.append((key, Num(Decimal(v.text)) if record.id is not None else None))
+        elif key == "name":
+            record.fields.append((key, json_localized(v, lo, hi, settings, reading)))
+        elif key == "rating" and settings.rating_typed and v is not None:
+            if not isinstance(v, Number):
+                problem("not-a-number", f"{plain(v)!r} is not a JSON number", "rating")
+            record.fields.append((key, untyped(v, key, True, lo, hi, reading)))
+        elif key == "tags" and settings.tags_declared and v is not None:
+            if not isinstance(v, list) or isinstance(v, Pairs) or not all(isinstance(x, str) for x in v):
+                problem("not-a-list", f"{plain(v)!r} is not a list of strings", "tags", "decision")
+            record.fields.append((key, untyped(v, key, False, lo, hi, reading)))
+        else:
+            if not PLAIN_NAME.fullmatch(key):
+                reading.may_refuse.append(f"key {key!r}: not a plain field name")
+            record.fields.append((key, untyped(v, key, False, lo, hi, reading)))
+    if "id" not in [k for k, _ in value]:
+        problem("id-required", "no id", "id")
+    reading.records.append(record)
+    return True
+
+
+def json_localized(v, lo: int, hi: int, settings, reading: Reading) -> Loc:
+    if isinstance(v, Pairs):
+        loc, first = Loc({}), {}
+        for k, x in v:
+            lang = k.lower()
+            if lang in first:
+                what = f"keys {first[lang]!r} and {k!r} are one language"
+                reading.problems.append(Problem("case-twin", what, lo, hi, "name"))
+            first.setdefault(lang, k)
+            if not LANGUAGE_CODE.fullmatch(k):
+                reading.may_refuse.append(f"name key {k!r}: not a language code")
+            loc.values[lang] = untyped(x, "name", False, lo, hi, reading)
+    else:
+        loc = Loc({}, shared=True, value=untyped(v, "name", False, lo, hi, reading))
+    translations(loc, settings, lo, hi, reading)
+    return loc
+
+
+def untyped(v, key: str, typed: bool, lo: int, hi: int, reading: Reading):
+    """A JSON value as folio must publish it (numbers judged, objects as dicts)."""
+    if isinstance(v, Number):
+        n = number(v.text, typed, key, lo, hi)
+        if isinstance(n, Problem):
+            reading.problems.append(n)
+            return None
+        return n
+    if isinstance(v, Pairs):
+        return {k: untyped(x, key, False, lo, hi, reading) for k, x in v}
+    if isinstance(v, list):
+        return [untyped(x, key, False, lo, hi, reading) for x in v]
+    return v
+
+
+def plain(v):
+    """A parsed value for a message."""
+    if isinstance(v, Number):
+        return v.text
+    return v
+
+
+# --- the pages --------------------------------------------------------------------------------
+
+
+def items(reading: Reading, lang: str, fallback: str) -> list:
+    """The items of the page of `lang`: every record, sorted by id, its localized field
+    resolved to `lang`."""
+    out = []
+    for r in sorted(reading.records, key=lambda r: r.id):
+        item = {}
+        for k, v in r.fields:
+            if k in reading.skip_keys:
+                continue
+            item[k] = resolve(v, lang, fallback) if isinstance(v, Loc) else v
+        out.append(item)
+    return out
