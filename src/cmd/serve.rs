@@ -42,12 +42,14 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         super::messages::warn(w);
     }
     say(format_args!("http://{addr}{mount}/"))?;
+    let held = if preview.in_memory() { "in memory" } else { "on disk" };
     say(format_args!(
-        "folio: {} records: {} files written, {} unchanged (the preview is built in {}; the output folder is not touched)",
+        "folio: {} records: {} files written, {} unchanged (the preview is built in {}; {} bytes {held}; the output folder is not touched)",
         built.records,
         built.report.written,
         built.report.unchanged,
-        preview.output().display()
+        preview.output().display(),
+        built.report.bytes,
     ))?;
 
     // A test's hold here (`FOLIO_FAULT=wait-serve:1`) stands for a slow start.

@@ -3,10 +3,13 @@
 //!
 //! A preview rewrites pages on every edit and reads them on every request, so its folder
 //! is put where that is cheapest: `$TMPDIR` when the user set it (their choice wins), else
-//! `/dev/shm` when it is a tmpfs with room for the build (about [`ROOM_PER_INPUT_BYTE`]
-//! times the data's size), else the system's temporary folder. Measured at 10,000 records
-//! (README, "The preview"): on this machine's disk the first build took up to 2 s where
-//! tmpfs took 0.3 s, whatever disk the project itself is on.
+//! `/dev/shm` when it is a tmpfs with room for twice what the build will write (a rebuild
+//! stages its new pages beside the old ones) and [`ROOM_BASE`], else the system's
+//! temporary folder. What the build writes is estimated by the caller from the listing's
+//! shape (`serve::estimate`); a build that finds memory full all the same is built again
+//! on disk (`serve::Preview::start`). Measured at 10,000 records (README, "The preview"):
+//! on this machine's disk the first build took up to 2 s where tmpfs took 0.3 s, whatever
+//! disk the project itself is on.
 //!
 //! A preview killed with SIGKILL cannot remove its folder, and one in memory holds memory
 //! until it is removed. Each preview holds an advisory lock on a file in its folder for as
@@ -19,10 +22,8 @@ use std::path::{Path, PathBuf};
 /// The file a running preview keeps locked inside its folder.
 pub const ALIVE: &str = ".folio-serve.lock";
 
-/// Room the memory filesystem must have for each byte of input data (the output is
-/// several pages per item, every size and language), plus [`ROOM_BASE`].
-pub const ROOM_PER_INPUT_BYTE: u64 = 16;
-const ROOM_BASE: u64 = 64 << 20;
+/// Room the memory filesystem must keep besides twice the build.
+const ROOM_BASE: u64 = 16 << 20;
 
 const PREFIX: &str = "folio-serve-";
 
@@ -32,10 +33,28 @@ pub struct Folder {
     _alive: File,
 }
 
+/// Where a preview's folder was put.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// `$TMPDIR`: the user's choice.
+    Chosen,
+    /// A filesystem in memory.
+    Memory,
+    /// The system's temporary folder.
+    Disk,
+}
+
 impl Folder {
-    /// Makes the preview's folder under the place chosen for `input_bytes` of data.
-    pub fn new(input_bytes: u64) -> std::io::Result<Folder> {
-        Folder::under(&parent(input_bytes))
+    /// Makes the preview's folder under the place chosen for a build that writes about
+    /// `build_bytes`.
+    pub fn new(build_bytes: u64) -> std::io::Result<(Folder, Place)> {
+        let (parent, place) = parent(build_bytes);
+        Ok((Folder::under(&parent)?, place))
+    }
+
+    /// Makes the preview's folder in the system's temporary folder, on disk.
+    pub fn on_disk() -> std::io::Result<Folder> {
+        Folder::under(&std::env::temp_dir())
     }
 
     /// Makes the preview's folder under `parent`, after sweeping the folders killed
@@ -54,16 +73,22 @@ impl Folder {
 }
 
 /// `$TMPDIR` when set, else a roomy tmpfs at `/dev/shm`, else the system's temporary folder.
-fn parent(input_bytes: u64) -> PathBuf {
+fn parent(build_bytes: u64) -> (PathBuf, Place) {
     if let Some(dir) = std::env::var_os("TMPDIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
+        return (PathBuf::from(dir), Place::Chosen);
     }
-    let shm = Path::new("/dev/shm");
-    let need = input_bytes.saturating_mul(ROOM_PER_INPUT_BYTE).saturating_add(ROOM_BASE);
-    if memory_room(shm).is_some_and(|room| room >= need) {
-        return shm.to_path_buf();
+    let shm = memory();
+    let need = build_bytes.saturating_mul(2).saturating_add(ROOM_BASE);
+    if memory_room(&shm).is_some_and(|room| room >= need) {
+        return (shm, Place::Memory);
     }
-    std::env::temp_dir()
+    (std::env::temp_dir(), Place::Disk)
+}
+
+/// The filesystem in memory a preview may use: `/dev/shm` (the tests' own, small one with
+/// `FOLIO_FAULT_MEMORY`, in a build with fault injection).
+pub fn memory() -> PathBuf {
+    crate::output::fault::process().memory.clone().unwrap_or_else(|| PathBuf::from("/dev/shm"))
 }
 
 /// The bytes free at `path` when it is a tmpfs this user can write to.

@@ -308,18 +308,44 @@ pub struct Preview {
     dir: folder::Folder,
     addr: SocketAddr,
     app: Arc<App>,
+    place: folder::Place,
 }
 
 impl Preview {
-    /// Builds `project` for the preview at `addr`; the first build's report with it.
+    /// Builds `project` for the preview at `addr`; the first build's report with it. A
+    /// build in memory that runs out of room there is built again on disk, and says so.
     pub fn start(project: Project, addr: SocketAddr) -> Result<(Preview, site::Built), Failure> {
-        let dir = folder::Folder::new(input_bytes(&project.data_dir))
-            .map_err(|e| anyhow::Error::from(e).context("making the preview's private folder"))?;
-        let project = private(project, dir.path(), addr);
-        let built = site::build(&project, &())?;
+        let making = |e: std::io::Error| {
+            anyhow::Error::from(e).context("making the preview's private folder")
+        };
+        let (dir, place) = folder::Folder::new(estimate(&project)).map_err(making)?;
+        let attempt = |dir: &folder::Folder| {
+            let project = private(project.clone(), dir.path(), addr);
+            site::build(&project, &()).map(|built| (project, built))
+        };
+        let (dir, (project, built), place) = match attempt(&dir) {
+            Ok(done) => (dir, done, place),
+            Err(e) if place == folder::Place::Memory && no_room(&e) => {
+                drop(dir);
+                let disk = folder::Folder::on_disk().map_err(making)?;
+                let mut done = attempt(&disk)?;
+                done.1.warnings.push(format!(
+                    "{} had no room for this preview: it is built on disk instead ({})",
+                    folder::memory().display(),
+                    disk.path().display()
+                ));
+                (disk, done, folder::Place::Disk)
+            }
+            Err(e) => return Err(e),
+        };
         let routes = Map::new(&project, built.records);
         let app = Arc::new(App::new(project.output_dir, routes));
-        Ok((Preview { dir, addr, app }, built))
+        Ok((Preview { dir, addr, app, place }, built))
+    }
+
+    /// Whether the preview's folder is in memory.
+    pub fn in_memory(&self) -> bool {
+        self.place == folder::Place::Memory
     }
 
     /// The folder the preview is built in and served from.
@@ -345,11 +371,28 @@ impl Preview {
     }
 }
 
-/// The bytes of the data files under `data_dir` (0 when it cannot be read: the build
-/// says why).
-fn input_bytes(data_dir: &Path) -> u64 {
-    let files = crate::load::walk(data_dir).unwrap_or_default();
-    files.iter().filter_map(|f| fs::metadata(f).ok()).map(|m| m.len()).sum()
+/// About how many bytes a build of `project` writes, from its data and the listing's
+/// shape: every record's item on a page of every size, in every language and the
+/// unprefixed default, and again in each precompressed sibling (counted whole: an upper
+/// bound); its data files' bytes stand for the items'. A template that adds much to each
+/// page can write more: [`Preview::start`] then builds on disk.
+pub fn estimate(project: &Project) -> u64 {
+    let files = crate::load::walk(&project.data_dir).unwrap_or_default();
+    let data: u64 = files.iter().filter_map(|f| fs::metadata(f).ok()).map(|m| m.len()).sum();
+    let copies = (project.languages.len() as u64 + 1)
+        * project.page_sizes.len() as u64
+        * (1 + project.precompress.len() as u64);
+    data.saturating_mul(copies)
+}
+
+/// Did `failure` come from a filesystem without room?
+fn no_room(failure: &Failure) -> bool {
+    let Failure::Other(e) = failure else { return false };
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::StorageFull)
+    })
 }
 
 /// `project` as the preview builds it: into `dir`, with links at `addr`.

@@ -353,8 +353,8 @@ fn without_tmpdir_the_preview_is_built_in_memory_when_there_is_room() {
     let p = fixture("");
     let served = serve_with_tmpdir(p.dir.path(), None);
     let parent = preview_folder(&served.output).parent().unwrap().to_path_buf();
-    // /dev/shm is chosen when it is a tmpfs with room (64 MiB and more for this small
-    // project), else the system's temporary folder.
+    // /dev/shm is chosen when it is a tmpfs with room (twice what this small project's
+    // build writes and 16 MiB), else the system's temporary folder.
     let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
     let shm_is_tmpfs = mounts
         .lines()
@@ -368,6 +368,50 @@ fn without_tmpdir_the_preview_is_built_in_memory_when_there_is_room() {
     } else {
         assert_eq!(parent, std::env::temp_dir(), "without a roomy tmpfs, the temporary folder");
     }
+    stop(served.server);
+}
+
+#[test]
+fn a_preview_that_finds_memory_full_is_built_on_disk_and_says_so() {
+    // A tmpfs of its own, 24 MiB: roomy for what the data and the listing's shape say the
+    // build writes (about 1 MB here), but not for the pages a long template makes.
+    let small = tempfile::tempdir().unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=24m", "folio-test"])
+        .arg(small.path())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !crate::harness::missing_is_ok(mounted, "mounting a tmpfs (root, and mount)") {
+        return;
+    }
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _unmount = Unmount(small.path());
+    let p = Project::sample();
+    let config = p
+        .read("folio.toml")
+        .replace("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"template:long\"");
+    p.write("folio.toml", config);
+    let pad = "x".repeat(400_000);
+    p.write("templates/long.json.j2", format!("{{\"pad\":\"{pad}\",\"items\":{{{{ items }}}}}}"));
+    let memory = small.path().to_string_lossy().into_owned();
+    let served = serve_with(p.dir.path(), None, &[("FOLIO_FAULT_MEMORY".into(), memory)]);
+    let parent = preview_folder(&served.output).parent().unwrap().to_path_buf();
+    assert_eq!(parent, std::env::temp_dir(), "built again on disk");
+    let page = request(served.port, "GET", "/api/attractions?page=2&per_page=20", &[]);
+    assert_eq!(page.status, 200);
+    assert_eq!(std::fs::read_dir(small.path()).unwrap().count(), 0, "nothing left in memory");
+    stop(served.server);
+    // A build that fits stays in memory, and says how much it holds there.
+    let p = fixture("");
+    let memory = small.path().to_string_lossy().into_owned();
+    let served = serve_with(p.dir.path(), None, &[("FOLIO_FAULT_MEMORY".into(), memory)]);
+    assert!(served.output.starts_with(small.path()), "{}", served.output.display());
     stop(served.server);
 }
 

@@ -73,6 +73,7 @@ class Outcome:
     seed: int
     case: generate.Case
     readings: list
+    failures: list  # judge's verdict under each reading
     run: Run
     failure: Failure | None
 
@@ -112,7 +113,7 @@ def check_seed(seed: int, folio: str, keep: Path | None) -> Outcome:
     readings = reference.read(case.data, "jsonl" if ext == "ndjson" else ext, case.settings)
     failures = [judge(r, case, run) for r in readings]
     failure = None if any(f is None for f in failures) else failures[0]
-    return Outcome(seed, case, readings, run, failure)
+    return Outcome(seed, case, readings, failures, run, failure)
 
 
 # --- the invariant -------------------------------------------------------------------------
@@ -157,7 +158,7 @@ def found(p: reference.Problem, problems: list, with_field: bool) -> bool:
 def judge(reading: reference.Reading, case: generate.Case, run: Run) -> Failure | None:
     problems = named(run.stderr, case.file)
     if not reading.valid:
-        first = reading.stop or reading.problems[0]
+        first = reading.all_problems()[0]
         if run.code != 1:
             verb = "published" if run.code == 0 else f"exit {run.code} on"
             return Failure(f"{verb} a file the reference refuses ({first.kind})", str(first))
@@ -165,14 +166,18 @@ def judge(reading: reference.Reading, case: generate.Case, run: Run) -> Failure 
             return Failure("wrote pages for a refused file", str(first))
         if not problems:
             return Failure(f"refused without naming {case.file} ({first.kind})", str(first))
-        if reading.stop:
-            # The reader stopped here: folio may name that, or a problem in a record read
-            # before it, and need not go on.
-            if not any(found(p, problems, False) for p in [reading.stop] + reading.problems):
-                return Failure(f"named no line where the reader stopped ({first.kind})", str(reading.stop))
+        for p in reading.header:
+            if not found(p, problems, True):
+                return Failure(f"did not name a problem ({p.kind})", str(p))
+        if reading.stop or reading.refusals:
+            # A reader may stop at the first of these: folio names one of the problems
+            # the reference found, not necessarily the first.
+            if not any(found(p, problems, False) for p in reading.all_problems()):
+                where = reading.stop or reading.refusals[0]
+                return Failure(f"named no line where the reference found a problem ({where.kind})", str(where))
             return None
         for p in reading.problems:
-            if not found(p, problems, True):
+            if p.required and not found(p, problems, True):
                 return Failure(f"did not name a problem ({p.kind})", str(p))
         return None
     if run.code == 1 and reading.may_refuse and problems:
@@ -271,14 +276,18 @@ def report(o: Outcome, folio: str) -> str:
         f"  damage: {'; '.join(c.damage) or 'none'}",
         f"  bytes ({len(c.data)}): {show_bytes(c.data)}",
     ]
-    for r in o.readings:
+    for r, f in zip(o.readings, o.failures):
         lines.append(f"  reference ({r.how}):")
+        if len(o.readings) > 1:
+            lines.append(f"    under this reading: {f.kind}: {f.detail}")
         if r.stop:
             lines.append(f"    stopped: {r.stop}")
-        for p in r.problems[:8]:
-            lines.append(f"    problem: {p}")
-        if len(r.problems) > 8:
-            lines.append(f"    ... {len(r.problems) - 8} more problems")
+        listed = [("header", p) for p in r.header] + [("refused", p) for p in r.refusals]
+        listed += [("problem", p) for p in r.problems]
+        for label, p in listed[:8]:
+            lines.append(f"    {label}: {p}")
+        if len(listed) > 8:
+            lines.append(f"    ... {len(listed) - 8} more problems")
         if r.valid:
             lines.append(f"    valid: {len(r.records)} records")
         for rec in r.records[:4]:

@@ -59,12 +59,14 @@ class Problem:
     hi: int
     field: str | None = None  # and, when set, this field
     basis: str = "docs"  # "decision": docs silent, the oracle is conservative
+    required: bool = True  # False: a fair reader may leave it unsaid (its record has no id)
 
     def __str__(self):
         where = f"line {self.lo}" if self.lo == self.hi else f"lines {self.lo}-{self.hi}"
         name = f" {self.field}:" if self.field else ""
         basis = "" if self.basis == "docs" else f" [{self.basis}]"
-        return f"{where}:{name} {self.kind}: {self.what}{basis}"
+        optional = "" if self.required else " (optional)"
+        return f"{where}:{name} {self.kind}: {self.what}{basis}{optional}"
 
 
 @dataclass
@@ -81,15 +83,25 @@ class Reading:
 
     how: str
     records: list = field(default_factory=list)
-    stop: Problem | None = None  # the reader refused the file here and read no further
-    problems: list = field(default_factory=list)  # what the model refuses
-    header_problems: bool = False  # a CSV header is refused: its rows are not judged
+    # The reader refused the file here (a syntax error, bytes that are no UTF-8) and read
+    # no further.
+    stop: Problem | None = None
+    # What the reader refuses and reads past (NaN, a repeated key, a ragged row): a reader
+    # may stop at any of these, so folio must name one of the problems found.
+    refusals: list = field(default_factory=list)
+    # What is wrong with a CSV header: always named (its rows are not judged).
+    header: list = field(default_factory=list)
+    # What the model refuses in records read: each named, with its field.
+    problems: list = field(default_factory=list)
     may_refuse: list = field(default_factory=list)  # why folio may refuse what the model takes
     skip_keys: set = field(default_factory=set)  # keys the model cannot say the value of
 
     @property
     def valid(self) -> bool:
-        return self.stop is None and not self.problems
+        return self.stop is None and not (self.refusals or self.header or self.problems)
+
+    def all_problems(self) -> list:
+        return ([self.stop] if self.stop else []) + self.header + self.refusals + self.problems
 
 
 def read(data: bytes, ext: str, settings) -> list:
@@ -109,12 +121,11 @@ def read_one(data: bytes, ext: str, settings, strip_all_boms: bool) -> Reading:
         how = "every leading BOM stripped (a second BOM is not the file's to keep)"
     tabular = ext in ("csv", "tsv")
     try:
-        text = body.decode("utf-8")
+        text, bad = body.decode("utf-8"), None
     except UnicodeDecodeError as e:
-        before = body[: e.start].decode("utf-8")
-        line = (len(ANY_EOL.findall(before)) if tabular else before.count("\n")) + 1
-        stop = Problem("invalid-utf8", f"bytes {body[e.start:e.end + 2]!r} are not UTF-8", 1, line)
-        return Reading(how, stop=stop)
+        # Refused; the rest is read with the bad bytes kept as lone surrogates, so that
+        # the problems around them are known too (a reader may name those first).
+        text, bad = body.decode("utf-8", "surrogateescape"), e
     if tabular:
         delimiter = "\t" if ext == "tsv" else settings.delimiter
         reading = read_table(text, delimiter, settings)
@@ -123,7 +134,15 @@ def read_one(data: bytes, ext: str, settings, strip_all_boms: bool) -> Reading:
     else:
         reading = read_lines(text, settings)
     reading.how = f"{how}; {reading.how}"
-    if reading.stop is None and not reading.header_problems:
+    if bad:
+        before = body[: bad.start].decode("utf-8")
+        line = (len(ANY_EOL.findall(before)) if tabular else before.count("\n")) + 1
+        spans = [(r.lo, r.hi) for r in reading.records] + [(p.lo, p.hi) for p in reading.all_problems()]
+        lo = min([a for a, b in spans if a <= line <= b] + [line])
+        what = f"bytes {body[bad.start:bad.end + 2]!r} are not UTF-8"
+        reading.refusals.insert(0, Problem("invalid-utf8", what, lo, line))
+        reading.how += " (bytes that are no UTF-8 kept as surrogates)"
+    if not reading.header:
         duplicate_ids(reading)
     return reading
 
@@ -187,7 +206,7 @@ def read_table(text: str, delimiter: str, settings) -> Reading:
         return reading
     (hlo, hhi, header), body = rows[0], rows[1:]
     columns = table_columns(header, hlo, hhi, delimiter, reading)
-    if reading.header_problems:
+    if reading.header:
         return reading
     for lo, hi, cells in body:
         record = table_record(columns, cells, lo, hi, settings, reading)
@@ -225,8 +244,8 @@ def table_columns(header: list, lo: int, hi: int, delimiter: str, reading: Readi
     """(column, field, language or None) for each column; header problems into `reading`."""
 
     def refuse(kind, what, field_name=None, basis="docs"):
-        reading.problems.append(Problem(kind, what, lo, hi, field_name, basis))
-        reading.header_problems = True
+        # From line 1: a reader may count blank lines before the header as its own.
+        reading.header.append(Problem(kind, what, 1, hi, field_name, basis))
 
     if len(header) == 1 and any(d in header[0] for d in ",;\t|" if d != delimiter):
         refuse("one-column-header", f"{header[0]!r} holds another delimiter than {delimiter!r}")
@@ -264,10 +283,11 @@ def table_columns(header: list, lo: int, hi: int, delimiter: str, reading: Readi
 def table_record(columns: list, cells: list, lo: int, hi: int, settings, reading: Reading):
     if len(cells) != len(columns):
         what = f"{len(cells)} cells, the header has {len(columns)}"
-        reading.problems.append(Problem("ragged-row", what, lo, hi, None, "decision"))
+        reading.refusals.append(Problem("ragged-row", what, lo, hi, None, "decision"))
         return None
     record = Record(lo, hi, [])
     values = dict()  # field -> value, in first-seen order
+    first = len(reading.problems)
 
     def problem(kind, what, field_name, basis="docs"):
         reading.problems.append(Problem(kind, what, lo, hi, field_name, basis))
@@ -303,7 +323,16 @@ def table_record(columns: list, cells: list, lo: int, hi: int, settings, reading
     if "name" in values:
         translations(values["name"], settings, lo, hi, reading)
     record.fields = list(values.items())
+    without_id(record, reading.problems[first:])
     return record
+
+
+def without_id(record: Record, problems: list) -> None:
+    """A record without a valid id cannot be told apart: its id problem is the one folio
+    must name, the others it may leave for after the id is fixed."""
+    if record.id is None:
+        for p in problems:
+            p.required = p.field == "id"
 
 
 def csv_number(cell: str, decimal: str, lo: int, hi: int, reading: Reading):
@@ -439,8 +468,7 @@ def read_array(text: str, settings) -> Reading:
                 reading.stop = Problem("json-syntax", e.msg, line_of(text, last), line_of(text, e.pos))
                 return reading
             lo, hi = line_of(text, i), line_of(text, end - 1)
-            if not json_element(value, lo, hi, settings, reading):
-                return reading
+            json_element(value, lo, hi, settings, reading)
             last = end
             i = skip(text, end)
             if text.startswith(",", i):
@@ -474,20 +502,20 @@ def read_lines(text: str, settings) -> Reading:
         if skip(line, end) != len(line):
             reading.stop = Problem("json-syntax", "data after the object on its line", n, n)
             return reading
-        if not json_element(value, n, n, settings, reading):
-            return reading
+        json_element(value, n, n, settings, reading)
     return reading
 
 
-def json_element(value, lo: int, hi: int, settings, reading: Reading) -> bool:
-    """Reads one element into a record; False when the reader stops at it."""
+def json_element(value, lo: int, hi: int, settings, reading: Reading) -> None:
+    """Reads one element into a record, or into a refusal."""
     why = refusal(value)
     if why is None and not isinstance(value, Pairs):
         why = "not-an-object", "an element that is not an object"
     if why:
-        reading.stop = Problem(why[0], why[1], lo, hi)
-        return False
+        reading.refusals.append(Problem(why[0], why[1], lo, hi))
+        return
     record = Record(lo, hi, [])
+    first = len(reading.problems)
 
     def problem(kind, what, field_name, basis="docs"):
         reading.problems.append(Problem(kind, what, lo, hi, field_name, basis))
@@ -519,8 +547,8 @@ def json_element(value, lo: int, hi: int, settings, reading: Reading) -> bool:
             record.fields.append((key, untyped(v, key, False, lo, hi, reading)))
     if "id" not in [k for k, _ in value]:
         problem("id-required", "no id", "id")
+    without_id(record, reading.problems[first:])
     reading.records.append(record)
-    return True
 
 
 def json_localized(v, lo: int, hi: int, settings, reading: Reading) -> Loc:
