@@ -18,8 +18,14 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let config = args.config.path.clone();
     let project = super::discover(config.as_deref(), &Overrides::default())?;
     let reload = move || super::discover(config.as_deref(), &Overrides::default());
-    let listener = std::net::TcpListener::bind((args.bind, args.port))
-        .map_err(|e| Failure::Usage(format!("cannot bind {}:{}: {e}", args.bind, args.port)))?;
+    let listener = std::net::TcpListener::bind((args.bind, args.port)).map_err(|e| {
+        let busy = if e.kind() == std::io::ErrorKind::AddrInUse {
+            "; another program listens there: pass another --port, or --port 0 for any free one"
+        } else {
+            ""
+        };
+        Failure::Usage(format!("cannot bind {}:{}: {e}{busy}", args.bind, args.port))
+    })?;
     let addr: SocketAddr = listener.local_addr().map_err(anyhow::Error::from)?;
     let watched = Watched::of(&project);
     let mount = project.base.path.clone();

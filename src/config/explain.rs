@@ -58,11 +58,32 @@ pub(super) fn explain(message: &str, text: &str, line: Option<usize>) -> String 
         Some(name) => format!("in [{name}]"),
         None => "at the top level".to_string(),
     };
+    // Other schemas' names for a type (`float`, `int`, `bool`) are the one folio means.
+    let other_name =
+        (what == "value").then(|| synonym(word)).flatten().filter(|meant| valid.contains(meant));
     let hint = match crate::diag::did_you_mean(word, valid.iter().copied()) {
+        _ if other_name.is_some() => {
+            format!("; did you mean `{}`?", other_name.expect("checked"))
+        }
         hint if !hint.is_empty() || valid.is_empty() => hint,
         _ => format!("; expected one of: {}", valid.join(", ")),
     };
     format!("unknown {what} `{word}` {table}{hint}")
+}
+
+/// folio's name for a type other schemas (SQL, JSON Schema, pandas, programming languages)
+/// call `word`.
+fn synonym(word: &str) -> Option<&'static str> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "float" | "double" | "decimal" | "real" | "numeric" | "float64" | "f64" => "number",
+        "int" | "long" | "int64" | "i64" | "bigint" => "integer",
+        "bool" => "boolean",
+        "str" | "text" | "varchar" => "string",
+        "array" => "list",
+        "object" | "map" => "json",
+        "timestamp" | "date-time" | "date_time" => "datetime",
+        _ => return None,
+    })
 }
 
 /// The name of the table a header line opens (`[listing]`, `[fields.name]`), if it is one.
@@ -79,6 +100,8 @@ fn explain_type(message: &str, text: &str, line: Option<usize>) -> Option<String
         .or_else(|| message.strip_prefix("invalid value: "))?;
     let (found, expected) = rest.rsplit_once(", expected ")?;
     let want = match expected.trim() {
+        // Page sizes are the only such list: their own range says it better.
+        "u64" if key_is(text, line, "page_sizes") => "a whole number from 1 to 100,000",
         "u64" | "u32" | "u16" | "u8" | "usize" => "a whole number, 0 or more",
         "i64" | "i32" | "isize" => "an integer",
         "f64" | "f32" => "a number",
@@ -115,6 +138,13 @@ fn explain_type(message: &str, text: &str, line: Option<usize>) -> Option<String
         None => "at the top level".to_string(),
     };
     Some(format!("`{key}` {table} must be {want}, not {found}"))
+}
+
+/// Whether the key written on line `line` (1-based), or last above it, is `key`.
+fn key_is(text: &str, line: Option<usize>, key: &str) -> bool {
+    let Some(l) = line else { return false };
+    let above: Vec<&str> = text.lines().take(l).collect();
+    above.iter().rev().find_map(|line| line.split_once('=').map(|(k, _)| k.trim())) == Some(key)
 }
 
 /// The `[table]` whose keys line `line` (1-based) belongs to: the last header above it.

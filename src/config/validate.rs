@@ -107,14 +107,23 @@ fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
         .position(|x| *x == l.default_language)
         .or_else(|| l.languages.iter().position(same))
         .unwrap_or_else(|| {
-            err(format!(
-                "listing.default_language `{}` is not one of listing.languages ({}){}",
-                l.default_language,
-                l.languages.join(", "),
+            // A language of its own (`es` beside `en`, `de`) is one to add, not a typo of
+            // the nearest listed one.
+            let fix = if super::is_known_language(&l.default_language) {
+                format!(
+                    "; add `{}` to listing.languages to publish it, or set default_language to one of them",
+                    l.default_language
+                )
+            } else {
                 crate::diag::did_you_mean(
                     &l.default_language,
-                    l.languages.iter().map(String::as_str)
+                    l.languages.iter().map(String::as_str),
                 )
+            };
+            err(format!(
+                "listing.default_language `{}` is not one of listing.languages ({}){fix}",
+                l.default_language,
+                l.languages.join(", "),
             ));
             0
         });

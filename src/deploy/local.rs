@@ -71,16 +71,28 @@ pub struct Scanned {
 pub struct Roles<'m> {
     map: &'m Map,
     siblings: bool,
+    /// Whether the platforms' configuration files are published (to a folder, which
+    /// mirrors `output/`; never to an object store, which would only serve them).
+    platform_config: bool,
 }
 
 impl<'m> Roles<'m> {
     pub fn new(map: &'m Map, siblings: bool) -> Self {
-        Roles { map, siblings }
+        Roles { map, siblings, platform_config: true }
+    }
+
+    /// These roles, leaving out the platforms' configuration files
+    /// ([`crate::hosts::PLATFORM_CONFIG`]).
+    pub fn without_platform_config(self) -> Self {
+        Roles { platform_config: false, ..self }
     }
 
     /// The headers of `rel` on the store, or `None` when it is not published (a sibling
     /// without `siblings = true`).
     pub fn headers(&self, rel: &str) -> Option<(Headers, Phase)> {
+        if !self.platform_config && crate::hosts::PLATFORM_CONFIG.contains(&rel) {
+            return None;
+        }
         let cache = Some(self.map.cache_control.clone());
         let typed = |cache_control| Headers {
             content_type: crate::routes::content_type(rel).to_string(),

@@ -223,7 +223,11 @@ async fn publish(
     // The map of the build being deployed, made once: which file is a page, its headers,
     // its public URLs.
     let map = Map::new(project, manifest.stamp.records);
-    let (scanned, warnings) = local::scan(out, &Roles::new(&map, opts.siblings), manifest)?;
+    let mut roles = Roles::new(&map, opts.siblings);
+    if store.keeps_headers {
+        roles = roles.without_platform_config();
+    }
+    let (scanned, warnings) = local::scan(out, &roles, manifest)?;
     let purged = |objects: BTreeSet<String>| PurgeList::new(&map, objects.into_iter().collect());
     let mut remote = Remote {
         store,

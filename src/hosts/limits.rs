@@ -58,7 +58,12 @@ pub const PAGES_FILES_FREE: u64 = 20_000;
 pub const PAGES_FILES_PAID: u64 = 100_000;
 
 /// Cloudflare Pages' own files: read as configuration, not served as assets.
-const PAGES_CONFIG: [&str; 4] = ["_worker.js", "_routes.json", "_headers", "_redirects"];
+const PAGES_CONFIG: [&str; 4] = [
+    super::PLATFORM_CONFIG[0],
+    super::PLATFORM_CONFIG[1],
+    super::PLATFORM_CONFIG[2],
+    super::PLATFORM_CONFIG[3],
+];
 
 /// Every limit folio checks for `target` (on `cloudflare`'s plan, from Pages or R2), in
 /// the order they are checked.

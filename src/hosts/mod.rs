@@ -21,6 +21,12 @@ pub mod vercel;
 
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 
+/// The files at `output/`'s root that a platform reads as its configuration (Cloudflare
+/// Pages' `_worker.js`, `_routes.json`, `_headers` and Netlify's `_redirects`, Vercel's
+/// `vercel.json`), never served: an object store given them would only serve them.
+pub const PLATFORM_CONFIG: [&str; 5] =
+    ["_worker.js", "_routes.json", "_headers", "_redirects", "vercel.json"];
+
 use crate::config::HostTarget;
 use crate::routes::{ErrorCode, Map};
 

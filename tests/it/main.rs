@@ -14,5 +14,6 @@ mod release;
 mod safety;
 mod serve;
 mod shapes;
+mod slips;
 mod start;
 mod table;

@@ -130,3 +130,26 @@ fn a_comment_or_a_deploy_setting_needs_no_rebuild() {
         run.stderr()
     );
 }
+
+/// A platform's configuration files (Cloudflare Pages', Netlify's, Vercel's) in `output/`
+/// are for that platform: an object store would only serve them, so they are neither sent
+/// nor purged there; a folder, which mirrors `output/`, gets them.
+fn platform_configuration_goes_to_folders_only(remote: &Remote) {
+    let p = Project::sample();
+    set_config(&p, "targets = [\"nginx\", \"lighttpd\"]", "targets = [\"cloudflare\", \"vercel\"]");
+    p.folio(&["build"]).success();
+    let platform = folio::hosts::PLATFORM_CONFIG;
+    let written: Vec<&str> =
+        platform.iter().copied().filter(|f| p.path("output").join(f).is_file()).collect();
+    assert!(written.len() >= 3, "the build writes them: {written:?}");
+    let (purge, arg) = purge_arg(&p, "purge.json");
+    remote.deploy(&p, &["--purge-list", &arg]).success();
+    let objects = remote.objects();
+    let purged = purged_objects(&purge);
+    for file in written {
+        assert_eq!(objects.contains_key(file), remote.store() == "folder", "{file}");
+        let sent = remote.store() == "folder";
+        assert_eq!(purged.iter().any(|k| k.ends_with(file)), sent, "{file}: {purged:?}");
+    }
+}
+on_every_store!(platform_configuration_goes_to_folders_only, prefix = "site");
