@@ -306,11 +306,15 @@ fn within_limits(
         first.rsplit_once('/').map_or("", |(dir, _)| dir).to_string()
     });
     let in_folder = smallest.pages as u64 * (1 + siblings);
+    let variants = map.variants().len() as u64;
+    let per_size: Vec<(u64, u64)> =
+        map.sizes.iter().map(|s| (s.size, variants * s.pages as u64 * (1 + siblings))).collect();
     let (mut over, mut near) = (Vec::new(), Vec::new());
     for (target, host) in hosts {
         let cloudflare = project.hosting.cloudflare;
         let fullest = (folder.clone(), in_folder);
-        let shipment = Shipment { files, fullest, host, siblings: siblings > 0 };
+        let per_size = per_size.clone();
+        let shipment = Shipment { files, fullest, host, siblings: siblings > 0, per_size };
         for Finding { over: passed, message, .. } in limits::check(*target, cloudflare, &shipment) {
             if passed { over.push(message) } else { near.push(message) }
         }

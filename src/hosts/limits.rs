@@ -34,6 +34,9 @@ pub struct Shipment<'a> {
     pub host: &'a [HostFile],
     /// Whether pages bring `.gz`/`.br` siblings (`[output] precompress`).
     pub siblings: bool,
+    /// The files each page size makes (every language, siblings included): what leaving
+    /// one out saves.
+    pub per_size: Vec<(u64, u64)>,
 }
 
 /// A limit passed (`over`) or within 10 % of it.
@@ -218,13 +221,32 @@ pub fn check(
             limit.source
         );
         let message = if over && limit.hard {
-            format!("{head}; {}", ways_out(target, plan, limit.what, shipment.siblings))
+            let ways = ways_out(target, plan, limit.what, shipment.siblings);
+            let costs = if limit.what.starts_with("files") {
+                size_costs(&shipment.per_size)
+            } else {
+                String::new()
+            };
+            format!("{head}; {ways}{costs}")
         } else {
             head
         };
         findings.push(Finding { target, over: over && limit.hard, message });
     }
     findings
+}
+
+/// `; the files each page size makes: 5: 15,000, 10: 7,500` (the costliest first): what
+/// leaving one out of `[listing] page_sizes` saves.
+fn size_costs(per_size: &[(u64, u64)]) -> String {
+    if per_size.is_empty() {
+        return String::new();
+    }
+    let mut sizes = per_size.to_vec();
+    sizes.sort_by_key(|&(size, files)| (std::cmp::Reverse(files), size));
+    let each: Vec<String> =
+        sizes.iter().map(|&(size, files)| format!("{size}: {}", thousands(files))).collect();
+    format!("; the files each page size makes: {}", each.join(", "))
 }
 
 /// What a user can do about a passed limit (`siblings`: the build makes precompressed
@@ -296,7 +318,14 @@ mod tests {
     }
 
     fn shipment(files: u64, host: &[HostFile]) -> Shipment<'_> {
-        Shipment { files, fullest: ("api/attractions/10".into(), files / 4), host, siblings: true }
+        let per_size = vec![(10, files / 2), (50, files / 10)];
+        Shipment {
+            files,
+            fullest: ("api/attractions/10".into(), files / 4),
+            host,
+            siblings: true,
+            per_size,
+        }
     }
 
     fn worker() -> Vec<HostFile> {
