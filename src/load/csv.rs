@@ -322,6 +322,20 @@ fn stream_in_chunks(
     }
 }
 
+/// A csv reader of `bytes` (a file's header, or a chunk of its rows), and how many bytes
+/// its positions are ahead of `bytes`'. The csv crate drops a BOM at the start of what it
+/// reads, taking it for the file's: a chunk that starts with one (a BOM mid-file, which
+/// belongs to its cell) is read after a blank line, which it skips, so the BOM stays.
+fn csv_reader(bytes: &[u8], delimiter: u8) -> (csv::Reader<io::Chain<&[u8], &[u8]>>, u64) {
+    let before: &[u8] = if bytes.starts_with(b"\xEF\xBB\xBF") { b"\n" } else { b"" };
+    let reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(before.chain(bytes));
+    (reader, before.len() as u64)
+}
+
 const UNCLOSED: &str = "a quoted cell opens here and is never closed, so every line after it would be read into this one cell: close it with `\"`, and write a quote inside a quoted cell as `\"\"`";
 
 const AFTER_CLOSE: &str = "text follows the closing quote of a quoted cell (like `\"ab\"c`): write a quote inside a quoted cell as `\"\"`, or quote the whole cell";
@@ -334,11 +348,7 @@ fn read_header(
     delimiter: u8,
     eof: bool,
 ) -> Result<Option<(Vec<String>, usize)>, Box<Problem>> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(delimiter)
-        .from_reader(bytes);
+    let (mut reader, shift) = csv_reader(bytes, delimiter);
     let mut record = csv::ByteRecord::new();
     match reader.read_byte_record(&mut record) {
         Ok(false) => return Ok(None),
@@ -347,17 +357,26 @@ fn read_header(
         }
         Ok(true) => {}
     }
-    let end = usize::try_from(reader.position().byte()).unwrap_or(bytes.len());
+    let end =
+        usize::try_from(reader.position().byte().saturating_sub(shift)).unwrap_or(bytes.len());
     if end >= bytes.len() && !eof {
         return Ok(None); // its last cell may go on in the next bytes
     }
-    if end >= bytes.len()
-        && let Some(quotes::Break::Unclosed { line, cell, .. }) =
-            quotes::breaks(bytes, delimiter).pop()
+    // A quote in the header that is never closed (the header would take the file), or
+    // text after a closing quote: the header is no header.
+    if record.iter().any(|cell| cell.contains(&b'\n') || cell.contains(&b'\r'))
+        || bytes[..end.min(bytes.len())].contains(&b'"')
     {
-        let problem =
-            Problem::unplaced(Some(line), UNCLOSED).with_field(format!("column {}", cell + 1));
-        return Err(Box::new(problem));
+        let quoting = quotes::breaks(&bytes[..end.min(bytes.len())], delimiter);
+        if let Some(found) = quoting.first() {
+            let (line, cell, message) = match *found {
+                quotes::Break::Unclosed { line, cell, .. } => (line, cell, UNCLOSED),
+                quotes::Break::AfterClose { line, cell } => (line, cell, AFTER_CLOSE),
+            };
+            let problem =
+                Problem::unplaced(Some(line), message).with_field(format!("column {}", cell + 1));
+            return Err(Box::new(problem));
+        }
     }
     let header = record.iter().map(|c| std::str::from_utf8(c).map(str::to_string)).collect();
     match header {
@@ -540,11 +559,7 @@ impl Table<'_> {
         let mut rows = Vec::new();
         let mut issues = Vec::new();
         let lines = Lines::new(bytes);
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .delimiter(self.delimiter)
-            .from_reader(bytes);
+        let (mut reader, shift) = csv_reader(bytes, self.delimiter);
         // One record and its converted cells, the buffers reused from row to row.
         let mut rec = csv::ByteRecord::new();
         let mut cells: Vec<Value> = Vec::with_capacity(columns.len());
@@ -553,12 +568,16 @@ impl Table<'_> {
                 Ok(true) => {}
                 Ok(false) => break,
                 Err(e) => {
-                    let line = e.position().map(|p| lines.of_record(bytes, p.byte()));
+                    let line = e
+                        .position()
+                        .map(|p| lines.of_record(bytes, p.byte().saturating_sub(shift)));
                     issues.push(Problem::unplaced(line, format!("malformed CSV: {e}")));
                     continue;
                 }
             }
-            let line = rec.position().map_or(0, |p| lines.of_record(bytes, p.byte()));
+            let line = rec
+                .position()
+                .map_or(0, |p| lines.of_record(bytes, p.byte().saturating_sub(shift)));
             if rec.len() != header.len() {
                 let spans = rec.iter().any(|c| c.contains(&b'\n'));
                 let hint = if spans { " (an unterminated quoted field?)" } else { "" };
@@ -576,7 +595,12 @@ impl Table<'_> {
             cells.clear();
             for ((cell, col), name) in rec.iter().zip(columns).zip(header) {
                 let converted = match col {
-                    Column::Ignored => Ok(Value::Null),
+                    // Not published, but a file that is not UTF-8 was saved in another
+                    // encoding: said wherever it shows.
+                    Column::Ignored => match simdutf8::basic::from_utf8(cell) {
+                        Ok(_) => Ok(Value::Null),
+                        Err(_) => Err(("is not valid UTF-8".to_string(), None)),
+                    },
                     Column::Field { kind, .. } | Column::Lang { kind, .. } => {
                         match simdutf8::basic::from_utf8(cell) {
                             Ok(cell) => {
@@ -696,6 +720,32 @@ mod tests {
             // Chunks of `every` bytes, the file read `batch` bytes at a time.
             proptest::prop_assert_eq!(shown(parse(every, usize::MAX)), whole.clone());
             proptest::prop_assert_eq!(shown(parse(every, batch)), whole);
+        }
+    }
+
+    #[test]
+    fn a_bom_at_the_start_of_a_row_stays_in_its_cell_whatever_the_chunks() {
+        let project = crate::config::test_project("");
+        let res = Resolver::new(&project);
+        let text = "id,name\n\u{feff}1,a\n2,\u{feff}b\n\u{feff}\n";
+        for every in [1, 3, usize::MAX] {
+            let mut rows = Vec::new();
+            let found =
+                stream_in_chunks(text.as_bytes(), b',', false, &res, every, usize::MAX, &mut |r| {
+                    rows.extend(r)
+                });
+            let (issues, _) = found.unwrap();
+            let ids: Vec<String> = rows
+                .iter()
+                .filter_map(|r| match r {
+                    Raw::Object { object, .. } => Some(object["id"].to_string()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(ids, ["\"\u{feff}1\"", "\"2\""], "chunks of {every}");
+            // A line that holds only a BOM is a row of one cell, not a blank line.
+            let lines: Vec<Option<u64>> = issues.iter().map(|p| p.line).collect();
+            assert_eq!(lines, [Some(4)], "chunks of {every}: {issues:?}");
         }
     }
 
