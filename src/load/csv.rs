@@ -322,11 +322,14 @@ fn stream_in_chunks(
     }
 }
 
+/// A csv reader that keeps a BOM at its start ([`csv_reader`]).
+type BomKeeping<'a> = csv::Reader<io::Chain<&'a [u8], &'a [u8]>>;
+
 /// A csv reader of `bytes` (a file's header, or a chunk of its rows), and how many bytes
 /// its positions are ahead of `bytes`'. The csv crate drops a BOM at the start of what it
 /// reads, taking it for the file's: a chunk that starts with one (a BOM mid-file, which
 /// belongs to its cell) is read after a blank line, which it skips, so the BOM stays.
-fn csv_reader(bytes: &[u8], delimiter: u8) -> (csv::Reader<io::Chain<&[u8], &[u8]>>, u64) {
+fn csv_reader(bytes: &[u8], delimiter: u8) -> (BomKeeping<'_>, u64) {
     let before: &[u8] = if bytes.starts_with(b"\xEF\xBB\xBF") { b"\n" } else { b"" };
     let reader = csv::ReaderBuilder::new()
         .has_headers(false)
