@@ -10,6 +10,7 @@ mod harness;
 mod hosts;
 mod inputs;
 mod limits;
+mod oracle;
 mod release;
 mod safety;
 mod serve;

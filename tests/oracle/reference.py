@@ -59,14 +59,16 @@ class Problem:
     hi: int
     field: str | None = None  # and, when set, this field
     basis: str = "docs"  # "decision": docs silent, the oracle is conservative
-    required: bool = True  # False: a fair reader may leave it unsaid (its record has no id)
+    # The problems of one record share a group: a reader that refuses a record may name
+    # only one of them (fixing it shows the next). A duplicate id has none: always named.
+    group: int | None = None
+    token: str | None = None  # text folio's message must hold to name it (`NaN`, the number)
 
     def __str__(self):
         where = f"line {self.lo}" if self.lo == self.hi else f"lines {self.lo}-{self.hi}"
         name = f" {self.field}:" if self.field else ""
         basis = "" if self.basis == "docs" else f" [{self.basis}]"
-        optional = "" if self.required else " (optional)"
-        return f"{where}:{name} {self.kind}: {self.what}{basis}{optional}"
+        return f"{where}:{name} {self.kind}: {self.what}{basis}"
 
 
 @dataclass
@@ -95,6 +97,8 @@ class Reading:
     problems: list = field(default_factory=list)
     may_refuse: list = field(default_factory=list)  # why folio may refuse what the model takes
     skip_keys: set = field(default_factory=set)  # keys the model cannot say the value of
+    header_lines: tuple = (0, 0)  # a CSV header's lines, from 1 (blank lines before it)
+    groups: int = 0  # records judged so far
 
     @property
     def valid(self) -> bool:
@@ -137,7 +141,8 @@ def read_one(data: bytes, ext: str, settings, strip_all_boms: bool) -> Reading:
     if bad:
         before = body[: bad.start].decode("utf-8")
         line = (len(ANY_EOL.findall(before)) if tabular else before.count("\n")) + 1
-        spans = [(r.lo, r.hi) for r in reading.records] + [(p.lo, p.hi) for p in reading.all_problems()]
+        spans = [(r.lo, r.hi) for r in reading.records] + [reading.header_lines]
+        spans += [(p.lo, p.hi) for p in reading.all_problems()]
         lo = min([a for a, b in spans if a <= line <= b] + [line])
         what = f"bytes {body[bad.start:bad.end + 2]!r} are not UTF-8"
         reading.refusals.insert(0, Problem("invalid-utf8", what, lo, line))
@@ -154,7 +159,8 @@ def duplicate_ids(reading: Reading) -> None:
             continue
         if r.id in first:
             f = first[r.id]
-            reading.problems.append(Problem("duplicate-id", f"id {r.id} again (first at line {f.lo})", f.lo, r.hi, "id"))
+            what = f"id {r.id} again (first at line {f.lo})"
+            reading.problems.append(Problem("duplicate-id", what, f.lo, r.hi, "id", token=str(r.id)))
         else:
             first[r.id] = r
 
@@ -177,10 +183,11 @@ def number(text: str, typed: bool, field_name: str, lo: int, hi: int):
         # with fewer digits (2.5e-324 as 5e-324)" is a problem. That a `number` field takes
         # "the nearest 64-bit value" is said of digits; for these the oracle refuses.
         basis = "decision" if typed else "docs"
-        return Problem("underflow", f"{text} would come out as {repr(f)}", lo, hi, field_name, basis)
+        what = f"{text} would come out as {repr(f)}"
+        return Problem("underflow", what, lo, hi, field_name, basis, token=text)
     if typed:
         return Num(value, nearest=True)
-    return Problem("too-many-digits", f"{text} would come out as {repr(f)}", lo, hi, field_name)
+    return Problem("too-many-digits", f"{text} would come out as {repr(f)}", lo, hi, field_name, token=text)
 
 
 # --- CSV and TSV ------------------------------------------------------------------------------
@@ -196,7 +203,7 @@ def read_table(text: str, delimiter: str, settings) -> Reading:
                 rows.append((before + 1, reader.line_num, cells))
             before = reader.line_num
     except csv.Error as e:
-        start, end = before + 1, reader.line_num
+        start, end = (before + 1 if rows else 1), reader.line_num
         if "unexpected end of data" in str(e):
             opened = quote_opened(text, delimiter, start) or end
             reading.stop = Problem("unclosed-quote", f"a quoted cell never closes ({e})", start, opened)
@@ -205,6 +212,7 @@ def read_table(text: str, delimiter: str, settings) -> Reading:
     if not rows:
         return reading
     (hlo, hhi, header), body = rows[0], rows[1:]
+    reading.header_lines = (1, hhi)
     columns = table_columns(header, hlo, hhi, delimiter, reading)
     if reading.header:
         return reading
@@ -257,7 +265,14 @@ def table_columns(header: list, lo: int, hi: int, delimiter: str, reading: Readi
             refuse("duplicate-column", f"{name!r} appears twice", name.split(".")[0], "decision")
         seen.add(name)
         head, dot, rest = name.partition(".")
-        if head == "name" and dot:
+        if name == "name":
+            # The localized field without a language: a value for every language, unless
+            # a language's column says otherwise, which is not the file's to decide.
+            if any(h.startswith("name.") for h in header):
+                refuse("name-conflict", "a `name` column beside `name.LANG` columns", "name", "decision")
+            reading.may_refuse.append("column 'name': a localized field without a language")
+            columns.append((name, "name", "*"))
+        elif head == "name" and dot:
             lang = rest.lower()
             if lang in languages:
                 refuse("case-twin", f"{name!r} is the language of {languages[lang]!r}", "name")
@@ -294,7 +309,9 @@ def table_record(columns: list, cells: list, lo: int, hi: int, settings, reading
 
     for (column, f, lang), c in zip(columns, cells):
         value = None if c == "" else c
-        if lang is not None:
+        if lang == "*":
+            values["name"] = Loc({}, shared=True, value=value)
+        elif lang is not None:
             values.setdefault("name", Loc({})).values[lang] = value
         elif f == "id":
             values["id"] = value
@@ -323,23 +340,22 @@ def table_record(columns: list, cells: list, lo: int, hi: int, settings, reading
     if "name" in values:
         translations(values["name"], settings, lo, hi, reading)
     record.fields = list(values.items())
-    without_id(record, reading.problems[first:])
+    one_record(reading, reading.problems[first:])
     return record
 
 
-def without_id(record: Record, problems: list) -> None:
-    """A record without a valid id cannot be told apart: its id problem is the one folio
-    must name, the others it may leave for after the id is fixed."""
-    if record.id is None:
-        for p in problems:
-            p.required = p.field == "id"
+def one_record(reading: Reading, problems: list) -> None:
+    reading.groups += 1
+    for p in problems:
+        p.group = reading.groups
 
 
 def csv_number(cell: str, decimal: str, lo: int, hi: int, reading: Reading):
     text = cell
     if decimal == ",":
         if text.count(",") + text.count(".") > 1:
-            reading.problems.append(Problem("two-marks", f"{cell!r} holds two decimal marks", lo, hi, "rating"))
+            what = f"{cell!r} holds two decimal marks"
+            reading.problems.append(Problem("two-marks", what, lo, hi, "rating", token=cell))
             return None
         text = text.replace(",", ".")
     if not JSON_NUMBER.fullmatch(text):
@@ -349,6 +365,7 @@ def csv_number(cell: str, decimal: str, lo: int, hi: int, reading: Reading):
     if isinstance(n, Problem):
         if n.kind == "not-finite":
             n.kind = "not-a-number"
+        n.token = cell
         reading.problems.append(n)
         return None
     return n
@@ -400,6 +417,9 @@ class Constant:
     text: str  # NaN, Infinity, -Infinity: no JSON
 
 
+# Numbers keep their text (Decimal(text) is their value) and constants are kept to be
+# refused with the lines of their record; strict: a raw control character in a string
+# is an error.
 DECODER = json.JSONDecoder(
     object_pairs_hook=Pairs, parse_float=Number, parse_int=Number, parse_constant=Constant, strict=True
 )
@@ -417,13 +437,14 @@ def line_of(text: str, i: int) -> int:
 
 
 def refusal(v):
-    """Why the reader refuses a parsed JSON value, first in document order, or None."""
+    """Why the reader refuses a parsed JSON value, first in document order, or None:
+    (kind, what, the text folio's message must hold or None)."""
     if isinstance(v, Constant):
-        return "nan", f"{v.text} is no JSON (write null for no value)"
+        return "nan", f"{v.text} is no JSON (write null for no value)", v.text.lstrip("-")
     if isinstance(v, Number) and math.isinf(float(v.text)):
-        return "not-finite", f"{v.text} is past a 64-bit float"
+        return "not-finite", f"{v.text} is past a 64-bit float", None
     if isinstance(v, str) and any("\ud800" <= c <= "\udfff" for c in v):
-        return "lone-surrogate", f"{v!r} holds half a UTF-16 pair"
+        return "lone-surrogate", f"{v!r} holds half a UTF-16 pair", None
     if isinstance(v, Pairs):
         seen = set()
         for k, x in v:
@@ -431,7 +452,7 @@ def refusal(v):
             if why:
                 return why
             if k in seen:
-                return "duplicate-key", f"key {k!r} twice in one object"
+                return "duplicate-key", f"key {k!r} twice in one object", None
             seen.add(k)
             why = refusal(x)
             if why:
@@ -452,7 +473,8 @@ def read_array(text: str, settings) -> Reading:
     if not text.startswith("[", i):
         try:
             DECODER.decode(text)
-            reading.stop = Problem("not-an-array", "the file is not a JSON array", 1, line_of(text, len(text)))
+            end = line_of(text, len(text))
+            reading.stop = Problem("not-an-array", "the file is not a JSON array", 1, end)
         except json.JSONDecodeError as e:
             reading.stop = Problem("json-syntax", e.msg, 1, line_of(text, e.pos))
         return reading
@@ -510,9 +532,10 @@ def json_element(value, lo: int, hi: int, settings, reading: Reading) -> None:
     """Reads one element into a record, or into a refusal."""
     why = refusal(value)
     if why is None and not isinstance(value, Pairs):
-        why = "not-an-object", "an element that is not an object"
+        why = "not-an-object", "an element that is not an object", None
     if why:
-        reading.refusals.append(Problem(why[0], why[1], lo, hi))
+        kind, what, token = why
+        reading.refusals.append(Problem(kind, what, lo, hi, token=token))
         return
     record = Record(lo, hi, [])
     first = len(reading.problems)
@@ -547,7 +570,7 @@ def json_element(value, lo: int, hi: int, settings, reading: Reading) -> None:
             record.fields.append((key, untyped(v, key, False, lo, hi, reading)))
     if "id" not in [k for k, _ in value]:
         problem("id-required", "no id", "id")
-    without_id(record, reading.problems[first:])
+    one_record(reading, reading.problems[first:])
     reading.records.append(record)
 
 
