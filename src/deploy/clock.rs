@@ -91,21 +91,21 @@ mod tests {
         assert!(clock.suspended() < Duration::from_millis(50), "{:?}", clock.suspended());
     }
 
-    /// A clock whose monotonic part stopped for a while, as a suspend does.
-    struct Stopped(Duration);
+    /// A clock read at one moment, whose monotonic part missed `.1` (a suspend).
+    struct Stopped(Instant, Duration);
 
     impl Clock for Stopped {
         fn monotonic(&self) -> Instant {
-            Instant::now() - self.0
+            self.0
         }
         fn suspended(&self) -> Duration {
-            self.0
+            self.1
         }
     }
 
     #[test]
     fn time_suspended_counts_in_now() {
-        let clock = Stopped(Duration::from_secs(40));
+        let clock = Stopped(Instant::now(), Duration::from_secs(40));
         let gap = clock.now().duration_since(clock.monotonic());
         assert_eq!(gap, Duration::from_secs(40));
     }
