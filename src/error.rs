@@ -61,6 +61,9 @@ pub enum WayOut {
     MaxDeletes(usize),
     /// Another folio command holds the folder or the store.
     Wait,
+    /// Another build is writing the folder although this one holds its lock (the lock
+    /// file was replaced): let it finish, then build again.
+    BuildAgain,
     /// Something folio did not make where it works: remove it (`None`: the thing the fact
     /// names; or this path), then build again.
     RemoveThenBuild(Option<String>),

@@ -46,6 +46,7 @@ fn advice(failure: &Failure) -> Option<(&'static str, String)> {
             WayOut::Wait => {
                 ("; ", "wait for it, or run this one without --no-wait to wait".to_string())
             }
+            WayOut::BuildAgain => ("; ", "let that one finish, then build again".to_string()),
             WayOut::RemoveThenBuild(None) => ("; ", "remove it and build again".to_string()),
             WayOut::RemoveThenBuild(Some(path)) => ("; ", format!("remove `{path}` and build again")),
             WayOut::OtherManifestFormat => (

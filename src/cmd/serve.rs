@@ -257,6 +257,15 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, preview: &Preview) {
                 "error: {}; still serving the last good build",
                 super::exit::message(&failure)
             ));
+            for cause in failure.causes() {
+                super::messages::eprint(&format!("caused by: {cause}"));
+            }
+            if serve::no_room(&failure) {
+                super::messages::eprint(&format!(
+                    "folio: the preview's folder ({}) has no room for this build: stop folio serve and start it again (it then picks a place with room), or with TMPDIR set to a folder on disk",
+                    preview.output().display()
+                ));
+            }
         }
     }
 }

@@ -489,8 +489,9 @@ async fn run(
     }
     // Before anything changes, the store learns what is about to: a deploy cut from here
     // on is finished, purged and cleaned up by the next.
-    if let Some(intent) = intent(&old, &local, &uploads, &doomed, &unpurged) {
-        remote.put_record(&intent).await?;
+    let intent = intent(&old, &local, &uploads, &doomed, &unpurged);
+    if let Some(intent) = &intent {
+        remote.put_record(intent).await?;
     }
     remote.upload(&local, &uploads, &mut etags, &mut out).await?;
     if etagless {
@@ -535,7 +536,10 @@ async fn run(
     if !matches!(written, Some(Ok(()))) {
         after.unpurged = unpurged;
     }
-    if after != old {
+    // Compared with what the store holds now: the intent, when one was written (a deploy
+    // that sent the bytes already there ends with the record it started from, and must
+    // not leave its intent behind).
+    if after != *intent.as_ref().unwrap_or(&old) {
         remote.put_record(&after).await?;
     }
     written.unwrap_or(Ok(())).map(|()| out)

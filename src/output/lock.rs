@@ -162,7 +162,7 @@ impl Lock {
                 "the lock file `{}` was replaced or removed while this command held it, so another folio command may be writing the folder; nothing was switched",
                 shown(&self.path)
             ),
-            WayOut::Wait,
+            WayOut::BuildAgain,
         ))
     }
 

@@ -87,7 +87,7 @@ pub struct Tree {
     warnings: Vec<String>,
     /// The staging folder this build made, with its owner file locked ([`OWNER`]); set
     /// when the first file is staged.
-    owner: std::sync::OnceLock<Result<fs::File, String>>,
+    owner: std::sync::OnceLock<io::Result<fs::File>>,
 }
 
 /// Is a switch into `root` written down but not finished (a build killed or failed while
@@ -168,11 +168,11 @@ impl Tree {
         if owned_by_a_live_build(&staging) {
             return Err(Refused(Refusal::new(
                 format!(
-                    "`{}` is being written by another build that is running now (two builds hold `{}`: its lock file was replaced or removed while the other one ran); nothing was changed",
+                    "`{}` is being written by another build that is running now, though this one holds `{}`'s lock (the lock file was replaced or removed while that build ran); nothing was changed",
                     shown(&staging),
                     shown(root)
                 ),
-                WayOut::Wait,
+                WayOut::BuildAgain,
             ))
             .into());
         }
@@ -428,25 +428,24 @@ impl Tree {
     /// the tree was opened is another build's) with its owner file locked.
     fn claim(&self) -> anyhow::Result<()> {
         let owner = self.owner.get_or_init(|| {
-            let make = || -> io::Result<fs::File> {
-                fs::create_dir_all(&self.root)?;
-                fs::create_dir(&self.staging)?;
-                let file = fs::File::create_new(self.staging.join(OWNER))?;
-                file.try_lock().map_err(io::Error::other)?;
-                Ok(file)
-            };
-            make().map_err(|e| match e.kind() {
-                io::ErrorKind::AlreadyExists => format!(
-                    "`{}` was made by another build that is running now (two builds hold `{}`: its lock file was replaced or removed); nothing was changed",
-                    shown(&self.staging),
-                    shown(&self.root)
-                ),
-                _ => format!("creating `{}`: {e}", shown(&self.staging)),
-            })
+            fs::create_dir_all(&self.root)?;
+            fs::create_dir(&self.staging)?;
+            let file = fs::File::create_new(self.staging.join(OWNER))?;
+            file.try_lock().map_err(io::Error::other)?;
+            Ok(file)
         });
         match owner {
             Ok(_) => Ok(()),
-            Err(why) => Err(anyhow::anyhow!("{why}")),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(Refused(Refusal::new(
+                format!(
+                    "`{}` was made by another build that is running now, though this one holds `{}`'s lock (the lock file was replaced or removed while that build ran); nothing was changed",
+                    shown(&self.staging),
+                    shown(&self.root)
+                ),
+                WayOut::BuildAgain,
+            ))
+            .into()),
+            Err(e) => Err(anyhow::anyhow!("creating `{}`: {e}", shown(&self.staging))),
         }
     }
 
@@ -541,6 +540,29 @@ mod tests {
         assert_eq!(fs::read_to_string(root.join("b.json")).unwrap(), "b");
         assert!(!root.join("gone.json").exists());
         assert!(!root.join(STAGING).exists());
+    }
+
+    #[test]
+    fn a_staging_folder_a_live_build_owns_is_never_taken_nor_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        // Two builds of one folder (its lock file was replaced under the first): the
+        // second opened it before the first staged anything, then stages after it.
+        let first = Tree::open(&root).unwrap();
+        let second = Tree::open(&root).unwrap();
+        first.stage("api/a.json", b"{}").unwrap();
+        let e = second.stage("api/b.json", b"{}").unwrap_err();
+        let refused = e.downcast_ref::<Refused>().expect("a refusal (exit 1), not an I/O error");
+        assert!(refused.0.fact.contains("was made by another build"), "{}", refused.0.fact);
+        // Dropped, the second removes nothing of the first's.
+        second.abort();
+        assert!(root.join(STAGING).join(TREE).join("api/a.json").is_file());
+        // A third build, opened now, finds the staging folder owned and refuses.
+        let e = Tree::open(&root).map(drop).unwrap_err();
+        assert!(e.downcast_ref::<Refused>().is_some(), "{e}");
+        first.abort();
+        assert!(!root.join(STAGING).exists(), "the owner removes its own");
+        Tree::open(&root).unwrap();
     }
 
     #[test]

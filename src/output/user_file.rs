@@ -45,12 +45,30 @@ impl UserFile {
         if path.as_os_str() == "-" {
             return Ok(UserFile { shown: "standard output".into(), sink: Some(Sink::Stdout) });
         }
-        // A symlink is followed: the user named what it leads to (`/dev/stdout` is one).
-        let target = match std::fs::symlink_metadata(path) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                std::fs::canonicalize(path).map_err(|e| format!("it leads nowhere ({e})"))?
-            }
-            _ => path.to_path_buf(),
+        // This process's standard output however it is named (`/dev/stdout`, `/dev/fd/1`,
+        // or the file or pipe it is): written there, as `cat > /dev/stdout` would, never
+        // replaced (`>> file` appends to what is there).
+        if same_as_stdout(path) {
+            return Ok(UserFile { shown, sink: Some(Sink::Stdout) });
+        }
+        let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        // A symlink is followed: the user named what it leads to. A pipe's or a socket's
+        // (`/dev/fd/63` of `>(cat)`) leads to no path, only to the object itself.
+        let followed = std::fs::metadata(path);
+        if let Ok(meta) = &followed
+            && linked
+            && (is_fifo(meta) || is_fifo_or_char_device(meta))
+        {
+            let sink = if is_fifo(meta) {
+                Sink::Fifo(open_fifo(path)?)
+            } else {
+                Sink::Through(path.to_path_buf())
+            };
+            return Ok(UserFile { shown, sink: Some(sink) });
+        }
+        let target = match linked {
+            true => std::fs::canonicalize(path).map_err(|e| format!("it leads nowhere ({e})"))?,
+            false => path.to_path_buf(),
         };
         let sink = match std::fs::metadata(&target) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => replace(&target)?,
@@ -180,6 +198,14 @@ fn write_fifo_within(
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            // Not the "stdout was closed" that ends a command quietly: the list was not
+            // delivered, and the deploy must say so.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                return Err(std::io::Error::other(format!(
+                    "its reader closed it before reading all: {} bytes were not written",
+                    bytes.len()
+                )));
+            }
             Err(e) => return Err(e),
         }
     }

@@ -386,7 +386,7 @@ pub fn estimate(project: &Project) -> u64 {
 }
 
 /// Did `failure` come from a filesystem without room?
-fn no_room(failure: &Failure) -> bool {
+pub fn no_room(failure: &Failure) -> bool {
     let Failure::Other(e) = failure else { return false };
     e.chain().any(|cause| {
         cause

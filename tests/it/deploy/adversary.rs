@@ -214,6 +214,22 @@ fn a_purge_list_goes_through_pipes_devices_and_stdout_and_replaces_only_files() 
         run.stderr()
     );
     assert!(remote.objects() == before, "nothing was sent");
+    // A FIFO whose reader goes before reading it all: the list was not delivered (exit 2),
+    // not taken for a closed stdout (exit 0, silent).
+    let closer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || drop(std::fs::File::open(fifo).unwrap()))
+    };
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let run = remote.deploy(&p, &["--purge-list", fifo.to_str().unwrap()]);
+    closer.join().unwrap();
+    assert_eq!(run.code(), Some(2), "{}", run.stderr());
+    assert!(run.stderr().contains("its reader closed it before reading all"), "{}", run.stderr());
+    // `/dev/stdout` when stdout is a pipe (`| jq`): written there, the summary on stderr.
+    let run = remote.deploy(&p, &["--purge-list", "/dev/stdout"]).success();
+    let list: serde_json::Value = serde_json::from_str(&run.stdout())
+        .unwrap_or_else(|e| panic!("stdout is the list alone: {e}\n{}", run.stdout()));
+    assert!(!list["objects"].as_array().unwrap().is_empty(), "the changes kept since");
     // A device that takes nothing: the failure is the deploy's (exit 2), the device stays,
     // and the changes are kept for the next purge list.
     rename_first_record(&p);

@@ -85,3 +85,22 @@ fn s3_a_store_that_lists_no_etags_is_vouched_for_by_modification_times() {
     assert_eq!(counts(&repaired).0, 1, "{}", repaired.stdout());
     assert!(remote.objects() == published(&p));
 }
+
+#[test]
+fn s3_a_deploy_that_sends_the_bytes_already_there_leaves_no_intent_behind() {
+    // `--force` sends every object again; when the bytes are the ones there, the record
+    // after is the one before, and the intent written before the uploads must not stay
+    // (every later deploy would take it for a deploy cut short: a second survey, a lease,
+    // a record written, for 15 minutes).
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &["--force"]).success();
+    remote.deploy(&p, &["--force"]).success();
+    let record = remote.record();
+    assert!(record.pending.is_empty() && record.carried_until.is_none(), "{record:?}");
+    let noop = remote.deploy(&p, &[]).success();
+    let requests = noop.stdout().split("; requests: ").nth(1).unwrap().trim().to_string();
+    assert!(requests.ends_with("0 put, 0 delete"), "a no-op writes nothing: {requests}");
+}
