@@ -178,15 +178,15 @@ def number(text: str, typed: bool, field_name: str, lo: int, hi: int):
         return Problem("not-finite", f"{text} is past a 64-bit float", lo, hi, field_name)
     if Decimal(repr(f)) == value:
         return Num(value)  # a float writes it back as the same value
+    if typed:
+        # Docs: a field declared `type = "number"` takes the nearest 64-bit value, for a
+        # number with too many digits and for one too small alike.
+        return Num(value, nearest=True)
     if value != 0 and abs(f) < MIN_NORMAL:
         # Docs: "one too small for a 64-bit float, which would come out as 0 (1e-400) or
-        # with fewer digits (2.5e-324 as 5e-324)" is a problem. That a `number` field takes
-        # "the nearest 64-bit value" is said of digits; for these the oracle refuses.
-        basis = "decision" if typed else "docs"
+        # with fewer digits (2.5e-324 as 5e-324)" is a problem.
         what = f"{text} would come out as {repr(f)}"
-        return Problem("underflow", what, lo, hi, field_name, basis, token=text)
-    if typed:
-        return Num(value, nearest=True)
+        return Problem("underflow", what, lo, hi, field_name, "docs", token=text)
     return Problem("too-many-digits", f"{text} would come out as {repr(f)}", lo, hi, field_name, token=text)
 
 
@@ -274,7 +274,9 @@ def table_columns(header: list, lo: int, hi: int, delimiter: str, reading: Readi
             columns.append((name, "name", "*"))
         elif head == "name" and dot:
             lang = rest.lower()
-            if lang in languages:
+            # Two columns of one configured language; an unconfigured one is published in
+            # neither spelling, so nothing is merged or lost.
+            if lang in languages and lang in LANGUAGES:
                 refuse("case-twin", f"{name!r} is the language of {languages[lang]!r}", "name")
             languages.setdefault(lang, name)
             if not LANGUAGE_CODE.fullmatch(rest):
@@ -579,7 +581,7 @@ def json_localized(v, lo: int, hi: int, settings, reading: Reading) -> Loc:
         loc, first = Loc({}), {}
         for k, x in v:
             lang = k.lower()
-            if lang in first:
+            if lang in first and lang in LANGUAGES:
                 what = f"keys {first[lang]!r} and {k!r} are one language"
                 reading.problems.append(Problem("case-twin", what, lo, hi, "name"))
             first.setdefault(lang, k)
