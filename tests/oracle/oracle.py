@@ -269,7 +269,7 @@ def same(want, got) -> bool:
 
 def show(v, limit: int = 80) -> str:
     if isinstance(v, Num):
-        s = f"{v.value}" + (" (nearest float)" if v.nearest else "")
+        s = f"{v.value}" + (f" (its nearest float, {float(v.value)!r})" if v.nearest else "")
     elif isinstance(v, Loc):
         s = f"shared {v.value!r}" if v.shared else repr(v.values)
     elif isinstance(v, Decimal):

@@ -27,6 +27,7 @@ MIN_NORMAL = 2.2250738585072014e-308
 # ASCII digits only: `\d` would take other scripts' digits too.
 INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 JSON_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+LOOSE_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 PLAIN_NAME = re.compile(r"[a-z][a-z0-9_]*")
 LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 ANY_EOL = re.compile(r"\r\n|\r|\n")  # how Python's csv (newline="") ends a line
@@ -357,11 +358,15 @@ def csv_number(cell: str, decimal: str, lo: int, hi: int, reading: Reading):
     if decimal == ",":
         if text.count(",") + text.count(".") > 1:
             what = f"{cell!r} holds two decimal marks"
-            reading.problems.append(Problem("two-marks", what, lo, hi, "rating", token=cell))
+            reading.problems.append(Problem("two-marks", what, lo, hi, "rating"))
             return None
         text = text.replace(",", ".")
     if not JSON_NUMBER.fullmatch(text):
-        reading.problems.append(Problem("not-a-number", f"{cell!r} is no decimal", lo, hi, "rating"))
+        # Docs: finite decimals, a cell read as the same text in JSON. Text that looser
+        # readers take for a number (`0.`, `.5`, `+1`) is refused too, by decision.
+        basis = "decision" if LOOSE_NUMBER.fullmatch(text) else "docs"
+        what = f"{cell!r} is no JSON number"
+        reading.problems.append(Problem("not-a-number", what, lo, hi, "rating", basis))
         return None
     n = number(text, True, "rating", lo, hi)
     if isinstance(n, Problem):
