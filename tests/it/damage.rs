@@ -3,25 +3,7 @@
 //! case here was published changed, dropped or named vaguely by the loader before it.
 
 use crate::harness::Project;
-
-const I18N: &str = r#"
-    [listing]
-    languages = ["en", "fr"]
-    [fields.name]
-    localized = true
-    [fields.rating]
-    type = "number"
-    [fields.id]
-    type = "integer"
-"#;
-
-/// Builds, expects exit 1 with nothing written, returns stderr.
-#[track_caller]
-fn rejected(p: &Project) -> String {
-    let run = p.folio(&["build"]).fails(1);
-    assert!(!p.path("output").exists(), "a rejected build writes nothing");
-    run.stderr()
-}
+use crate::inputs::{I18N, rejected};
 
 #[test]
 fn a_quote_never_closed_is_named_at_the_line_it_opened_and_swallows_nothing() {

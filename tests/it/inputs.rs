@@ -4,7 +4,7 @@ use serde_json::json;
 
 use crate::harness::{Project, folio_snapshot};
 
-const I18N: &str = r#"
+pub(crate) const I18N: &str = r#"
     [listing]
     languages = ["en", "fr"]
     [fields.name]
@@ -17,7 +17,7 @@ const I18N: &str = r#"
 
 /// Builds, expects exit 1 with nothing written, returns stderr.
 #[track_caller]
-fn rejected(p: &Project) -> String {
+pub(crate) fn rejected(p: &Project) -> String {
     let run = p.folio(&["build"]).fails(1);
     assert!(!p.path("output").exists(), "a rejected build writes nothing");
     assert!(run.stdout().is_empty());
