@@ -362,12 +362,14 @@ def csv_number(cell: str, decimal: str, lo: int, hi: int, reading: Reading):
             return None
         text = text.replace(",", ".")
     if not JSON_NUMBER.fullmatch(text):
-        # Docs: finite decimals, a cell read as the same text in JSON. Text that looser
-        # readers take for a number (`0.`, `.5`, `+1`) is refused too, by decision.
-        basis = "decision" if LOOSE_NUMBER.fullmatch(text) else "docs"
-        what = f"{cell!r} is no JSON number"
-        reading.problems.append(Problem("not-a-number", what, lo, hi, "rating", basis))
-        return None
+        if not LOOSE_NUMBER.fullmatch(text):
+            # Docs: finite decimals, a cell read as the same text in JSON.
+            what = f"{cell!r} is no JSON number"
+            reading.problems.append(Problem("not-a-number", what, lo, hi, "rating"))
+            return None
+        # Docs: a leading `+`, leading zeros and a point with no digits on one side
+        # (`+7`, `007`, `.5`, `3.`) are read as the decimal they write.
+        text = json_number(text)
     n = number(text, True, "rating", lo, hi)
     if isinstance(n, Problem):
         if n.kind == "not-finite":
@@ -376,6 +378,17 @@ def csv_number(cell: str, decimal: str, lo: int, hi: int, reading: Reading):
         reading.problems.append(n)
         return None
     return n
+
+
+def json_number(loose: str) -> str:
+    """The JSON number a loosely written decimal (`+007.`, `-.5e3`) writes."""
+    m = re.fullmatch(r"([+-]?)([0-9]*)(?:\.([0-9]*))?([eE][+-]?[0-9]+)?", loose)
+    sign, whole, fraction, exponent = m.groups()
+    whole = whole.lstrip("0") or "0"
+    text = ("-" if sign == "-" else "") + whole
+    if fraction is not None:
+        text += "." + (fraction or "0")
+    return text + (exponent or "")
 
 
 def translations(loc: Loc, settings, lo: int, hi: int, reading: Reading) -> None:

@@ -105,10 +105,19 @@ fn number(cell: &str, decimal: u8) -> Result<Value, String> {
         Cow::Borrowed(cell)
     };
     // What is left is JSON's syntax but for a sign, a leading or trailing point, or
-    // leading zeros: read as JSON reads the same digits.
+    // leading zeros: read as JSON reads the same digits (`+7` and `007` as 7, `.5` as
+    // 0.5, `3.` as 3.0).
     let json = text.strip_prefix('+').unwrap_or(&text);
     if let Ok(n) = json.parse::<Number>() {
         return Ok(Value::Number(n));
+    }
+    let (sign, digits) = json.strip_prefix('-').map_or(("", json), |d| ("-", d));
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
+        let trimmed = digits.trim_start_matches('0');
+        let whole = format!("{sign}{}", if trimmed.is_empty() { "0" } else { trimmed });
+        if let Ok(n) = whole.parse::<Number>() {
+            return Ok(Value::Number(n));
+        }
     }
     match json.parse::<f64>() {
         Ok(f) if f.is_finite() => Ok(Value::Number(Number::from_f64(f).expect("finite"))),
@@ -160,5 +169,31 @@ mod tests {
             "\"1.234,5\" is not a number: it holds a thousands separator, which folio does not guess at; write it without one (like 1234,5)"
         );
         assert!(convert("1,2,3", Some(Number), b',').is_err());
+    }
+
+    #[test]
+    fn a_number_a_spreadsheet_writes_loosely_is_the_decimal_it_writes() {
+        use FieldType::Number;
+        let read = |cell: &str| serde_json::to_string(&convert(cell, Some(Number), b'.').unwrap());
+        for (cell, json) in [
+            ("+7", "7"),
+            ("007", "7"),
+            ("-007", "-7"),
+            ("000", "0"),
+            (".5", "0.5"),
+            ("-.5", "-0.5"),
+            ("3.", "3.0"),
+            ("0.", "0.0"),
+            ("+1.e2", "100.0"),
+            ("00018446744073709551615", "18446744073709551615"),
+            // The nearest float, as in a JSON file (serde_json's `float_roundtrip`).
+            ("0.12345678901234567", "0.12345678901234566"),
+            ("1.00000000000000011102230246251565404236316680908203125", "1.0"),
+        ] {
+            assert_eq!(read(cell).unwrap(), json, "{cell}");
+        }
+        for cell in ["e5", "1e", ".", "+", "-", "1.2.3", "0x10", "1_000"] {
+            assert!(convert(cell, Some(Number), b'.').is_err(), "{cell}");
+        }
     }
 }
