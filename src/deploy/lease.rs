@@ -212,9 +212,9 @@ impl Lease {
         if lost.load(Ordering::SeqCst) || since >= fence(*lifetime) {
             lost.store(true, Ordering::SeqCst);
             return Err(Failure::Other(anyhow::anyhow!(
-                "lost the deploy lease on {} (its last renewal was {} s ago, and another deploy may take it over after {} s); nothing more was sent: run the deploy again",
+                "lost the deploy lease on {} (its last renewal was {:.1} s ago, and another deploy may take it over after {} s); nothing more was sent: run the deploy again",
                 store.target.display(),
-                since.as_secs(),
+                since.as_secs_f64(),
                 lifetime.as_secs()
             )));
         }
