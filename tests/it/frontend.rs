@@ -27,7 +27,7 @@ fn heavy() -> std::sync::MutexGuard<'static, ()> {
 
 /// `target/`, where the tests leave artifacts (screenshots, the schemathesis log).
 fn artifacts() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/tmp has a parent").to_path_buf()
+    crate::harness::target_dir()
 }
 
 /// The sample project with `replace` applied to its folio.toml, pairs of (from, to).
@@ -127,14 +127,14 @@ fn openapi_document_passes_openapi_spec_validator() {
     let mut doc = broken.json("output/api/openapi.json");
     doc.as_object_mut().unwrap().remove("info");
     broken.write("broken.json", doc.to_string());
-    let out = Command::new("openapi-spec-validator")
+    let out = Command::new(crate::harness::tool("openapi-spec-validator"))
         .args(["--schema", "3.1"])
         .arg(broken.path("broken.json"))
         .output()
         .unwrap();
     assert!(!out.status.success(), "openapi-spec-validator accepted a document without info");
 
-    let out = Command::new("openapi-spec-validator")
+    let out = Command::new(crate::harness::tool("openapi-spec-validator"))
         .args(["--schema", "3.1"])
         .args(&files)
         .output()
@@ -168,8 +168,11 @@ sys.exit(1 if errors or not pages else 0)
 "##;
 
 fn validate_pages(output: &Path) -> (bool, String) {
-    let out =
-        Command::new("python3").args(["-c", VALIDATE_PAGES]).arg(output).output().expect("python3");
+    let out = Command::new(crate::harness::tool("python3"))
+        .args(["-c", VALIDATE_PAGES])
+        .arg(output)
+        .output()
+        .expect("python3");
     let text =
         format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.success(), text)
@@ -265,7 +268,7 @@ fn schemathesis_finds_no_failure_against_folio_serve() {
         let log = artifacts().join(format!("schemathesis-{i}.txt"));
         // Every check, positive and negative data, a bounded number of cases.
         let (ok, text) = run_bounded(
-            Command::new("schemathesis")
+            Command::new(crate::harness::tool("schemathesis"))
                 .args(["--no-color", "run", &format!("{base}/api/openapi.json")])
                 .args(["--url", base, "--checks", "all", "--max-examples", "50"])
                 .args(["--workers", "1", "--request-timeout", "10"])

@@ -23,6 +23,18 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The target folder these tests were built in (`CARGO_TARGET_DIR` where it is set).
+pub fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/tmp has a parent").to_path_buf()
+}
+
+/// A program the tests run: from the project's Python environment (`tests/.venv`, where
+/// .ci/run installs the PyPI tools) when it is there, else from `PATH`.
+pub fn tool(program: &str) -> PathBuf {
+    let local = repo().join("tests/.venv/bin").join(program);
+    if local.is_file() { local } else { PathBuf::from(program) }
+}
+
 pub struct Project {
     pub dir: tempfile::TempDir,
 }
@@ -420,9 +432,10 @@ pub fn free_port() -> u16 {
 /// Is `program` installed? Locally a missing program skips the test with a reason; under
 /// CI (the `CI` variable set) it fails, because `.ci/run` installs it.
 pub fn need(program: &str) -> bool {
-    let found = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
-        .unwrap_or(false)
+    let found = tool(program).is_absolute()
+        || std::env::var_os("PATH")
+            .map(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+            .unwrap_or(false)
         || Path::new(program).is_file();
     missing_is_ok(found, program)
 }
@@ -432,7 +445,7 @@ pub fn need_python_module(module: &str) -> bool {
     if !need("python3") {
         return false;
     }
-    let found = Command::new("python3")
+    let found = Command::new(tool("python3"))
         .args(["-c", &format!("import {module}")])
         .stderr(std::process::Stdio::null())
         .status()

@@ -62,7 +62,7 @@ fn the_shipped_man_pages_and_completions_are_what_folio_prints() {
 
 /// The archives and installers of `dist build` for this machine's target, if built.
 fn distrib() -> Option<PathBuf> {
-    let dir = repo().join("target/distrib");
+    let dir = crate::harness::target_dir().join("distrib");
     let built = dir.join("folio-x86_64-unknown-linux-gnu.tar.xz").is_file()
         && dir.join("folio-installer.sh").is_file();
     missing_is_ok(built, "target/distrib (`dist build`, which .ci/run runs)").then_some(dir)
@@ -326,11 +326,68 @@ fn workflows_and_the_action_pass_actionlint_and_zizmor() {
             (repo().join("action.yml"), repo()),
             (workflows.join("publish.yml"), recipe.path().to_path_buf()),
         ] {
-            let (ok, out, err) =
-                run(Command::new("zizmor").arg("--offline").arg(&path).current_dir(&dir));
+            let (ok, out, err) = run(Command::new(crate::harness::tool("zizmor"))
+                .arg("--offline")
+                .arg(&path)
+                .current_dir(&dir));
             assert!(ok, "zizmor {}:\n{out}{err}", path.display());
         }
     }
+}
+
+/// The release workflow, read by a YAML reader nobody here wrote (PyYAML, which the
+/// project's Python environment has through schemathesis), as JSON.
+fn release_workflow() -> Option<serde_json::Value> {
+    if !crate::harness::need_python_module("yaml") {
+        return None;
+    }
+    let path = repo().join(".github/workflows/release.yml");
+    let script = "import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))";
+    let (ok, out, err) =
+        run(Command::new(crate::harness::tool("python3")).args(["-c", script]).arg(&path));
+    assert!(ok, "{err}");
+    Some(serde_json::from_str(&out).unwrap())
+}
+
+#[test]
+fn a_release_publishes_the_crate_so_cargo_install_and_binstall_find_it() {
+    let Some(workflow) = release_workflow() else { return };
+    let jobs = workflow["jobs"].as_object().unwrap();
+    let job = &jobs["publish-crate"];
+    let needs: Vec<&str> =
+        job["needs"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(needs.contains(&"host"), "after the GitHub release that binstall fetches: {needs:?}");
+    let guard = job["if"].as_str().unwrap();
+    assert!(
+        guard.contains("needs.host.result == 'success'")
+            && guard.contains("!fromJson(needs.plan.outputs.val).announcement_is_prerelease"),
+        "{guard}"
+    );
+    let steps = job["steps"].as_array().unwrap();
+    let publish = steps
+        .iter()
+        .find(|s| s["run"].as_str().is_some_and(|r| r.contains("cargo +stable publish --locked")))
+        .expect("a step runs cargo publish");
+    assert_eq!(publish["env"]["CARGO_REGISTRY_TOKEN"], "${{ secrets.CARGO_REGISTRY_TOKEN }}");
+    // The token reaches that job alone, in its environment, with no write permission.
+    assert_eq!(job["environment"], "crates-io");
+    assert_eq!(job["permissions"], serde_json::json!({}));
+    for (name, other) in jobs {
+        if name != "publish-crate" {
+            assert!(!other.to_string().contains("CARGO_REGISTRY_TOKEN"), "{name} sees the token");
+        }
+    }
+    let announce: Vec<&str> =
+        jobs["announce"]["needs"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(announce.contains(&"publish-crate"), "announced once the crate is out: {announce:?}");
+    // Before the first release, the README's route is the git one.
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let install =
+        &readme[readme.find("## Install").unwrap()..readme.find("## Quick start").unwrap()];
+    assert!(
+        install.contains("cargo install --locked --git https://github.com/folio-api/folio folio"),
+        "{install}"
+    );
 }
 
 #[test]

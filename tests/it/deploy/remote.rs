@@ -28,7 +28,7 @@ impl Moto {
             return None;
         }
         let port = free_port();
-        let mut cmd = Command::new("moto_server");
+        let mut cmd = Command::new(crate::harness::tool("moto_server"));
         cmd.args(["-H", "127.0.0.1", "-p", &port.to_string()]);
         if auth {
             cmd.env("INITIAL_NO_AUTH_ACTION_COUNT", "1");
