@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The deploy simulation at length: scripts/sim.sh [N] [FIRST]
 #
-# Runs N seeded schedules (default 2000) of tests/it/deploy/sim.rs, from seed FIRST
+# Runs N seeded schedules (default 2000) of tests/it/deploy/sim/, from seed FIRST
 # (default 1), in a release build: deploys of different builds against one in-memory
 # store on a virtual clock, killed, paused and failed as each seed says, with the
 # invariants checked after every step and after one clean deploy. `cargo test` runs 24

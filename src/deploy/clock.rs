@@ -10,7 +10,7 @@
 //! Linux and Android and `CLOCK_MONOTONIC` on macOS (which counts sleep there); Windows'
 //! monotonic clock (`QueryPerformanceCounter`) counts it already, and elsewhere nothing
 //! is added. The simulation gives each client a clock of its own whose monotonic part
-//! stops while it is suspended (`tests/it/deploy/sim.rs`).
+//! stops while it is suspended (`tests/it/deploy/sim/`).
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! a `file://` target swapped for a symlink midway or overlapping the project, a read-only
 //! `output/`, `build --data`, deploy URLs with escapes, spaces and non-ASCII letters, and a
 //! refused mass delete that must send nothing. The interleavings no test could schedule by
-//! hand are explored by the simulation (`folio::deploy::sim`, `tests/it/deploy/sim.rs`).
+//! hand are explored by the simulation (`folio::deploy::sim`, `tests/it/deploy/sim/`).
 
 use std::io::Write;
 
