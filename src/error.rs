@@ -1,8 +1,13 @@
 //! Why a library call failed, by class: invalid input (data, config, templates), a clash,
 //! a host limit, a refusal (folio will not act: nothing was written or sent; the fact and
-//! a typed way out, [`Refusal`]), a deploy of no finished build, a usage error, or an I/O
-//! failure. The library says what is so; the binary (`cmd/exit.rs`) maps each class to its
-//! exit code (docs/cli.md) and words the way out.
+//! a typed way out, [`Refusal`]), a deploy of no finished build, a deploy stopped midway
+//! (the fact and its way out), a usage error, or an I/O failure. The library says what is
+//! so; the binary (`cmd/exit.rs`) maps each class to its exit code (docs/cli.md) and words
+//! the way out.
+//!
+//! The bottom of the house: it imports nothing of folio but `diag`. Each module turns its
+//! own errors into these classes, beside the errors it converts (`config::Error`,
+//! `output::lock::LockError`, `output::TreeError`).
 
 use std::path::PathBuf;
 
@@ -28,10 +33,14 @@ pub enum Failure {
     /// `folio deploy`'s `output/` is no finished build of this project (exit 1, nothing
     /// sent); the binary says what to run.
     #[error(transparent)]
-    Unbuilt(crate::deploy::Unbuilt),
+    Unbuilt(Unbuilt),
     /// folio will not do it: nothing was written or sent ([`Refusal`]).
     #[error("{0}")]
     Refused(Refusal),
+    /// Stopped midway, nothing more sent, because what it worked on changed under it (the
+    /// output folder, the store, the lease): the fact and the way out, exit 2.
+    #[error("{0}")]
+    Stopped(Refusal),
     #[error(transparent)]
     Other(anyhow::Error),
 }
@@ -71,6 +80,39 @@ pub enum WayOut {
     OtherManifestFormat,
     /// The manifest does not parse.
     BrokenManifest,
+    /// Something at the name of folio's lock file that folio did not make: remove it,
+    /// then run folio again.
+    RemoveThenRun,
+    /// A deploy stopped midway: run it again (it finishes what this one began).
+    DeployAgain,
+    /// A symlink appeared in a `file://` target midway: remove it, then deploy again.
+    RemoveLinkThenDeploy,
+}
+
+/// Why `output/` is not a finished build of this project that can be deployed: the fact
+/// only. What to do about it (build again) is the command line's to say.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unbuilt {
+    #[error(
+        "a build is half switched into `{output}` (it was killed or failed while moving files in)"
+    )]
+    HalfSwitched { output: String },
+    #[error("no build in `{output}`")]
+    Missing { output: String },
+    #[error("`{manifest}`: {why}")]
+    Unreadable { manifest: String, why: String },
+    #[error(
+        "`{output}` was built for the base_url {}, but {config} configures {}: its links would point there",
+        shown_base(built),
+        shown_base(configured)
+    )]
+    OtherBaseUrl { output: String, built: String, config: String, configured: String },
+    #[error("`{config}` changed since `{output}` was built, in what shapes the output")]
+    ConfigChanged { config: String, output: String },
+}
+
+fn shown_base(b: &str) -> String {
+    if b.is_empty() { "\"\" (root-relative links)".to_string() } else { format!("`{b}`") }
 }
 
 impl Refusal {
@@ -92,38 +134,9 @@ impl std::fmt::Display for Refusal {
 }
 
 impl From<anyhow::Error> for Failure {
-    /// An error from anywhere below: a refusal keeps its exit code 1, the rest is I/O.
+    /// An error from anywhere below that no module classed: an I/O failure.
     fn from(e: anyhow::Error) -> Failure {
-        match e.downcast::<crate::output::Refused>() {
-            Ok(refused) => Failure::Refused(refused.0),
-            Err(e) => Failure::Other(e),
-        }
-    }
-}
-
-impl From<crate::config::Error> for Failure {
-    /// No config file is a usage error (2); an invalid one, exit 1 with every problem.
-    fn from(e: crate::config::Error) -> Failure {
-        use crate::config::Error;
-        match e {
-            Error::Missing(message) => Failure::Usage(message),
-            Error::Invalid { errors, .. } => Failure::Config(errors),
-            Error::Io(e) => Failure::Other(e),
-        }
-    }
-}
-
-impl From<crate::output::lock::LockError> for Failure {
-    /// Busy or a stranger at the lock's name: refused (1); an I/O error: 2.
-    fn from(e: crate::output::lock::LockError) -> Failure {
-        use crate::output::lock::LockError;
-        match e {
-            LockError::Busy { .. } => Failure::Refused(Refusal::new(e.to_string(), WayOut::Wait)),
-            LockError::NotAFile(_) | LockError::NotAFolder(_) => {
-                Failure::Refused(e.to_string().into())
-            }
-            LockError::Io { .. } => Failure::Other(e.into()),
-        }
+        Failure::Other(e)
     }
 }
 

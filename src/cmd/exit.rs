@@ -29,7 +29,7 @@ fn advice(failure: &Failure) -> Option<(&'static str, String)> {
         }
         Failure::Unbuilt(Unbuilt::Unreadable { .. }) => ("; ", build.to_string()),
         Failure::Unbuilt(_) => (": ", build.to_string()),
-        Failure::Refused(refusal) => match &refusal.way_out {
+        Failure::Refused(refusal) | Failure::Stopped(refusal) => match &refusal.way_out {
             WayOut::Said => return None,
             WayOut::Repair => (
                 "; ",
@@ -56,6 +56,9 @@ fn advice(failure: &Failure) -> Option<(&'static str, String)> {
             WayOut::BrokenManifest => {
                 ("; ", "remove it and the files it listed, then build again".to_string())
             }
+            WayOut::RemoveThenRun => ("; ", "remove it and run folio again".to_string()),
+            WayOut::DeployAgain => (": ", "run the deploy again".to_string()),
+            WayOut::RemoveLinkThenDeploy => ("; ", "remove it and deploy again".to_string()),
         },
         _ => return None,
     };
@@ -82,7 +85,7 @@ impl Exit for Failure {
             | Failure::Limits(_)
             | Failure::Refused(_)
             | Failure::Unbuilt(_) => 1,
-            Failure::Usage(_) | Failure::Other(_) => 2,
+            Failure::Usage(_) | Failure::Other(_) | Failure::Stopped(_) => 2,
         }
     }
 
@@ -117,9 +120,11 @@ impl Exit for Failure {
                     )
                 })
                 .collect(),
-            Failure::Usage(_) | Failure::Refused(_) | Failure::Unbuilt(_) | Failure::Other(_) => {
-                Vec::new()
-            }
+            Failure::Usage(_)
+            | Failure::Refused(_)
+            | Failure::Stopped(_)
+            | Failure::Unbuilt(_)
+            | Failure::Other(_) => Vec::new(),
         }
     }
 }

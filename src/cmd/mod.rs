@@ -21,7 +21,7 @@ use folio::site::Progress;
 
 use crate::cli::{Cli, Command};
 use exit::Exit;
-use folio::config::{self, DataSettings, Overrides, Project};
+use folio::config::{self, Overrides, Project};
 use folio::diag::{self, ConfigError};
 use folio::error::Failure;
 pub use messages::{print, say};
@@ -79,15 +79,13 @@ pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project,
 /// values in languages the config does not list: the one whose country code it is, or one
 /// spelled close to it ("did you mean `es`? (data/a.csv has `name.es`)"). The data is read
 /// only then.
-fn languages_meant(errors: &mut [ConfigError], data: &DataSettings) {
+fn languages_meant(errors: &mut [ConfigError], data: &Project) {
     if errors.iter().all(|e| e.unknown_language.is_none()) {
         return;
     }
-    let localized = |f: &str| data.schema.get(f).is_some_and(|s| s.localized);
-    let found = folio::load::languages::in_data(&data.data_dir, data.csv_delimiter, &localized);
-    let unlisted: Vec<&str> = (found.keys().map(String::as_str))
-        .filter(|l| !data.languages.iter().any(|c| c == l))
-        .collect();
+    let found = folio::load::unlisted_languages(data);
+    let unlisted: Vec<&str> =
+        (found.keys().map(String::as_str)).filter(|l| config::is_known_language(l)).collect();
     for e in errors {
         let Some(word) = &e.unknown_language else { continue };
         // A country's code written for its language (`sp` for Spain), when the data has
@@ -98,7 +96,7 @@ fn languages_meant(errors: &mut [ConfigError], data: &DataSettings) {
             let (field, file) = &found[meant];
             e.message.push_str(&format!(
                 "; did you mean `{meant}`? ({} has `{field}.{meant}`)",
-                diag::display_path(file).display()
+                file.display()
             ));
         }
     }
@@ -277,26 +275,24 @@ mod tests {
 
     #[test]
     fn a_language_that_is_no_language_gets_the_one_the_data_has() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.csv"), "id;name.en;name.fr;name.es\n1;A;B;C\n").unwrap();
-        let mut schema = std::collections::BTreeMap::new();
-        schema.insert(
-            "name".to_string(),
-            config::FieldSpec { localized: true, ..Default::default() },
-        );
-        let data = DataSettings {
-            data_dir: dir.path().to_path_buf(),
-            csv_delimiter: b';',
-            languages: ["en", "fr", "sp"].map(String::from).to_vec(),
-            schema,
-        };
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("data");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("a.csv"), "id;name.en;name.fr;name.es\n1;A;B;C\n").unwrap();
+        // The project as a config with `sp` among its languages validates as far as it
+        // does: `sp` refused, the rest kept.
+        let toml = "[listing]\nlanguages = [\"en\", \"fr\"]\n[input]\ncsv_delimiter = \";\"\n[fields.name]\nlocalized = true\n";
+        let cfg = config::Config::from_str(toml, Path::new("folio.toml")).unwrap();
+        let data = cfg
+            .validate(Path::new("folio.toml"), root.path(), root.path(), &Overrides::default())
+            .unwrap();
         let config = Path::new("folio.toml");
         let mut sp = ConfigError::new(config, Some(3), "listing.languages: `sp` is no language");
         sp.unknown_language = Some("sp".into());
         let other = ConfigError::new(config, Some(4), "listing.resource `a/b` is no segment");
         let mut errors = [sp, other.clone()];
         languages_meant(&mut errors, &data);
-        let file = diag::display_path(&dir.path().join("a.csv"));
+        let file = diag::display_path(&dir.join("a.csv"));
         assert_eq!(
             errors[0].message,
             format!(
@@ -307,8 +303,8 @@ mod tests {
         assert_eq!(errors[1], other, "a problem of another kind is left as it is");
         // The one language the data has besides the listed ones is no suggestion when
         // nothing ties it to the word: `sp` is not `fr`.
-        std::fs::write(dir.path().join("a.csv"), "id;name.en;name.fr\n1;A;B\n").unwrap();
-        let data = DataSettings { languages: ["en", "sp"].map(String::from).to_vec(), ..data };
+        std::fs::write(dir.join("a.csv"), "id;name.en;name.fr\n1;A;B\n").unwrap();
+        let data = Project { languages: ["en"].map(String::from).to_vec(), ..data };
         let mut sp = ConfigError::new(config, Some(3), "listing.languages: `sp` is no language");
         sp.unknown_language = Some("sp".into());
         let mut errors = [sp];

@@ -1,13 +1,15 @@
 //! `folio.toml`: the serde model of every key (docs/config.md), its defaults, and the
 //! [`Project`] that validation turns it into. Parsing is pure ([`Config::from_str`]);
 //! reading is [`Config::from_file`]; finding the file is [`Project::discover`]. No data is
-//! read here: a config with problems comes back with what it says of its data
-//! ([`DataSettings`]), for whoever reports the problems to add what the data suggests. The
+//! read here: a config with problems comes back with the project as far as it validated,
+//! for whoever reports the problems to add what the data suggests (`cmd::discover`). The
 //! checks are in `validate.rs`, `base_url` in `base_url.rs`, the folders in `paths.rs`, the
-//! deploy URL in `target.rs`, and how a TOML error reads in `explain.rs`.
+//! `[hosting]` and `[deploy]` tables in `hosting.rs`, the deploy URL in `target.rs`, and
+//! how a TOML error reads in `explain.rs`.
 
 mod base_url;
 mod explain;
+mod hosting;
 mod paths;
 pub mod target;
 mod validate;
@@ -19,6 +21,7 @@ use anyhow::Context;
 use serde::Deserialize;
 
 pub use base_url::BaseUrl;
+pub use hosting::{CloudflareConfig, DeployConfig, HostPlan, HostTarget, HostingConfig, ServeFrom};
 pub use paths::normalize;
 pub use validate::is_known_language;
 
@@ -31,22 +34,24 @@ use crate::diag::ConfigError;
 pub enum Error {
     #[error("{0}")]
     Missing(String),
-    /// Every problem; and, when the config parsed, what it says of its data.
+    /// Every problem; and, when the config parsed, the project as far as it validated
+    /// (what it says of its data).
     #[error("invalid configuration")]
-    Invalid { errors: Vec<ConfigError>, data: Option<Box<DataSettings>> },
+    Invalid { errors: Vec<ConfigError>, data: Option<Box<Project>> },
     #[error(transparent)]
     Io(#[from] anyhow::Error),
 }
 
-/// What a config with problems says of its data: the values its [`Project`] would hold
-/// (a refused one at its fallback). Config reads no data; whoever reports the problems
-/// may, to add what was meant (a language code that is no language: the one the data has).
-#[derive(Debug, Clone)]
-pub struct DataSettings {
-    pub data_dir: PathBuf,
-    pub csv_delimiter: u8,
-    pub languages: Vec<String>,
-    pub schema: BTreeMap<String, FieldSpec>,
+impl From<Error> for crate::error::Failure {
+    /// No config file is a usage error (2); an invalid one, exit 1 with every problem.
+    fn from(e: Error) -> crate::error::Failure {
+        use crate::error::Failure;
+        match e {
+            Error::Missing(message) => Failure::Usage(message),
+            Error::Invalid { errors, .. } => Failure::Config(errors),
+            Error::Io(e) => Failure::Other(e),
+        }
+    }
 }
 
 /// The raw config, exactly as written (paths not yet resolved).
@@ -247,125 +252,6 @@ impl Default for OutputConfig {
     }
 }
 
-/// A host target of `[hosting] targets`: what `hosts::render` writes a config for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum HostTarget {
-    Nginx,
-    Apache,
-    Caddy,
-    Lighttpd,
-    Cloudfront,
-    Netlify,
-    Vercel,
-    Cloudflare,
-}
-
-impl HostTarget {
-    /// As `[hosting] targets` spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            HostTarget::Nginx => "nginx",
-            HostTarget::Apache => "apache",
-            HostTarget::Caddy => "caddy",
-            HostTarget::Lighttpd => "lighttpd",
-            HostTarget::Cloudfront => "cloudfront",
-            HostTarget::Netlify => "netlify",
-            HostTarget::Vercel => "vercel",
-            HostTarget::Cloudflare => "cloudflare",
-        }
-    }
-}
-
-/// The host's plan, where its limits depend on it (`[hosting.cloudflare] plan`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum HostPlan {
-    #[default]
-    Free,
-    Paid,
-}
-
-/// Where the `cloudflare` target's Worker reads the files (`[hosting.cloudflare]
-/// serve_from`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ServeFrom {
-    /// Cloudflare Pages: the output folder deployed as a Pages project.
-    #[default]
-    Pages,
-    /// An R2 bucket that `folio deploy` fills through R2's S3 API, read by a Worker.
-    R2,
-}
-
-/// `[hosting.cloudflare]`: the plan (which decides Pages' limits) and where the Worker
-/// reads the files.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CloudflareConfig {
-    pub plan: HostPlan,
-    pub serve_from: ServeFrom,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct HostingConfig {
-    pub targets: Vec<HostTarget>,
-    pub root: String,
-    pub listen: String,
-    /// `[hosting.cloudflare]`: the plan, and Pages or R2.
-    pub cloudflare: CloudflareConfig,
-}
-
-impl Default for HostingConfig {
-    fn default() -> Self {
-        HostingConfig {
-            targets: vec![
-                HostTarget::Nginx,
-                HostTarget::Apache,
-                HostTarget::Caddy,
-                HostTarget::Lighttpd,
-                HostTarget::Cloudfront,
-            ],
-            root: String::new(),
-            listen: "127.0.0.1:8080".into(),
-            cloudflare: CloudflareConfig::default(),
-        }
-    }
-}
-
-/// `[deploy]`: where `folio deploy` publishes `output/`. Credentials never live here: they
-/// come from the environment and the stores' standard provider chains.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct DeployConfig {
-    /// `s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix`, `file:///dir`.
-    pub url: String,
-    /// An S3-compatible store's endpoint (R2, MinIO, Ceph); `http://` works as is.
-    pub endpoint: String,
-    /// "" = from the environment (`AWS_REGION`, `AWS_DEFAULT_REGION`), else us-east-1.
-    pub region: String,
-    /// More stale objects than this: refuse to delete (exit 1).
-    pub max_deletes: u64,
-    /// Requests in flight at once.
-    pub concurrency: u64,
-    /// Upload the `.gz`/`.br` siblings too (for hosts that negotiate them).
-    pub siblings: bool,
-}
-
-impl Default for DeployConfig {
-    fn default() -> Self {
-        DeployConfig {
-            url: String::new(),
-            endpoint: String::new(),
-            region: String::new(),
-            max_deletes: 256,
-            concurrency: 32,
-            siblings: false,
-        }
-    }
-}
-
 impl Config {
     /// Parses `text`; `path` only names the file in messages.
     pub fn from_str(text: &str, path: &Path) -> Result<Config, ConfigError> {
@@ -535,7 +421,8 @@ pub struct Project {
 impl Project {
     /// Finds, reads and validates the config: `--config F`, else `folio.toml` in the
     /// working directory. A missing file is a usage error (exit 2); problems come back
-    /// each at its line, with the config's [`DataSettings`] when it parsed.
+    /// each at its line, with the project as far as it validated (a refused value at its
+    /// fallback) when it parsed.
     pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Error> {
         let cwd = std::env::current_dir().context("reading the working directory")?;
         let path = cwd.join(config.unwrap_or(Path::new("folio.toml")));
@@ -557,13 +444,7 @@ impl Project {
                 e.line = explain::line_of_key(&text, &e.message);
             }
             errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
-            let data = DataSettings {
-                data_dir: project.data_dir,
-                csv_delimiter: project.csv_delimiter,
-                languages: project.languages,
-                schema: project.schema,
-            };
-            return Err(Error::Invalid { errors, data: Some(Box::new(data)) });
+            return Err(Error::Invalid { errors, data: Some(Box::new(project)) });
         }
         project.config_digest = project.shape_digest();
         Ok(project)

@@ -39,7 +39,7 @@ use super::clock::Clock;
 
 use object_store::{GetOptions, PutMode, PutOptions, PutPayload, UpdateVersion};
 
-use super::store::{Scheme, Store};
+use super::store::Store;
 use crate::error::{Failure, Refusal, WayOut};
 use crate::output::lock::{Access, Busy, Lock};
 
@@ -93,8 +93,7 @@ impl Lease {
         busy: Busy<'_>,
         lifetime: Duration,
     ) -> Result<(Lease, Option<String>), Failure> {
-        if store.target.scheme == Scheme::File {
-            let dir = std::path::Path::new(&store.target.bucket);
+        if let Some(dir) = &store.local {
             let lock =
                 Lock::take_named(dir, LEASE, "another folio deploy", Access::Exclusive, busy)?;
             return Ok((Lease { held: Held::Folder(lock), took_over: false }, None));
@@ -211,11 +210,14 @@ impl Lease {
         let since = store.clock.now().saturating_duration_since(at);
         if lost.load(Ordering::SeqCst) || since >= fence(*lifetime) {
             lost.store(true, Ordering::SeqCst);
-            return Err(Failure::Other(anyhow::anyhow!(
-                "lost the deploy lease on {} (its last renewal was {:.1} s ago, and another deploy may take it over after {} s); nothing more was sent: run the deploy again",
-                store.target.display(),
-                since.as_secs_f64(),
-                lifetime.as_secs()
+            return Err(Failure::Stopped(Refusal::new(
+                format!(
+                    "lost the deploy lease on {} (its last renewal was {:.1} s ago, and another deploy may take it over after {} s); nothing more was sent",
+                    store.target.display(),
+                    since.as_secs_f64(),
+                    lifetime.as_secs()
+                ),
+                WayOut::DeployAgain,
             )));
         }
         Ok(())

@@ -9,6 +9,7 @@ use std::path::Path;
 use anyhow::Context;
 use rayon::prelude::*;
 
+use crate::error::{Failure, Refusal, WayOut};
 use crate::output::manifest::Manifest;
 use crate::routes::Map;
 use crate::routes::layout::FileKind;
@@ -203,7 +204,7 @@ pub fn with_md5(
     output: &Path,
     scanned: Vec<Scanned>,
     known: impl Fn(&Scanned) -> Option<[u8; 16]> + Sync,
-) -> anyhow::Result<Vec<LocalFile>> {
+) -> Result<Vec<LocalFile>, Failure> {
     scanned
         .into_par_iter()
         .map(|s| {
@@ -214,10 +215,13 @@ pub fn with_md5(
                     let bytes = std::fs::read(&path)
                         .with_context(|| format!("reading `{}`", path.display()))?;
                     if crate::output::hash(&bytes) != s.xxh3 {
-                        anyhow::bail!(
-                            "`{}` changed while it was being deployed (something other than folio wrote to the output folder): run the deploy again",
-                            crate::diag::display_path(&path).display()
-                        );
+                        return Err(Failure::Stopped(Refusal::new(
+                            format!(
+                                "`{}` changed while it was being deployed (something other than folio wrote to the output folder)",
+                                crate::diag::display_path(&path).display()
+                            ),
+                            WayOut::DeployAgain,
+                        )));
                     }
                     md5_of(&bytes)
                 }

@@ -11,13 +11,16 @@
 //! scan's MD5, and sent as read), delete, hand over the purge list (`purge.rs`), and write
 //! the record. A kill or a failure at any point leaves a usable store (old pages are
 //! deleted last), and the next deploy finishes the job and purges what the cut one
-//! changed. The store-side operations are in `remote.rs`.
+//! changed. The store-side operations are in `remote/`, what a `file://` target must not
+//! be in `folder/guard.rs`, the build it publishes in `built.rs`.
 //!
 //! It does not build: it refuses an `output/` with no build, a build half switched in, or
 //! a build made from another `folio.toml` or another `base_url`.
 
+mod built;
 #[cfg(unix)]
 pub mod clock;
+mod failure;
 mod folder;
 mod lease;
 pub mod local;
@@ -33,7 +36,7 @@ use std::time::Instant;
 use crate::config::Project;
 use crate::error::{Failure, Refusal, WayOut};
 use crate::output::lock::{Access, Busy, Lock};
-use crate::output::manifest::{MANIFEST, Manifest};
+use crate::output::manifest::Manifest;
 use crate::routes::Map;
 use crate::site::Progress;
 use lease::Lease;
@@ -42,7 +45,12 @@ use plan::{Action, Reason};
 use purge::PurgeList;
 use record::Record;
 use remote::Remote;
-use store::{Scheme, Store, Target};
+use store::{Store, Target};
+
+pub use crate::error::Unbuilt;
+pub use built::finished;
+pub(crate) use failure::remote_failure;
+pub use failure::store_says;
 
 /// What a deploy was asked to do: `[deploy]` with the command line's overrides applied.
 #[derive(Debug, Clone)]
@@ -90,84 +98,13 @@ pub struct Deployed {
     pub requests: Option<store::Counts>,
 }
 
-/// Why `output/` is not a finished build of this project that can be deployed: the fact
-/// only. What to do about it (build again) is the command line's to say.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Unbuilt {
-    #[error(
-        "a build is half switched into `{output}` (it was killed or failed while moving files in)"
-    )]
-    HalfSwitched { output: String },
-    #[error("no build in `{output}`")]
-    Missing { output: String },
-    #[error("`{manifest}`: {why}")]
-    Unreadable { manifest: String, why: String },
-    #[error(
-        "`{output}` was built for the base_url {}, but {config} configures {}: its links would point there",
-        shown_base(built),
-        shown_base(configured)
-    )]
-    OtherBaseUrl { output: String, built: String, config: String, configured: String },
-    #[error("`{config}` changed since `{output}` was built, in what shapes the output")]
-    ConfigChanged { config: String, output: String },
-}
-
-fn shown_base(b: &str) -> String {
-    if b.is_empty() { "\"\" (root-relative links)".to_string() } else { format!("`{b}`") }
-}
-
-/// The finished build in `output/`, or why there is none. The caller holds the lock.
-pub fn finished(project: &Project) -> Result<Manifest, Failure> {
-    let out = &project.output_dir;
-    let output = crate::diag::display_path(out).display().to_string();
-    if crate::output::half_switched(out) {
-        return Err(Failure::Unbuilt(Unbuilt::HalfSwitched { output }));
-    }
-    let path = out.join(MANIFEST);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Failure::Unbuilt(Unbuilt::Missing { output }));
-        }
-        Err(e) => {
-            return Err(anyhow::Error::from(e)
-                .context(format!("reading `{}`", path.display()))
-                .into());
-        }
-    };
-    let manifest = Manifest::from_bytes(&bytes).map_err(|e| {
-        Failure::Unbuilt(Unbuilt::Unreadable {
-            manifest: crate::diag::display_path(&path).display().to_string(),
-            why: e.to_string(),
-        })
-    })?;
-    // Compared as URLs, parsed: the stamp is the build's `base_url`, written as a string.
-    if crate::config::BaseUrl::parse(&manifest.stamp.base_url).ok().as_ref() != Some(&project.base)
-    {
-        return Err(Failure::Unbuilt(Unbuilt::OtherBaseUrl {
-            output,
-            built: manifest.stamp.base_url.clone(),
-            config: project.config_path.display().to_string(),
-            configured: project.base.prefix(),
-        }));
-    }
-    // Only what shapes the output counts: a comment or a `[deploy]` setting needs no build.
-    if manifest.stamp.config != project.config_digest {
-        return Err(Failure::Unbuilt(Unbuilt::ConfigChanged {
-            config: project.config_path.display().to_string(),
-            output,
-        }));
-    }
-    Ok(manifest)
-}
-
 /// Publishes `output/` as `opts` say.
 pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deployed, Failure> {
     let start = Instant::now();
     let target = Target::parse(&opts.url)
         .map_err(|e| Failure::Refused(format!("the deploy URL {e}").into()))?;
     let out = &project.output_dir;
-    refuse_overlap(project, &target)?;
+    folder::refuse_overlap(project, &target)?;
     if !out.is_dir() {
         let output = crate::diag::display_path(out).display().to_string();
         return Err(Failure::Unbuilt(Unbuilt::Missing { output }));
@@ -194,7 +131,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
 }
 
 /// [`deploy`] to a store made by the caller, on the caller's runtime, with a lease of
-/// `lifetime`: what the simulation of deploys drives (`tests/it/deploy/sim.rs`), with an
+/// `lifetime`: what the simulation of deploys drives (`tests/it/deploy/sim/`), with an
 /// in-memory store that misbehaves on purpose and tokio's virtual clock.
 pub async fn deploy_to(
     project: &Project,
@@ -218,7 +155,7 @@ async fn publish(
     lifetime: std::time::Duration,
 ) -> Result<Deployed, Failure> {
     let out = &project.output_dir;
-    refuse_links(store, false)?;
+    folder::refuse_links(store, false)?;
     hooks.progress.start("scan", 0);
     // The map of the build being deployed, made once: which file is a page, its headers,
     // its public URLs.
@@ -248,96 +185,6 @@ async fn publish(
     deployed.target = store.target.display();
     deployed.requests = store.requests.as_ref().map(|r| r.counts());
     Ok(deployed)
-}
-
-/// A `file://` target that overlaps what folio reads or writes is refused before anything
-/// is sent: inside `output/` (the next deploy would publish the copy inside itself), a
-/// folder `output/` lies in (the project folder or above: the copy would be in what it
-/// publishes), or inside the data folder (its files would be read as records).
-fn refuse_overlap(project: &Project, target: &Target) -> Result<(), Failure> {
-    if target.scheme != Scheme::File {
-        return Ok(());
-    }
-    let real = |p: &std::path::Path| resolved(p);
-    let dir = real(std::path::Path::new(&target.bucket));
-    let (out, data, root) =
-        (real(&project.output_dir), real(&project.data_dir), real(&project.root));
-    // The working folder itself shows as its whole path, not as nothing.
-    let shown = |p: &std::path::Path| match crate::diag::display_path(p) {
-        rel if rel.as_os_str().is_empty() => real(p).display().to_string(),
-        rel => rel.display().to_string(),
-    };
-    let why = if dir.starts_with(&out) {
-        format!("it is inside the output folder `{}`", shown(&project.output_dir))
-    } else if out.starts_with(&dir) {
-        if root.starts_with(&dir) {
-            format!("the project folder `{}` is inside it", shown(&project.root))
-        } else {
-            format!("the output folder `{}` is inside it", shown(&project.output_dir))
-        }
-    } else if dir.starts_with(&data) {
-        format!("it is inside the data folder `{}`", shown(&project.data_dir))
-    } else {
-        return Ok(());
-    };
-    Err(Failure::Refused(Refusal::new(
-        format!("{} overlaps the project: {why}", target.display()),
-        WayOut::DeployOutside,
-    )))
-}
-
-/// `path` made absolute with its symlinks resolved, as far as it exists (the rest is
-/// appended as it is written).
-fn resolved(path: &std::path::Path) -> std::path::PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(existing) {
-            return rest.iter().rev().fold(real, |p, part| p.join(part));
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return absolute,
-        }
-    }
-}
-
-/// A `file://` target with a symlink inside is refused: the folder store would write,
-/// list and delete through it, outside the target.
-///
-/// Before anything is sent that is a refusal (exit 1); once uploads went out
-/// (`midway`), a symlink that appeared meanwhile is an I/O failure (exit 2): nothing was
-/// written through it (the store opens every component without following links), but the
-/// target is no longer the one this deploy started on, so it deletes nothing.
-fn refuse_links(store: &Store, midway: bool) -> Result<(), Failure> {
-    if store.target.scheme != Scheme::File {
-        return Ok(());
-    }
-    let dir = std::path::Path::new(&store.target.bucket);
-    let links = store::links_below(dir, 5)?;
-    if links.is_empty() {
-        return Ok(());
-    }
-    let named: Vec<String> =
-        links.iter().map(|l| format!("`{}`", l.strip_prefix(dir).unwrap_or(l).display())).collect();
-    let named = format!("{}{}", named.join(", "), if links.len() == 5 { ", ..." } else { "" });
-    if midway {
-        return Err(Failure::Other(anyhow::anyhow!(
-            "{} now holds a symlink ({named}) that appeared while this deploy was sending: nothing was written through it and nothing was deleted; remove it and deploy again",
-            store.target.display(),
-        )));
-    }
-    Err(Failure::Refused(Refusal::new(
-        format!(
-            "{} holds a symlink ({named}): folio never writes or deletes through a symlink in a file:// target",
-            store.target.display(),
-        ),
-        WayOut::RemoveLink,
-    )))
 }
 
 /// The store as a survey found it, and the plan made from it.
@@ -502,7 +349,7 @@ async fn run(
             modified[i] = Some(seen);
         }
     }
-    refuse_links(remote.store, true)?;
+    folder::refuse_links(remote.store, true)?;
     remote.delete(&doomed, &mut out).await?;
     out.uploaded.sort();
     out.deleted.sort();
@@ -641,60 +488,4 @@ fn intent(
     // finds it (cut short) starts the time its intent is carried.
     intent.carried_until = None;
     Some(intent)
-}
-
-/// A failure of the store, naming what folio was doing, the object, and the store's own
-/// words (exit 2).
-pub(crate) fn remote_failure(
-    what: &str,
-    rel: &str,
-    store: &Store,
-    e: object_store::Error,
-) -> Failure {
-    let on = store.target.display();
-    let doing =
-        if rel.is_empty() { format!("{what} {on}") } else { format!("{what} `{rel}` on {on}") };
-    let hint = store.no_credentials.as_deref().map(|h| format!("; {h}")).unwrap_or_default();
-    Failure::Other(anyhow::anyhow!("{doing}: {}{hint}", store_says(&e)))
-}
-
-/// What a store error comes down to, in one line: object_store's errors repeat their
-/// sources in their messages, so the chain is read once here. An S3-style error body gives
-/// its status, code and message (`403 Forbidden: InvalidAccessKeyId: The AWS Access Key
-/// Id you provided does not exist in our records.`); a transport error its root cause and
-/// the retries made.
-pub fn store_says(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut chain = vec![e.to_string()];
-    let mut source = e.source();
-    while let Some(s) = source {
-        chain.push(s.to_string());
-        source = s.source();
-    }
-    let between = |text: &str, open: &str, close: &str| -> Option<String> {
-        let start = text.find(open)? + open.len();
-        let end = text[start..].find(close)? + start;
-        Some(text[start..end].trim().to_string())
-    };
-    let all = chain.join("\n");
-    let status = between(&all, "status code: ", ":");
-    match (between(&all, "<Code>", "</Code>"), between(&all, "<Message>", "</Message>")) {
-        (Some(code), message) => {
-            let mut out = status.map(|s| format!("{s}: ")).unwrap_or_default();
-            out.push_str(&code);
-            if let Some(m) = message {
-                out.push_str(": ");
-                out.push_str(&m);
-            }
-            out
-        }
-        (None, _) => {
-            let root = chain.last().cloned().unwrap_or_default();
-            let retries =
-                between(&all, "after ", " retries").map(|n| format!(" (after {n} retries)"));
-            match status {
-                Some(s) => format!("{s}: {root}"),
-                None => format!("{root}{}", retries.unwrap_or_default()),
-            }
-        }
-    }
 }

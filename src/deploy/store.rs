@@ -142,6 +142,13 @@ pub struct Store {
     /// Whether objects keep Content-Type, Cache-Control, Content-Encoding and metadata
     /// (a local folder keeps only bytes).
     pub keeps_headers: bool,
+    /// Whether a write can be made on a condition (an ETag, or that nothing is there): a
+    /// local folder's cannot, and its own lock keeps two deploys apart instead.
+    pub conditional: bool,
+    /// The folder the store is, when it is one on this machine (`file://`): locked with
+    /// the kernel's lock rather than a lease object, and refused when it holds a symlink
+    /// (`folder/guard.rs`).
+    pub local: Option<std::path::PathBuf>,
     /// What was sent (none for a folder).
     pub requests: Option<Arc<Requests>>,
     /// When the environment holds no credentials for the store: which variables folio
@@ -383,29 +390,13 @@ pub fn connect(target: &Target, endpoint: &str, region: &str) -> Result<Store, F
             (Arc::new(folder), false)
         }
     };
-    let requests = (target.scheme != Scheme::File).then_some(requests);
+    let local = (target.scheme == Scheme::File).then(|| std::path::PathBuf::from(&target.bucket));
+    let requests = local.is_none().then_some(requests);
     let no_credentials = missing_credentials(target.scheme);
     let clock = Arc::new(super::clock::System::new());
-    Ok(Store { inner, target: target.clone(), keeps_headers, requests, no_credentials, clock })
-}
-
-/// Symlinks below a `file://` target, at most `limit` of them. The folder store follows
-/// links when it lists, writes and deletes, so folio refuses a target that has any.
-pub fn links_below(dir: &std::path::Path, limit: usize) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    let mut found = Vec::new();
-    if !dir.exists() {
-        return Ok(found);
-    }
-    for entry in walkdir::WalkDir::new(dir).follow_links(false).min_depth(1) {
-        let entry = entry.with_context(|| format!("reading `{}`", dir.display()))?;
-        if entry.path_is_symlink() {
-            found.push(entry.into_path());
-            if found.len() == limit {
-                break;
-            }
-        }
-    }
-    Ok(found)
+    let conditional = local.is_none();
+    let target = target.clone();
+    Ok(Store { inner, target, keeps_headers, conditional, local, requests, no_credentials, clock })
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Each host's documented limits, and what one build would send it, checked before a file
 //! is written (`folio check`, `folio build`). Pure: the counts come from the build's plan
-//! (site.rs), so a build past a hard limit fails having written nothing. docs/hosting.md's
+//! (site/preflight.rs), so a build past a hard limit fails having written nothing. docs/hosting.md's
 //! table lists the same limits with their sources; a test keeps the two in step.
 
 use crate::config::{CloudflareConfig, HostPlan, HostTarget, ServeFrom};

@@ -5,8 +5,8 @@
 pub mod csv;
 pub mod emit;
 mod exact;
+mod file;
 pub mod json;
-pub mod languages;
 pub mod record;
 mod unique;
 
@@ -18,8 +18,10 @@ use serde_json::{Map, Value};
 
 use crate::config::Project;
 use crate::diag::{self, Problem};
-use crate::model::{Element, Id, Origin, PerLang, Record};
-use record::{Findings, Resolver};
+use crate::model::{Id, Origin, PerLang, Record};
+use file::{FileResult, load_file};
+pub use file::{Unlisted, parse_file};
+use record::Resolver;
 
 /// One record as a parser found it: raw JSON text to parse, or an object already built.
 pub enum Raw<'a> {
@@ -136,15 +138,16 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     let mut problems = Vec::new();
     let mut said = std::collections::HashSet::new();
     let mut refused = Vec::new();
-    for FileResult { records, problems: errs, warnings: warns, missing, refused: ids } in per_file {
+    for file in per_file {
+        let FileResult { records, problems: errs, warnings, missing, refused: ids } = file;
         set.records.extend(records);
         refused.extend(ids);
         problems.extend(errs);
         // A language the config does not list is said once, at its first file.
-        let once = |w: &Problem| {
-            !w.message.starts_with("has values in `") || said.insert(w.message.clone())
+        let once = |(lang, _): &(Option<String>, Problem)| {
+            lang.as_ref().is_none_or(|l| said.insert(l.clone()))
         };
-        set.warnings.extend(warns.into_iter().filter(once));
+        set.warnings.extend(warnings.into_iter().filter(once).map(|(_, w)| w));
         for key in missing {
             *set.missing.entry(key).or_default() += 1;
         }
@@ -171,270 +174,30 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     if problems.is_empty() { Ok(set) } else { Err(problems) }
 }
 
+/// Each language the data has values in that `project` does not list, lowercase, with the
+/// first field and file found with it: what the loader warns of, read by the loader itself
+/// (all of the data, on purpose: this is asked only when a language code of the config is
+/// no language, to find the one meant: `sp` when the data has `name.es`).
+pub fn unlisted_languages(project: &Project) -> BTreeMap<String, (String, PathBuf)> {
+    let Ok(files) = walk(&project.data_dir) else { return BTreeMap::new() };
+    let resolver = Resolver::new(project);
+    let per_file: Vec<FileResult> =
+        files.par_iter().enumerate().map(|(i, path)| load_file(i, path, &resolver)).collect();
+    let mut found = BTreeMap::new();
+    for (lang, warning) in per_file.into_iter().flat_map(|f| f.warnings) {
+        let Some(lang) = lang else { continue };
+        let field = warning.field.unwrap_or_default();
+        found.entry(lang).or_insert((field, warning.path));
+    }
+    found
+}
+
 /// The line (1-based) of folio.toml where `field` is written as an entry of a list
 /// (`"rating"`, `"-rating"`), if it is.
 fn line_of_entry(text: &str, field: &str) -> Option<u64> {
     let (plain, descending) = (format!("\"{field}\""), format!("\"-{field}\""));
     let at = text.lines().position(|l| l.contains(&plain) || l.contains(&descending))?;
     Some(at as u64 + 1)
-}
-
-/// A problem for every number in a record's text that would not be written as given
-/// ([`exact`]), unless its field is declared `type = "number"` (which takes the nearest
-/// 64-bit value by design).
-fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) {
-    let schema = &resolver.project().schema;
-    for n in exact::scan(text) {
-        let declared = n.field.as_ref().and_then(|f| schema.get(f)).and_then(|spec| spec.kind);
-        if declared == Some(crate::config::FieldType::Number) {
-            continue;
-        }
-        // As syntax errors say it: a column in the file's line, or the line in the record.
-        let place = if n.line > 1 {
-            format!(" (line {} of this record, column {})", n.line, n.column)
-        } else {
-            format!(" (column {})", column + n.column - 1)
-        };
-        let fix = match &n.field {
-            Some(f) => format!(
-                "quote it to keep it as text, or declare [fields.{f}] type = \"number\" to take the nearest one"
-            ),
-            None => "quote it to keep it as text".to_string(),
-        };
-        let what = if n.digits_lost {
-            "has more digits than a 64-bit number holds"
-        } else {
-            "is too small for a 64-bit number"
-        };
-        let why = format!(
-            "the number {} {what} and would be written as {}{place}: {fix}",
-            n.literal, n.written
-        );
-        let problem = Problem::unplaced(None, why);
-        found.problems.push(match n.field {
-            Some(f) => problem.with_field(f),
-            None => problem,
-        });
-    }
-}
-
-/// What one file yields.
-#[derive(Default)]
-struct FileResult {
-    records: Vec<Record>,
-    problems: Vec<Problem>,
-    warnings: Vec<Problem>,
-    missing: Vec<(usize, String)>,
-    /// The ids of records refused for a problem of their own, with where they are.
-    refused: Vec<(Id, Origin)>,
-}
-
-/// Every file is read in batches of about this many bytes, resolved in parallel batch by
-/// batch, so memory holds the records and one batch, never a whole file.
-const BATCH_BYTES: usize = 8 << 20;
-
-/// What one file yields, filled batch by batch.
-struct FileOut<'r> {
-    index: usize,
-    shown: PathBuf,
-    resolver: &'r Resolver<'r>,
-    records: Vec<Record>,
-    problems: Vec<Problem>,
-    warnings: Vec<Problem>,
-    missing: Vec<(usize, String)>,
-    refused: Vec<(Id, Origin)>,
-    warned: std::collections::HashSet<String>,
-    /// Problems past [`MAX_PROBLEMS`], counted, not kept.
-    more: u64,
-}
-
-/// How many problems of one file are kept and reported; that there are more is said.
-const MAX_PROBLEMS: usize = 1000;
-
-impl FileOut<'_> {
-    fn issue(&mut self, problem: Problem) {
-        self.keep(problem.at(self.index, &self.shown));
-    }
-
-    /// Keeps a problem of this file, up to [`MAX_PROBLEMS`]; past that they are counted,
-    /// so that a file of millions of broken elements (`[,,,,…]`) cannot fill memory.
-    fn keep(&mut self, problem: Problem) {
-        if self.problems.len() < MAX_PROBLEMS {
-            self.problems.push(problem);
-        } else {
-            self.more += 1;
-        }
-    }
-
-    /// Parses and resolves one batch in parallel, keeping line order.
-    fn batch(&mut self, raws: Vec<Raw<'_>>) {
-        let index = self.index;
-        let resolver = self.resolver;
-        let resolved: Vec<(Origin, Option<Record>, Findings)> = raws
-            .into_par_iter()
-            .map(|raw| {
-                let line = raw.line();
-                let element = match raw {
-                    Raw::Text { index: Some(i), column, .. } => Some(Element::new(i, column)),
-                    _ => None,
-                };
-                let mut found = Findings::default();
-                let object = match raw {
-                    Raw::Object { object, .. } => Some(object),
-                    Raw::Refused { id, .. } => {
-                        found.id = record::id_of(&id);
-                        None
-                    }
-                    Raw::Text { text, column, .. } => {
-                        match simdutf8::basic::from_utf8(text).map_err(|_| None).and_then(|text| {
-                            serde_json::from_str::<unique::Unique>(text).map(|u| u.0).map_err(Some)
-                        }) {
-                            Ok(Value::Object(o)) => {
-                                let (float, small) = unique::took_a_float();
-                                if float && (small || exact::may_hold_long_number(text)) {
-                                    inexact(text, column, resolver, &mut found);
-                                }
-                                Some(o)
-                            }
-                            Ok(other) => {
-                                let why =
-                                    format!("expected an object, found {}", record::brief(&other));
-                                found.problems.push(Problem::unplaced(None, why));
-                                None
-                            }
-                            Err(None) => {
-                                found.problems.push(Problem::unplaced(None, "not valid UTF-8"));
-                                None
-                            }
-                            Err(Some(e)) => {
-                                let text = std::str::from_utf8(text).unwrap_or_default();
-                                let why = json::syntax_in(&e, text, column);
-                                found.problems.push(Problem::unplaced(None, why));
-                                None
-                            }
-                        }
-                    }
-                };
-                let origin = Origin { file: index, line, element };
-                let rec = object.and_then(|o| resolver.resolve(o, origin, &mut found));
-                (origin, rec, found)
-            })
-            .collect();
-        for (origin, rec, found) in resolved {
-            let line = origin.line;
-            let at = at(origin, found.id.as_ref().or(rec.as_ref().map(|r| &r.id)));
-            for mut p in found.problems {
-                p.line = Some(line);
-                let p = p.at(index, &self.shown).with_record(at.clone());
-                self.keep(p);
-            }
-            // A refused record's id still counts among the ids: a duplicate is said too.
-            if let (None, Some(id)) = (&rec, found.id) {
-                self.refused.push((id, origin));
-            }
-            for (lang, field) in found.other_languages {
-                if self.warned.insert(format!("lang:{lang}")) {
-                    let msg = record::other_language(&lang, &self.resolver.project().languages);
-                    self.warnings
-                        .push(Problem::new(index, &self.shown, Some(line), msg).with_field(field));
-                }
-            }
-            for field in found.looks_localized {
-                if self.warned.insert(field.clone()) {
-                    let msg = format!(
-                        "looks localized (its keys are configured languages) but is not declared; add `localized = true` under [fields.{field}]"
-                    );
-                    self.warnings
-                        .push(Problem::new(index, &self.shown, Some(line), msg).with_field(field));
-                }
-            }
-            self.missing.extend(found.missing);
-            self.records.extend(rec);
-        }
-    }
-}
-
-fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileResult {
-    let format = format_of(path).expect("walk keeps only known formats");
-    let shown = diag::display_path(path);
-    match std::fs::File::open(path) {
-        Ok(file) => read_file(index, shown, format, file, BATCH_BYTES, resolver),
-        Err(e) => {
-            let p = Problem::new(index, &shown, None, format!("cannot read: {e}"));
-            FileResult { problems: vec![p], ..FileResult::default() }
-        }
-    }
-}
-
-/// Parses and resolves one file from `reader`, in batches of about `batch` bytes.
-fn read_file(
-    index: usize,
-    shown: PathBuf,
-    format: Format,
-    reader: impl std::io::Read + Send,
-    batch: usize,
-    resolver: &Resolver,
-) -> FileResult {
-    let mut out = FileOut {
-        index,
-        shown,
-        resolver,
-        records: Vec::new(),
-        problems: Vec::new(),
-        warnings: Vec::new(),
-        missing: Vec::new(),
-        warned: Default::default(),
-        refused: Vec::new(),
-        more: 0,
-    };
-    let read = match format {
-        Format::Csv | Format::Tsv => {
-            let delimiter = format.delimiter(resolver.project());
-            csv::stream(reader, delimiter, format == Format::Tsv, resolver, batch, &mut |raws| {
-                out.batch(raws)
-            })
-            .map(|(issues, warnings)| {
-                issues.into_iter().for_each(|i| out.issue(i));
-                for w in warnings {
-                    if out.warned.insert(w.message.clone()) {
-                        out.warnings.push(w.at(index, &out.shown));
-                    }
-                }
-            })
-        }
-        Format::Json => json::stream_array(reader, batch, &mut |raws| out.batch(raws))
-            .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
-        Format::JsonLines => json::stream_lines(reader, batch, &mut |raws| out.batch(raws))
-            .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
-    };
-    if let Err(e) = read {
-        let p = Problem::new(index, &out.shown, None, format!("cannot read: {e}"));
-        out.problems.push(p);
-    }
-    if out.more > 0 {
-        let last = out.problems.iter().filter_map(|p| p.line).max();
-        let message =
-            format!("more problems in this file are not listed: only its first {MAX_PROBLEMS} are");
-        out.problems.push(Problem::new(index, &out.shown, last, message));
-    }
-    let FileOut { records, problems, warnings, missing, refused, .. } = out;
-    FileResult { records, problems, warnings, missing, refused }
-}
-
-/// One data file's records and problems, read from `bytes` as if it were the file `name`
-/// (its extension picks the format), JSON in batches of about `batch` bytes: what
-/// [`load`] does for each file, without the checks across files. The fuzz targets in
-/// `fuzz/` drive the loaders through it.
-pub fn parse_file(
-    project: &Project,
-    name: &str,
-    bytes: &[u8],
-    batch: usize,
-) -> (Vec<Record>, Vec<Problem>) {
-    let Some(format) = format_of(Path::new(name)) else { return (Vec::new(), Vec::new()) };
-    let resolver = Resolver::new(project);
-    let read = read_file(0, name.into(), format, bytes, batch.max(1), &resolver);
-    (read.records, read.problems)
 }
 
 fn location(set: &Dataset, origin: Origin) -> String {

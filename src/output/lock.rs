@@ -16,7 +16,7 @@
 //! read-only descriptor when the file is there (`flock` needs no write access), and goes
 //! without a lock when it is not. Overlap stays safe there: no build can write a folder
 //! it cannot write to, and the deploy checks every file it sends against the bytes it
-//! hashed (`deploy/remote.rs`), so a change made meanwhile by anything stops it.
+//! hashed (`deploy/remote/`), so a change made meanwhile by anything stops it.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -50,9 +50,7 @@ pub enum LockError {
     /// Another folio command holds it (the binary says how to wait for it).
     #[error("{who} is using `{root}`")]
     Busy { who: &'static str, root: String },
-    #[error(
-        "`{0}` is not the lock file folio makes (a symlink or a folder at its name); remove it and run folio again"
-    )]
+    #[error("`{0}` is not the lock file folio makes (a symlink or a folder at its name)")]
     NotAFile(String),
     #[error(
         "`{0}` is not a folder (a file, a FIFO, a device, or a symlink to nothing): folio writes into a folder of its own; name another"
@@ -60,6 +58,21 @@ pub enum LockError {
     NotAFolder(String),
     #[error("locking `{path}`: {source}")]
     Io { path: String, source: io::Error },
+}
+
+impl From<LockError> for crate::error::Failure {
+    /// Busy or a stranger at the lock's name: refused (1); an I/O error: 2.
+    fn from(e: LockError) -> crate::error::Failure {
+        use crate::error::{Failure, Refusal, WayOut};
+        match e {
+            LockError::Busy { .. } => Failure::Refused(Refusal::new(e.to_string(), WayOut::Wait)),
+            LockError::NotAFile(_) => {
+                Failure::Refused(Refusal::new(e.to_string(), WayOut::RemoveThenRun))
+            }
+            LockError::NotAFolder(_) => Failure::Refused(e.to_string().into()),
+            LockError::Io { .. } => Failure::Other(e.into()),
+        }
+    }
 }
 
 /// A held lock; released when dropped.

@@ -35,13 +35,32 @@ use switch::Journal;
 
 use crate::error::{Refusal, WayOut};
 
-/// folio will not act on something in a folder it owns, because folio did not make it as
-/// it stands (a symlink where its staging folder goes, a manifest of another format):
-/// exit 1, with the reason and the way out. Carried through `anyhow` from where it is
-/// found; [`Failure`](crate::error::Failure) takes it back out.
+/// Why the output folder cannot be worked in: something in a folder folio owns that folio
+/// did not make as it stands (a symlink where its staging folder goes, a manifest of
+/// another format) is refused (exit 1, with the reason and the way out, nothing changed);
+/// the rest is an I/O failure.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Refused(pub crate::error::Refusal);
+pub enum TreeError {
+    #[error("{0}")]
+    Refused(Refusal),
+    #[error(transparent)]
+    Io(#[from] anyhow::Error),
+}
+
+impl From<io::Error> for TreeError {
+    fn from(e: io::Error) -> TreeError {
+        TreeError::Io(e.into())
+    }
+}
+
+impl From<TreeError> for crate::error::Failure {
+    fn from(e: TreeError) -> crate::error::Failure {
+        match e {
+            TreeError::Refused(refusal) => crate::error::Failure::Refused(refusal),
+            TreeError::Io(e) => crate::error::Failure::Other(e),
+        }
+    }
+}
 
 pub const STAGING: &str = ".folio-staging";
 /// In the staging folder, the file its build holds an exclusive lock on while it runs: a
@@ -137,7 +156,7 @@ impl Tree {
     /// unfinished staging), then reads the manifest. Entries that are not paths folio
     /// derives (`../x`, absolute paths, paths through a symlinked folder) are never acted
     /// on: they are dropped with a warning ([`Tree::warnings`]).
-    pub fn open(root: &Path) -> anyhow::Result<Tree> {
+    pub fn open(root: &Path) -> Result<Tree, TreeError> {
         let staging = root.join(STAGING);
         let mut tree = Tree {
             root: root.to_path_buf(),
@@ -154,33 +173,31 @@ impl Tree {
         match fs::symlink_metadata(&staging) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
-                return Err(Refused(Refusal::new(
+                return Err(TreeError::Refused(Refusal::new(
                     format!(
                         "`{}` is not a folder folio made (a file or a symlink where folio stages its work)",
                         shown(&staging)
                     ),
                     WayOut::RemoveThenBuild(None),
-                ))
-                .into());
+                )));
             }
             Err(_) => return Ok(tree),
         }
         if owned_by_a_live_build(&staging) {
-            return Err(Refused(Refusal::new(
+            return Err(TreeError::Refused(Refusal::new(
                 format!(
                     "`{}` is being written by another build that is running now, though this one holds `{}`'s lock (the lock file was replaced or removed while that build ran); nothing was changed",
                     shown(&staging),
                     shown(root)
                 ),
                 WayOut::BuildAgain,
-            ))
-            .into());
+            )));
         }
         if staging.join(COMMIT).is_file() {
             let path = staging.join(COMMIT);
             let text = fs::read(&path).with_context(|| ctx("reading", &path))?;
             let journal: Journal = serde_json::from_slice(&text).map_err(|e| {
-                Refused(Refusal::new(
+                TreeError::Refused(Refusal::new(
                     format!(
                         "`{}` is not the journal of an interrupted folio build ({e})",
                         shown(&path)
@@ -199,7 +216,7 @@ impl Tree {
         Ok(tree)
     }
 
-    fn load_manifest(&mut self) -> anyhow::Result<()> {
+    fn load_manifest(&mut self) -> Result<(), TreeError> {
         let path = self.root.join(MANIFEST);
         match fs::read(&path) {
             Ok(bytes) => {
@@ -208,7 +225,7 @@ impl Tree {
                         manifest::ManifestError::Version { .. } => WayOut::OtherManifestFormat,
                         manifest::ManifestError::Invalid(_) => WayOut::BrokenManifest,
                     };
-                    Refused(Refusal::new(format!("`{}`: {e}", shown(&path)), way_out))
+                    TreeError::Refused(Refusal::new(format!("`{}`: {e}", shown(&path)), way_out))
                 })?;
                 manifest.files.retain(|rel, _| {
                     let clean = paths::is_clean(rel);
@@ -225,7 +242,7 @@ impl Tree {
                 self.old_digest = Some(hash(&bytes));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e).with_context(|| ctx("reading", &path)),
+            Err(e) => return Err(anyhow::Error::from(e).context(ctx("reading", &path)).into()),
         }
         Ok(())
     }
@@ -369,7 +386,7 @@ impl Tree {
     /// Stages `bytes` as the new content of `rel`, unless the file already holds it.
     /// Staged files mirror their final layout, so that the folders they land in are spread
     /// like the final tree's and a folder that is new as a whole moves in with one rename.
-    pub fn stage(&self, rel: &str, bytes: &[u8]) -> anyhow::Result<Staged> {
+    pub fn stage(&self, rel: &str, bytes: &[u8]) -> Result<Staged, TreeError> {
         let hash = hash(bytes);
         let size = bytes.len() as u64;
         if let Some(mtime) = self.unchanged(rel, hash, bytes) {
@@ -408,7 +425,7 @@ impl Tree {
         rel: &str,
         source_unchanged: bool,
         make: impl FnOnce() -> Vec<u8>,
-    ) -> anyhow::Result<Staged> {
+    ) -> Result<Staged, TreeError> {
         if source_unchanged
             && let Some(old) = self.old.files.get(rel)
             && self.as_recorded(rel, old)
@@ -426,7 +443,7 @@ impl Tree {
 
     /// Makes the staging folder this build's, once: made anew (one that appeared since
     /// the tree was opened is another build's) with its owner file locked.
-    fn claim(&self) -> anyhow::Result<()> {
+    fn claim(&self) -> Result<(), TreeError> {
         let owner = self.owner.get_or_init(|| {
             fs::create_dir_all(&self.root)?;
             fs::create_dir(&self.staging)?;
@@ -436,16 +453,17 @@ impl Tree {
         });
         match owner {
             Ok(_) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(Refused(Refusal::new(
-                format!(
-                    "`{}` was made by another build that is running now, though this one holds `{}`'s lock (the lock file was replaced or removed while that build ran); nothing was changed",
-                    shown(&self.staging),
-                    shown(&self.root)
-                ),
-                WayOut::BuildAgain,
-            ))
-            .into()),
-            Err(e) => Err(anyhow::anyhow!("creating `{}`: {e}", shown(&self.staging))),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                Err(TreeError::Refused(Refusal::new(
+                    format!(
+                        "`{}` was made by another build that is running now, though this one holds `{}`'s lock (the lock file was replaced or removed while that build ran); nothing was changed",
+                        shown(&self.staging),
+                        shown(&self.root)
+                    ),
+                    WayOut::BuildAgain,
+                )))
+            }
+            Err(e) => Err(anyhow::anyhow!("creating `{}`: {e}", shown(&self.staging)).into()),
         }
     }
 
@@ -462,119 +480,4 @@ impl Tree {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use switch::JournalFile;
-
-    fn build(root: &Path, files: &[(&str, &str)]) -> Report {
-        let tree = Tree::open(root).unwrap();
-        let staged =
-            files.iter().map(|(rel, body)| tree.stage(rel, body.as_bytes()).unwrap()).collect();
-        let stamp = Stamp { fingerprint: "fp".into(), ..Stamp::default() };
-        tree.commit(staged, &stamp).unwrap().0
-    }
-
-    #[test]
-    fn second_identical_build_writes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("out");
-        let first = build(&root, &[("a/b.json", "1"), ("c.json", "2")]);
-        assert_eq!((first.written, first.unchanged), (2, 0));
-        let manifest_time = fs::metadata(root.join(MANIFEST)).unwrap().modified().unwrap();
-        let again = build(&root, &[("a/b.json", "1"), ("c.json", "2")]);
-        assert_eq!((again.written, again.unchanged, again.removed), (0, 2, 0));
-        assert_eq!(fs::metadata(root.join(MANIFEST)).unwrap().modified().unwrap(), manifest_time);
-        assert!(!root.join(STAGING).exists());
-    }
-
-    #[test]
-    fn removes_only_its_own_stale_files_and_empty_folders() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("out");
-        build(&root, &[("x/y/old.json", "1"), ("keep.json", "2")]);
-        fs::write(root.join("mine.txt"), "user").unwrap();
-        let r = build(&root, &[("keep.json", "2")]);
-        assert_eq!(r.removed, 1);
-        assert!(!root.join("x").exists());
-        assert_eq!(fs::read_to_string(root.join("mine.txt")).unwrap(), "user");
-    }
-
-    #[test]
-    fn foreign_files_at_planned_paths_are_clashes() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("out");
-        fs::create_dir_all(root.join("api")).unwrap();
-        fs::write(root.join("api/a.json"), "user").unwrap();
-        fs::write(root.join("b"), "user").unwrap();
-        let tree = Tree::open(&root).unwrap();
-        let clashes = tree.clashes(["api/a.json", "b/c.json", "fine.json"]);
-        assert_eq!(clashes, [root.join("api/a.json"), root.join("b")]);
-    }
-
-    #[test]
-    fn a_committed_switch_is_finished_by_the_next_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("out");
-        build(&root, &[("a.json", "old"), ("gone.json", "x")]);
-        // Simulate a kill right after the commit point: journal committed, nothing moved.
-        let tree = Tree::open(&root).unwrap();
-        let staged = [tree.stage("a.json", b"new").unwrap(), tree.stage("b.json", b"b").unwrap()];
-        let journal = Journal {
-            renames: staged.iter().map(|s| s.rel.clone()).collect(),
-            removals: vec!["gone.json".into()],
-            files: staged
-                .iter()
-                .map(|s| JournalFile {
-                    rel: s.rel.clone(),
-                    hash: s.hash,
-                    size: s.size,
-                    mtime: None,
-                })
-                .collect(),
-            stamp: Stamp::default(),
-        };
-        fs::write(root.join(STAGING).join(COMMIT), serde_json::to_vec(&journal).unwrap()).unwrap();
-        drop(tree);
-        Tree::open(&root).unwrap();
-        assert_eq!(fs::read_to_string(root.join("a.json")).unwrap(), "new");
-        assert_eq!(fs::read_to_string(root.join("b.json")).unwrap(), "b");
-        assert!(!root.join("gone.json").exists());
-        assert!(!root.join(STAGING).exists());
-    }
-
-    #[test]
-    fn a_staging_folder_a_live_build_owns_is_never_taken_nor_removed() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("out");
-        // Two builds of one folder (its lock file was replaced under the first): the
-        // second opened it before the first staged anything, then stages after it.
-        let first = Tree::open(&root).unwrap();
-        let second = Tree::open(&root).unwrap();
-        first.stage("api/a.json", b"{}").unwrap();
-        let e = second.stage("api/b.json", b"{}").unwrap_err();
-        let refused = e.downcast_ref::<Refused>().expect("a refusal (exit 1), not an I/O error");
-        assert!(refused.0.fact.contains("was made by another build"), "{}", refused.0.fact);
-        // Dropped, the second removes nothing of the first's.
-        second.abort();
-        assert!(root.join(STAGING).join(TREE).join("api/a.json").is_file());
-        // A third build, opened now, finds the staging folder owned and refuses.
-        let e = Tree::open(&root).map(drop).unwrap_err();
-        assert!(e.downcast_ref::<Refused>().is_some(), "{e}");
-        first.abort();
-        assert!(!root.join(STAGING).exists(), "the owner removes its own");
-        Tree::open(&root).unwrap();
-    }
-
-    #[test]
-    fn an_uncommitted_staging_is_discarded() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("out");
-        build(&root, &[("a.json", "old")]);
-        let tree = Tree::open(&root).unwrap();
-        tree.stage("a.json", b"new").unwrap();
-        drop(tree);
-        Tree::open(&root).unwrap();
-        assert!(!root.join(STAGING).exists());
-        assert_eq!(fs::read_to_string(root.join("a.json")).unwrap(), "old");
-    }
-}
+mod tests;

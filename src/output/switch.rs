@@ -48,7 +48,7 @@ impl Tree {
         mut self,
         files: Vec<Staged>,
         stamp: &Stamp,
-    ) -> anyhow::Result<(Report, Vec<String>)> {
+    ) -> Result<(Report, Vec<String>), super::TreeError> {
         let planned: BTreeSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
         let removals: Vec<String> =
             self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect();

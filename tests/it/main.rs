@@ -8,6 +8,7 @@ mod envelopes;
 mod frontend;
 mod harness;
 mod hosts;
+mod house;
 mod inputs;
 mod limits;
 mod oracle;

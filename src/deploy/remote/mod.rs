@@ -3,7 +3,7 @@
 //! still folio's, upload, delete, write the record. Each request names the object and the
 //! store's own words when it fails (exit 2).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::Context;
@@ -14,13 +14,15 @@ use object_store::{
 
 use super::lease::{LEASE, Lease};
 use super::local::{self, LocalFile, Phase};
-use super::plan::{self, Action, Head, Listed, Plan, Reason};
+use super::plan::{self, Action, Head, Plan, Reason};
 use super::record::{self, Md5, Put, RECORD, Record};
 use super::store::Store;
 use super::{Deployed, Options, remote_failure};
 use crate::error::{Failure, Refusal, WayOut};
 use crate::output::fault::Step;
 use crate::site::Progress;
+
+mod listing;
 
 /// The metadata key that carries an object's MD5 (hugo's name), for stores whose ETag is
 /// not an MD5; folio also reads it to know an object as its own.
@@ -61,9 +63,12 @@ pub struct ReadRecord {
 fn read_as_scanned(path: &Path, xxh3: u128) -> Result<Vec<u8>, Failure> {
     let bytes = std::fs::read(path).with_context(|| format!("reading `{}`", path.display()))?;
     if crate::output::hash(&bytes) != xxh3 {
-        return Err(Failure::Other(anyhow::anyhow!(
-            "`{}` changed while it was being deployed (something other than folio wrote to the output folder); nothing more was sent: run the deploy again",
-            crate::diag::display_path(path).display()
+        return Err(Failure::Stopped(Refusal::new(
+            format!(
+                "`{}` changed while it was being deployed (something other than folio wrote to the output folder); nothing more was sent",
+                crate::diag::display_path(path).display()
+            ),
+            WayOut::DeployAgain,
         )));
     }
     Ok(bytes)
@@ -178,167 +183,6 @@ impl Remote<'_> {
             ),
             WayOut::Repair,
         )))
-    }
-
-    /// Every object below the prefix (folio's record and lease aside): what `--repair`
-    /// surveys, one recursive listing.
-    pub async fn list_all(&self) -> Result<HashMap<String, Listed>, Failure> {
-        let target = &self.store.target;
-        self.progress.start("list everything", 0);
-        let mut listed = self.store.inner.list(target.root().as_ref());
-        let mut all = HashMap::new();
-        while let Some(meta) = listed.next().await {
-            let meta = meta.map_err(|e| self.failed("listing", "", e))?;
-            let Some(rel) = target.rel(meta.location.as_ref()) else { continue };
-            if rel == RECORD || rel == LEASE {
-                continue;
-            }
-            let etag = meta.e_tag.unwrap_or_default().trim_matches('"').to_string();
-            let modified = Some(meta.last_modified.timestamp());
-            all.insert(rel.to_string(), Listed { size: meta.size, etag, modified });
-        }
-        Ok(all)
-    }
-
-    /// Of `keys`, those whose object carries folio's mark and its MD5 metadata (with bytes
-    /// that still match it, where the ETag is an MD5): folio's, for `--repair` to delete;
-    /// and those with the MD5 metadata alone (another tool's, or an earlier folio's), which
-    /// are left. A store that keeps no metadata (a folder) proves nothing: none.
-    pub async fn folio_owned(
-        &self,
-        keys: Vec<String>,
-    ) -> Result<(Vec<Doomed>, Vec<String>), Failure> {
-        if !self.store.keeps_headers || keys.is_empty() {
-            return Ok((Vec::new(), Vec::new()));
-        }
-        self.progress.start("confirm", keys.len() as u64);
-        let found = futures::stream::iter(keys.into_iter().map(|key| async move {
-            let written = self.written(&key).await;
-            (key, written)
-        }))
-        .buffer_unordered(self.opts.concurrency);
-        futures::pin_mut!(found);
-        let (mut owned, mut unmarked) = (Vec::new(), Vec::new());
-        while let Some((key, written)) = found.next().await {
-            match written? {
-                Some((_, true)) => owned.push(Doomed { key, put: None }),
-                Some((_, false)) => unmarked.push(key),
-                None => {}
-            }
-            self.progress.inc();
-        }
-        owned.sort_by(|a, b| a.key.cmp(&b.key));
-        unmarked.sort();
-        Ok((owned, unmarked))
-    }
-
-    /// The objects in every folder that holds one of `keys` (paths below the prefix), one
-    /// listing with a delimiter a folder, `concurrency` folders at a time: folio's own
-    /// folders, never the whole prefix (a tree-walking store pays for every key below a
-    /// recursive listing, on every page of it).
-    pub async fn list<'k>(
-        &self,
-        keys: impl IntoIterator<Item = &'k str>,
-    ) -> Result<HashMap<String, Listed>, Failure> {
-        let folders: BTreeSet<&str> = keys
-            .into_iter()
-            .map(|key| key.rsplit_once('/').map_or("", |(folder, _)| folder))
-            .collect();
-        self.progress.start("list", folders.len() as u64);
-        let listed =
-            futures::stream::iter(folders.into_iter().map(|folder| self.list_folder(folder)))
-                .buffer_unordered(self.opts.concurrency);
-        futures::pin_mut!(listed);
-        let mut listing = HashMap::new();
-        while let Some(found) = listed.next().await {
-            listing.extend(found?);
-            self.progress.inc();
-        }
-        listing.remove(LEASE);
-        listing.remove(RECORD);
-        Ok(listing)
-    }
-
-    /// The objects directly in `folder` (below the prefix; "" is the prefix itself).
-    async fn list_folder(&self, folder: &str) -> Result<Vec<(String, Listed)>, Failure> {
-        let target = &self.store.target;
-        let key = if folder.is_empty() { target.root() } else { Some(target.key(folder)) };
-        let found = (self.store.inner.list_with_delimiter(key.as_ref()).await)
-            .map_err(|e| self.failed("listing", folder, e))?;
-        Ok(found
-            .objects
-            .into_iter()
-            .filter_map(|meta| {
-                let rel = target.rel(meta.location.as_ref())?.to_string();
-                let etag = meta.e_tag.unwrap_or_default().trim_matches('"').to_string();
-                let modified = Some(meta.last_modified.timestamp());
-                Some((rel, Listed { size: meta.size, etag, modified }))
-            })
-            .collect())
-    }
-
-    /// The modification times of the objects of `files` (indices into `local`), as the
-    /// store shows them now, where the size is the file's: a folder most of whose keys
-    /// are among them is listed, the rest get a HEAD each.
-    pub async fn modified(
-        &self,
-        local: &[LocalFile],
-        files: &[usize],
-    ) -> Result<Vec<(usize, i64)>, Failure> {
-        let folder = |rel: &str| rel.rsplit_once('/').map_or("", |(f, _)| f).to_string();
-        let mut in_folder: BTreeMap<String, (Vec<usize>, usize)> = BTreeMap::new();
-        for f in local {
-            in_folder.entry(folder(&f.rel)).or_default().1 += 1;
-        }
-        for &i in files {
-            in_folder.entry(folder(&local[i].rel)).or_default().0.push(i);
-        }
-        let (mut listed, mut heads) = (Vec::new(), Vec::new());
-        for (name, (changed, all)) in in_folder {
-            match changed.len() {
-                0 => {}
-                n if 4 * n > all => listed.push((name, changed)),
-                _ => heads.extend(changed),
-            }
-        }
-        self.progress.start("learn times", (listed.len() + heads.len()) as u64);
-        let mut out = Vec::new();
-        let lists = futures::stream::iter(listed.into_iter().map(|(name, changed)| async move {
-            let found: HashMap<String, Listed> =
-                self.list_folder(&name).await?.into_iter().collect();
-            let seen = |&i: &usize| {
-                let l = found.get(&local[i].rel).filter(|l| l.size == local[i].size)?;
-                Some((i, l.modified?))
-            };
-            Ok::<_, Failure>(changed.iter().filter_map(seen).collect::<Vec<_>>())
-        }))
-        .buffer_unordered(self.opts.concurrency);
-        futures::pin_mut!(lists);
-        while let Some(found) = lists.next().await {
-            out.extend(found?);
-            self.progress.inc();
-        }
-        let head = GetOptions { head: true, ..GetOptions::default() };
-        let heads = futures::stream::iter(heads.into_iter().map(|i| {
-            let head = head.clone();
-            async move {
-                let key = self.store.target.key(&local[i].rel);
-                (i, self.store.inner.get_opts(&key, head).await)
-            }
-        }))
-        .buffer_unordered(self.opts.concurrency);
-        futures::pin_mut!(heads);
-        while let Some((i, got)) = heads.next().await {
-            match got {
-                Ok(got) if got.meta.size == local[i].size => {
-                    out.push((i, got.meta.last_modified.timestamp()));
-                }
-                Ok(_) | Err(object_store::Error::NotFound { .. }) => {}
-                Err(e) => return Err(self.failed("checking", &local[i].rel, e)),
-            }
-            self.progress.inc();
-        }
-        Ok(out)
     }
 
     /// Decides every [`Action::Check`] of `plan` with a HEAD.
@@ -530,7 +374,7 @@ impl Remote<'_> {
         }
         let key = self.store.target.key(RECORD);
         let bytes = PutPayload::from(record.to_bytes());
-        let conditional = self.store.target.scheme != super::store::Scheme::File;
+        let conditional = self.store.conditional;
         let version = self.record_version.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let mode = match version {
             _ if !conditional => PutMode::Overwrite,
@@ -547,9 +391,12 @@ impl Remote<'_> {
                 object_store::Error::Precondition { .. }
                 | object_store::Error::AlreadyExists { .. },
             ) => {
-                return Err(Failure::Other(anyhow::anyhow!(
-                    "{}/{RECORD} changed under this deploy (another deploy took its lease over); nothing more was sent: run the deploy again",
-                    self.store.target.display()
+                return Err(Failure::Stopped(Refusal::new(
+                    format!(
+                        "{}/{RECORD} changed under this deploy (another deploy took its lease over); nothing more was sent",
+                        self.store.target.display()
+                    ),
+                    WayOut::DeployAgain,
                 )));
             }
             other => other,

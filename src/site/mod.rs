@@ -15,7 +15,6 @@ use crate::config::HostTarget;
 use crate::config::{Envelope, Project};
 use crate::error::Failure;
 use crate::explorer;
-use crate::hosts::limits::{self, Finding, Shipment};
 use crate::hosts::{self, Dir, HostCtx, HostFile};
 use crate::load::{self, Dataset};
 use crate::model::Record;
@@ -26,8 +25,12 @@ use crate::paginate;
 use crate::render::template::{PageError, PageTemplate};
 use crate::render::{self, Links, PageInfo, PageWriter};
 use crate::routes::layout::{self, Variant};
-use crate::routes::{ErrorCode, Map, Size};
+use crate::routes::{ErrorCode, Map};
 use crate::sort;
+
+mod preflight;
+use preflight::within_limits;
+pub use preflight::{check_templates, host_limits};
 
 /// A loaded, sorted listing: the records and, per language, their order.
 pub struct Listing {
@@ -282,101 +285,6 @@ impl Pages<'_> {
             }
         })
     }
-}
-
-/// Every configured host's limits against what a build of `records` records sends it:
-/// `(passed hard limits, limits within 10 %)`, as messages. `pages` and `statics` are the
-/// page files and the other files of the output folder (publish-folder host files
-/// included); siblings and folio's bookkeeping are counted here.
-fn within_limits(
-    project: &Project,
-    map: &Map,
-    (pages, statics): (u64, u64),
-    hosts: &[(HostTarget, Vec<HostFile>)],
-) -> (Vec<String>, Vec<String>) {
-    let siblings = project.precompress.len() as u64;
-    // The manifest and the lock stay in the output folder: a host uploads them too.
-    let bookkeeping = [crate::output::manifest::MANIFEST, crate::output::lock::LOCK].len() as u64;
-    let files = pages * (1 + siblings) + statics + bookkeeping;
-    // The fullest folder is a listing's at the smallest page size.
-    let smallest =
-        map.sizes.iter().min_by_key(|s| s.size).copied().unwrap_or(Size { size: 1, pages: 0 });
-    let folder = map.variants().first().map_or_else(String::new, |&v| {
-        let first = map.file(v, smallest.size, 1);
-        first.rsplit_once('/').map_or("", |(dir, _)| dir).to_string()
-    });
-    let in_folder = smallest.pages as u64 * (1 + siblings);
-    let variants = map.variants().len() as u64;
-    let per_size: Vec<(u64, u64)> =
-        map.sizes.iter().map(|s| (s.size, variants * s.pages as u64 * (1 + siblings))).collect();
-    let (mut over, mut near) = (Vec::new(), Vec::new());
-    for (target, host) in hosts {
-        let cloudflare = project.hosting.cloudflare;
-        let fullest = (folder.clone(), in_folder);
-        let per_size = per_size.clone();
-        let shipment = Shipment { files, fullest, host, siblings: siblings > 0, per_size };
-        for Finding { over: passed, message, .. } in limits::check(*target, cloudflare, &shipment) {
-            if passed { over.push(message) } else { near.push(message) }
-        }
-    }
-    (over, near)
-}
-
-/// [`within_limits`] for `folio check`, which plans no files: the same counts worked out
-/// from the listing's shape.
-pub fn host_limits(project: &Project, records: usize) -> (Vec<String>, Vec<String>) {
-    let map = Map::new(project, records);
-    let variants = map.variants().len() as u64;
-    let per_variant: u64 = map.sizes.iter().map(|s| s.pages as u64).sum();
-    let hosts = rendered_hosts(project, &map);
-    let publish = hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count();
-    let statics = (ErrorCode::ALL.len() + STATICS + publish) as u64;
-    within_limits(project, &map, (variants * per_variant, statics), &hosts)
-}
-
-/// What `folio check` asks of the templates besides the data: the page template and the
-/// explorer compile, and, when the data loaded, the page template renders page 1 of every
-/// variant at the default size into JSON. Every template problem at once.
-pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(), Failure> {
-    let mut messages = Vec::new();
-    let mut collect = |result: Result<(), Failure>| match result {
-        Ok(()) => Ok(()),
-        Err(Failure::Template(m)) => {
-            messages.extend(m);
-            Ok(())
-        }
-        Err(other) => Err(other),
-    };
-    collect(explorer_page(project).map(drop))?;
-    match page_writer(project) {
-        Ok(writer) => {
-            if let Some(listing) = listing {
-                let map = Map::new(project, listing.data.records.len());
-                let variants = map.variants();
-                let links: Vec<Links> =
-                    variants.iter().map(|&v| Links::new(&map, v, project.url_style)).collect();
-                let pages = Pages {
-                    writer: &writer,
-                    records: &listing.data.records,
-                    orders: &listing.orders,
-                    variants: &variants,
-                    links: &links,
-                };
-                let size = project.default_page_size;
-                for (vi, v) in variants.iter().enumerate() {
-                    let mut out = Vec::new();
-                    if let Err(e) = pages.render_page(vi, size, 1, &mut out) {
-                        let file = map.file(*v, size, 1);
-                        let shown = crate::diag::display_path(&project.output_dir.join(file));
-                        messages.push(e.describe(&shown.display().to_string()));
-                        break; // one variant shows it; the others would repeat it
-                    }
-                }
-            }
-        }
-        Err(e) => collect(Err(e))?,
-    }
-    if messages.is_empty() { Ok(()) } else { Err(Failure::Template(messages)) }
 }
 
 /// How a build meets other folio commands: what it does when another one holds the

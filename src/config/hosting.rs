@@ -1,0 +1,123 @@
+//! `[hosting]` and `[deploy]`: which host configs a build writes, with their plans and
+//! options, and where `folio deploy` publishes.
+
+use serde::Deserialize;
+
+/// A host target of `[hosting] targets`: what `hosts::render` writes a config for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostTarget {
+    Nginx,
+    Apache,
+    Caddy,
+    Lighttpd,
+    Cloudfront,
+    Netlify,
+    Vercel,
+    Cloudflare,
+}
+
+impl HostTarget {
+    /// As `[hosting] targets` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            HostTarget::Nginx => "nginx",
+            HostTarget::Apache => "apache",
+            HostTarget::Caddy => "caddy",
+            HostTarget::Lighttpd => "lighttpd",
+            HostTarget::Cloudfront => "cloudfront",
+            HostTarget::Netlify => "netlify",
+            HostTarget::Vercel => "vercel",
+            HostTarget::Cloudflare => "cloudflare",
+        }
+    }
+}
+
+/// The host's plan, where its limits depend on it (`[hosting.cloudflare] plan`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostPlan {
+    #[default]
+    Free,
+    Paid,
+}
+
+/// Where the `cloudflare` target's Worker reads the files (`[hosting.cloudflare]
+/// serve_from`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServeFrom {
+    /// Cloudflare Pages: the output folder deployed as a Pages project.
+    #[default]
+    Pages,
+    /// An R2 bucket that `folio deploy` fills through R2's S3 API, read by a Worker.
+    R2,
+}
+
+/// `[hosting.cloudflare]`: the plan (which decides Pages' limits) and where the Worker
+/// reads the files.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CloudflareConfig {
+    pub plan: HostPlan,
+    pub serve_from: ServeFrom,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostingConfig {
+    pub targets: Vec<HostTarget>,
+    pub root: String,
+    pub listen: String,
+    /// `[hosting.cloudflare]`: the plan, and Pages or R2.
+    pub cloudflare: CloudflareConfig,
+}
+
+impl Default for HostingConfig {
+    fn default() -> Self {
+        HostingConfig {
+            targets: vec![
+                HostTarget::Nginx,
+                HostTarget::Apache,
+                HostTarget::Caddy,
+                HostTarget::Lighttpd,
+                HostTarget::Cloudfront,
+            ],
+            root: String::new(),
+            listen: "127.0.0.1:8080".into(),
+            cloudflare: CloudflareConfig::default(),
+        }
+    }
+}
+
+/// `[deploy]`: where `folio deploy` publishes `output/`. Credentials never live here: they
+/// come from the environment and the stores' standard provider chains.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeployConfig {
+    /// `s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix`, `file:///dir`.
+    pub url: String,
+    /// An S3-compatible store's endpoint (R2, MinIO, Ceph); `http://` works as is.
+    pub endpoint: String,
+    /// "" = from the environment (`AWS_REGION`, `AWS_DEFAULT_REGION`), else us-east-1.
+    pub region: String,
+    /// More stale objects than this: refuse to delete (exit 1).
+    pub max_deletes: u64,
+    /// Requests in flight at once.
+    pub concurrency: u64,
+    /// Upload the `.gz`/`.br` siblings too (for hosts that negotiate them).
+    pub siblings: bool,
+}
+
+impl Default for DeployConfig {
+    fn default() -> Self {
+        DeployConfig {
+            url: String::new(),
+            endpoint: String::new(),
+            region: String::new(),
+            max_deletes: 256,
+            concurrency: 32,
+            siblings: false,
+        }
+    }
+}
