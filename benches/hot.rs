@@ -58,7 +58,8 @@ fn resolve_record(b: divan::Bencher) {
 fn assemble_page(b: divan::Bencher, size: usize) {
     let p = project();
     let recs = records(&p, size);
-    let links = Links::new(&Map::new(&p, 10_000), Variant { lang: 1, prefixed: true }, p.url_style);
+    let links =
+        Links::new(&Map::new(&p.shape, 10_000), Variant { lang: 1, prefixed: true }, p.url_style);
     let info = PageInfo::new(10_000, size as u64, 3);
     let mut out = Vec::with_capacity(64 * 1024);
     b.bench_local(|| {
@@ -78,7 +79,8 @@ fn assemble_page(b: divan::Bencher, size: usize) {
 fn page(size: usize) -> Vec<u8> {
     let p = project();
     let recs = records(&p, size);
-    let links = Links::new(&Map::new(&p, 10_000), Variant { lang: 0, prefixed: true }, p.url_style);
+    let links =
+        Links::new(&Map::new(&p.shape, 10_000), Variant { lang: 0, prefixed: true }, p.url_style);
     let mut out = Vec::new();
     standard::write(&PageInfo::new(10_000, size as u64, 3), &links, &mut out, |out| {
         for (i, r) in recs.iter().enumerate() {

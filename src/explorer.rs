@@ -37,25 +37,26 @@ pub fn render(shown: &str, source: &str, project: &Project) -> Result<Vec<u8>, S
     env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
     // The name decides autoescaping; keep `.html.j2` whatever the shown path is.
     env.add_template(TEMPLATE, source).map_err(located)?;
-    let envelope = project.envelope.to_string();
-    let languages: Vec<Value> = project.languages.iter().map(Value::from).collect();
-    let sizes: Vec<Value> = project.page_sizes.iter().map(|&s| Value::from(s)).collect();
-    let default_language = project.languages[project.default_language].as_str();
+    let shape = &project.shape;
+    let envelope = shape.envelope.to_string();
+    let languages: Vec<Value> = shape.languages.iter().map(Value::from).collect();
+    let sizes: Vec<Value> = shape.page_sizes.iter().map(|&s| Value::from(s)).collect();
+    let default_language = shape.default_lang();
     let config: BTreeMap<&str, Value> = BTreeMap::from([
-        ("resource", Value::from(project.resource.as_str())),
+        ("resource", Value::from(shape.resource.as_str())),
         ("languages", Value::from(languages.clone())),
         ("default_language", Value::from(default_language)),
         ("page_sizes", Value::from(sizes.clone())),
-        ("default_page_size", Value::from(project.default_page_size)),
+        ("default_page_size", Value::from(shape.default_page_size)),
         ("envelope", Value::from(envelope.as_str())),
     ]);
     let ctx = context! {
-        title => format!("{} explorer", project.resource),
-        resource => project.resource.as_str(),
+        title => format!("{} explorer", shape.resource),
+        resource => shape.resource.as_str(),
         languages => languages,
         default_language => default_language,
         page_sizes => sizes,
-        default_page_size => project.default_page_size,
+        default_page_size => shape.default_page_size,
         envelope => envelope,
         config => config,
     };

@@ -56,7 +56,7 @@ fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
     match (site::check_templates(&project, listing.as_ref().ok()), listing) {
         (Ok(()), Ok(mut listing)) => {
             // What each host would receive from a build of this listing.
-            let (over, near) = site::host_limits(&project, listing.data.records.len());
+            let (over, near) = site::host_limits(&project, &listing.map);
             if !over.is_empty() {
                 return Err(vec![Failure::Limits(over)]);
             }
@@ -93,14 +93,14 @@ fn summary(project: &Project, listing: &site::Listing) -> Result<(), Failure> {
         "{records} record{} in {files} file{}; languages: {} (default {})",
         s(records),
         s(files),
-        project.languages.join(", "),
-        project.languages[project.default_language]
+        project.shape.languages.join(", "),
+        project.shape.languages[project.shape.default_language]
     ))?;
     if data.missing.is_empty() {
         say(format_args!("missing translations: none"))?;
     } else {
         say(format_args!("missing translations (filled with {}):", fallback(project.fallback)))?;
-        for (lang_index, lang) in project.languages.iter().enumerate() {
+        for (lang_index, lang) in project.shape.languages.iter().enumerate() {
             let fields: Vec<String> = data
                 .missing
                 .iter()
@@ -180,8 +180,9 @@ fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>) -> Value {
             let data = &listing.data;
             let mut missing = serde_json::Map::new();
             for ((lang, field), n) in &data.missing {
-                let entry =
-                    missing.entry(project.languages[*lang].clone()).or_insert_with(|| json!({}));
+                let entry = missing
+                    .entry(project.shape.languages[*lang].clone())
+                    .or_insert_with(|| json!({}));
                 entry[field] = json!(n);
             }
             let warnings: Vec<Value> = (data.warnings.iter())
@@ -202,8 +203,8 @@ fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>) -> Value {
                 "error": null,
                 "records": data.records.len(),
                 "files": data.files.len(),
-                "languages": project.languages,
-                "default_language": project.languages[project.default_language],
+                "languages": project.shape.languages,
+                "default_language": project.shape.languages[project.shape.default_language],
                 "fallback": match project.fallback {
                     Fallback::Default => "default",
                     Fallback::Null => "null",

@@ -304,7 +304,8 @@ mod tests {
         // The one language the data has besides the listed ones is no suggestion when
         // nothing ties it to the word: `sp` is not `fr`.
         std::fs::write(dir.join("a.csv"), "id;name.en;name.fr\n1;A;B\n").unwrap();
-        let data = Project { languages: ["en"].map(String::from).to_vec(), ..data };
+        let mut data = data;
+        data.shape.languages = vec!["en".to_string()];
         let mut sp = ConfigError::new(config, Some(3), "listing.languages: `sp` is no language");
         sp.unknown_language = Some("sp".into());
         let mut errors = [sp];

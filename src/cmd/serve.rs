@@ -28,7 +28,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     })?;
     let addr: SocketAddr = listener.local_addr().map_err(anyhow::Error::from)?;
     let watched = Watched::of(&project);
-    let mount = project.base.path.clone();
+    let mount = project.shape.base.path.clone();
     let (preview, built) = Preview::start(project, addr)?;
     let preview = Arc::new(preview);
     // Watching before the URL is printed: a change made as soon as it is read rebuilds.

@@ -56,6 +56,21 @@ impl BaseUrl {
     }
 }
 
+/// Written as the URL it is (`https://example.org/travel`, or `""`), as folio.toml has it.
+impl serde::Serialize for BaseUrl {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.prefix())
+    }
+}
+
+/// Read back as [`BaseUrl::parse`] reads folio.toml's: one that does not parse is an error.
+impl<'de> serde::Deserialize<'de> for BaseUrl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<BaseUrl, D::Error> {
+        let raw = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        BaseUrl::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +91,16 @@ mod tests {
         assert_eq!(b.prefix(), "http://127.0.0.1:8080/travel/v1");
         let b = BaseUrl::parse("https://[::1]:8443").unwrap();
         assert_eq!((b.origin.as_str(), b.path.as_str()), ("https://[::1]:8443", ""));
+    }
+
+    #[test]
+    fn a_manifest_keeps_it_typed_and_written_as_folio_toml_writes_it() {
+        let b = BaseUrl::parse("https://Example.org:443/travel/").unwrap();
+        let json = serde_json::to_string(&b).unwrap();
+        assert_eq!(json, "\"https://Example.org:443/travel\"", "the origin as written");
+        assert_eq!(serde_json::from_str::<BaseUrl>(&json).unwrap(), b);
+        assert_eq!(serde_json::from_str::<BaseUrl>("\"\"").unwrap(), BaseUrl::default());
+        let e = serde_json::from_str::<BaseUrl>("\"ftp://x\"").unwrap_err();
+        assert!(e.to_string().contains("must start with http:// or https://"), "{e}");
     }
 }

@@ -11,6 +11,7 @@ mod base_url;
 mod explain;
 mod hosting;
 mod paths;
+mod shape;
 pub mod target;
 mod validate;
 
@@ -23,6 +24,7 @@ use serde::Deserialize;
 pub use base_url::BaseUrl;
 pub use hosting::{CloudflareConfig, DeployConfig, HostPlan, HostTarget, HostingConfig, ServeFrom};
 pub use paths::normalize;
+pub use shape::Shape;
 pub use validate::is_known_language;
 
 use crate::diag::ConfigError;
@@ -390,15 +392,10 @@ pub struct Project {
     pub output_dir: PathBuf,
     pub templates_dir: PathBuf,
     pub hosting_dir: PathBuf,
-    pub base: BaseUrl,
-    pub resource: String,
-    pub languages: Vec<String>,
-    pub default_language: usize,
-    pub page_sizes: Vec<u64>,
-    pub default_page_size: u64,
+    /// The listing's shape: what every file, URL and host script is derived from.
+    pub shape: Shape,
     pub sort: Vec<SortKey>,
     pub fields: Vec<String>,
-    pub envelope: Envelope,
     pub url_style: UrlStyle,
     pub schema: BTreeMap<String, FieldSpec>,
     pub fallback: Fallback,
@@ -407,7 +404,6 @@ pub struct Project {
     /// The byte before the fraction of a CSV `number` cell (`[input] decimal_separator`);
     /// `.` is always read too.
     pub decimal_separator: u8,
-    pub cache_control: String,
     pub precompress: Vec<crate::compress::Codec>,
     pub hosting: HostingConfig,
     pub deploy: DeployConfig,

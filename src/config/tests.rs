@@ -11,13 +11,13 @@ pub(crate) fn project(text: &str) -> Result<Project, Vec<String>> {
 #[test]
 fn empty_config_gets_the_spec_defaults() {
     let p = project("").unwrap();
-    assert_eq!(p.languages, ["en"]);
-    assert_eq!(p.page_sizes, [10, 20, 50, 100]);
-    assert_eq!(p.default_page_size, 10);
-    assert_eq!(p.resource, "attractions");
+    assert_eq!(p.shape.languages, ["en"]);
+    assert_eq!(p.shape.page_sizes, [10, 20, 50, 100]);
+    assert_eq!(p.shape.default_page_size, 10);
+    assert_eq!(p.shape.resource, "attractions");
     assert_eq!(p.sort, [SortKey { field: "id".into(), descending: false }]);
     assert_eq!(p.output_dir, Path::new("/nonexistent/project/output"));
-    assert_eq!(p.cache_control, "public, max-age=300");
+    assert_eq!(p.shape.cache_control, "public, max-age=300");
     assert_eq!(p.fallback, Fallback::Default);
     assert_eq!(p.hosting.targets.len(), 5);
     assert_eq!(p.deploy, DeployConfig::default());

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::base_url::BaseUrl;
 use super::paths::Folders;
-use super::{Config, Envelope, HostTarget, ListingConfig, Overrides, Project, SortKey};
+use super::{Config, Envelope, HostTarget, ListingConfig, Overrides, Project, Shape, SortKey};
 use crate::compress::Codec;
 use crate::diag::ConfigError;
 
@@ -328,21 +328,23 @@ impl Config {
             output_dir: folders.output,
             templates_dir: folders.templates,
             hosting_dir: folders.hosting,
-            base,
-            resource: l.resource,
-            languages: l.languages,
-            default_language,
-            page_sizes: l.page_sizes,
-            default_page_size: l.default_page_size,
+            shape: Shape {
+                base,
+                resource: l.resource,
+                languages: l.languages,
+                default_language,
+                page_sizes: l.page_sizes,
+                default_page_size: l.default_page_size,
+                envelope,
+                cache_control: self.output.cache_control,
+            },
             sort,
             fields: l.fields,
-            envelope,
             url_style: l.url_style,
             schema: self.fields,
             fallback: self.i18n.fallback,
             csv_delimiter,
             decimal_separator,
-            cache_control: self.output.cache_control,
             precompress,
             hosting: self.hosting,
             deploy: self.deploy,
@@ -411,12 +413,12 @@ mod tests {
     fn envelopes_and_codecs_are_parsed() {
         let p =
             project("[listing]\nenvelope = \"laravel\"\n[output]\nprecompress = [\"br\"]").unwrap();
-        assert_eq!(p.envelope, Envelope::Laravel);
+        assert_eq!(p.shape.envelope, Envelope::Laravel);
         assert_eq!(p.precompress, [Codec::Brotli]);
         let p = project("[listing]\nenvelope = \"laravel-resource\"").unwrap();
-        assert_eq!(p.envelope, Envelope::LaravelResource);
+        assert_eq!(p.shape.envelope, Envelope::LaravelResource);
         let p = project("[listing]\nenvelope = \"template:my_api-2\"").unwrap();
-        assert_eq!(p.envelope, Envelope::Template("my_api-2".into()));
+        assert_eq!(p.shape.envelope, Envelope::Template("my_api-2".into()));
         assert!(project("[listing]\nenvelope = \"template:../x\"").is_err());
         assert!(project("[listing]\nenvelope = \"template:\"").is_err());
         assert!(project("[listing]\nenvelope = \"xml\"").is_err());

@@ -30,14 +30,13 @@ pub fn finished(project: &Project) -> Result<Manifest, Failure> {
             why: e.to_string(),
         })
     })?;
-    // Compared as URLs, parsed: the stamp is the build's `base_url`, written as a string.
-    if crate::config::BaseUrl::parse(&manifest.stamp.base_url).ok().as_ref() != Some(&project.base)
-    {
+    // Compared as URLs: the stamp keeps the build's `base_url` typed.
+    if manifest.stamp.base_url != project.shape.base {
         return Err(Failure::Unbuilt(Unbuilt::OtherBaseUrl {
             output,
-            built: manifest.stamp.base_url.clone(),
+            built: manifest.stamp.base_url.prefix(),
             config: project.config_path.display().to_string(),
-            configured: project.base.prefix(),
+            configured: project.shape.base.prefix(),
         }));
     }
     // Only what shapes the output counts: a comment or a `[deploy]` setting needs no build.

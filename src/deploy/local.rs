@@ -94,7 +94,7 @@ impl<'m> Roles<'m> {
         if !self.platform_config && crate::hosts::PLATFORM_CONFIG.contains(&rel) {
             return None;
         }
-        let cache = Some(self.map.cache_control.clone());
+        let cache = Some(self.map.shape.cache_control.clone());
         let typed = |cache_control| Headers {
             content_type: crate::routes::content_type(rel).to_string(),
             cache_control,
@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn each_role_gets_its_headers() {
         let (p, _) = roles_of(true);
-        let map = Map::new(&p, 0);
+        let map = Map::new(&p.shape, 0);
         let roles = Roles::new(&map, true);
         let h = |rel: &str| {
             roles

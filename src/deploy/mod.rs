@@ -159,7 +159,7 @@ async fn publish(
     hooks.progress.start("scan", 0);
     // The map of the build being deployed, made once: which file is a page, its headers,
     // its public URLs.
-    let map = Map::new(project, manifest.stamp.records);
+    let map = Map::new(&project.shape, manifest.stamp.records);
     let mut roles = Roles::new(&map, opts.siblings);
     if store.keeps_headers {
         roles = roles.without_platform_config();

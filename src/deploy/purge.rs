@@ -121,7 +121,7 @@ impl PurgeList {
     /// The list for `objects` of the build `map` describes (its base URL included).
     pub fn new(map: &Map, objects: Vec<String>) -> PurgeList {
         let purge = purge(map, objects.iter().map(String::as_str));
-        PurgeList { base_url: map.base.prefix(), objects, purge }
+        PurgeList { base_url: map.shape.base.prefix(), objects, purge }
     }
 
     /// The purge list file: the URLs, CloudFront's invalidation batch (ready for
@@ -146,17 +146,20 @@ mod tests {
     use super::*;
 
     fn site(base: &str, laravel: bool) -> Map {
+        use crate::config::{BaseUrl, Envelope, Shape};
         use crate::routes::Size;
-        Map {
-            base: crate::config::BaseUrl::parse(base).unwrap(),
+        let envelope = if laravel { Envelope::Laravel } else { Envelope::Standard };
+        let shape = Shape {
+            base: BaseUrl::parse(base).unwrap(),
             resource: "attractions".into(),
             languages: vec!["en".into(), "fr".into()],
             default_language: 0,
-            sizes: vec![Size { size: 10, pages: 50 }, Size { size: 20, pages: 50 }],
-            default_size: 10,
-            laravel,
+            page_sizes: vec![10, 20],
+            default_page_size: 10,
+            envelope,
             cache_control: String::new(),
-        }
+        };
+        Map { shape, sizes: vec![Size { size: 10, pages: 50 }, Size { size: 20, pages: 50 }] }
     }
 
     fn purge<'a>(map: &Map, changed: impl IntoIterator<Item = &'a str>) -> Purge {
@@ -226,7 +229,7 @@ mod tests {
     fn too_many_wildcards_become_the_whole_api() {
         let langs: Vec<String> = (0..20).map(|i| format!("l{i}")).collect();
         let mut s = site("https://example.org", false);
-        s.languages = langs.clone();
+        s.shape.languages = langs.clone();
         let changed: Vec<String> = langs
             .iter()
             .flat_map(|l| (1..=40).map(move |p| format!("api/{l}/attractions/20/{p}.json")))

@@ -78,8 +78,8 @@ struct Size {
 fn conf(ctx: &HostCtx) -> String {
     let r = ctx.routes;
     let mount = re(r.mount());
-    let langs = r.languages.iter().map(|l| re(l)).collect::<Vec<_>>().join("|");
-    let res = re(&r.resource);
+    let langs = r.shape.languages.iter().map(|l| re(l)).collect::<Vec<_>>().join("|");
+    let res = re(&r.shape.resource);
     // `Listen 8080` is valid, but a VirtualHost needs an address.
     let vhost =
         if ctx.listen.contains(':') { ctx.listen.clone() } else { format!("*:{}", ctx.listen) };
@@ -92,14 +92,14 @@ fn conf(ctx: &HostCtx) -> String {
             listen => ctx.listen.clone(),
             vhost => vhost,
             api => format!("^{mount}/{API}"),
-            endpoint => format!("\"^{mount}/{API}{}$\"", patterns::either_endpoint(&r.languages, &r.resource)),
-            lang_endpoint => patterns::lang_endpoint(&r.languages, &r.resource),
-            any_lang_endpoint => patterns::any_lang_endpoint(&r.resource),
-            default_endpoint => patterns::endpoint(&r.resource),
+            endpoint => format!("\"^{mount}/{API}{}$\"", patterns::either_endpoint(&r.shape.languages, &r.shape.resource)),
+            lang_endpoint => patterns::lang_endpoint(&r.shape.languages, &r.shape.resource),
+            any_lang_endpoint => patterns::any_lang_endpoint(&r.shape.resource),
+            default_endpoint => patterns::endpoint(&r.shape.resource),
             mount => mount,
             langs => langs,
             res => res,
-            res_sub => sub(&r.resource),
+            res_sub => sub(&r.shape.resource),
             page_param => patterns::param("page"),
             per_page_param => patterns::param("per_page"),
             page => patterns::PAGE,
@@ -107,13 +107,13 @@ fn conf(ctx: &HostCtx) -> String {
             sizes => minijinja::value::Serde(
                 r.sizes.iter().map(|s| Size { size: s.size, pages: s.pages }).collect::<Vec<_>>()
             ),
-            default_size => r.default_size,
+            default_size => r.shape.default_page_size,
             segments => patterns::segments(),
             accepts_br => patterns::accepts_coding("br"),
             accepts_gzip => patterns::accepts_coding("gzip"),
             location => quote(&r.api_prefix()),
             error_doc => r.path(&format!("{ERRORS}%{{reqenv:FOLIO_ERR}}.json")),
-            cache_control => quote(&r.cache_control),
+            cache_control => quote(&r.shape.cache_control),
             allow => quote(crate::routes::ALLOW),
             max_age => crate::routes::PREFLIGHT_MAX_AGE,
         },

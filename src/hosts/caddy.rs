@@ -41,31 +41,31 @@ fn caddyfile(ctx: &HostCtx) -> String {
     let r = ctx.routes;
     let (host, port) = ctx.listen_parts();
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    let langs = patterns::one_of(&r.languages);
-    let res = patterns::literal(&r.resource);
+    let langs = patterns::one_of(&r.shape.languages);
+    let res = patterns::literal(&r.shape.resource);
     let raw_endpoint = format!(
         "^{}{}(\\?|$)",
         patterns::literal(&r.api_prefix()),
-        patterns::any_lang_endpoint(&r.resource)
+        patterns::any_lang_endpoint(&r.shape.resource)
     );
     let codes = ErrorCode::ALL.iter().map(|c| format!("\"{}\"", c.code())).collect::<Vec<_>>();
     let api = super::fill(
         &[("caddy-api", API)],
         minijinja::context! {
             raw_endpoint => cel(&raw_endpoint),
-            endpoint => format!("^/{}{}$", patterns::literal(layout::API), patterns::either_endpoint(&r.languages, &r.resource)),
-            lang_endpoint => patterns::lang_endpoint(&r.languages, &r.resource),
-            any_lang_endpoint => patterns::any_lang_endpoint(&r.resource),
-            default_endpoint => patterns::endpoint(&r.resource),
+            endpoint => format!("^/{}{}$", patterns::literal(layout::API), patterns::either_endpoint(&r.shape.languages, &r.shape.resource)),
+            lang_endpoint => patterns::lang_endpoint(&r.shape.languages, &r.shape.resource),
+            any_lang_endpoint => patterns::any_lang_endpoint(&r.shape.resource),
+            default_endpoint => patterns::endpoint(&r.shape.resource),
             langs => langs,
             res => res,
-            lang_file => layout::page_file(&layout::endpoint(Some("{re.lang.1}"), &r.resource), "{folio_size}", "{folio_page}"),
-            default_file => layout::page_file(&layout::endpoint(None, &r.resource), "{folio_size}", "{folio_page}"),
+            lang_file => layout::page_file(&layout::endpoint(Some("{re.lang.1}"), &r.shape.resource), "{folio_size}", "{folio_page}"),
+            default_file => layout::page_file(&layout::endpoint(None, &r.shape.resource), "{folio_size}", "{folio_page}"),
             page => patterns::PAGE,
             sizes_alternation => r.sizes.iter().map(|s| s.size.to_string()).collect::<Vec<_>>().join("|"),
             past_last => past_last(ctx),
             segments => patterns::segments(),
-            cache_control => quote(&r.cache_control),
+            cache_control => quote(&r.shape.cache_control),
             allow => quote(crate::routes::ALLOW),
             max_age => crate::routes::PREFLIGHT_MAX_AGE,
         },
@@ -94,7 +94,7 @@ fn caddyfile(ctx: &HostCtx) -> String {
             port => port,
             // Without `bind` Caddy listens on every interface.
             bind => if host.is_empty() { String::new() } else { format!("\tbind {host}\n") },
-            default_size => r.default_size,
+            default_size => r.shape.default_page_size,
             page_param => patterns::param("page"),
             per_page_param => patterns::param("per_page"),
             site => site,

@@ -71,7 +71,7 @@ fn worker(r: &Map, r2: Option<&R2>) -> String {
 
 /// `hosting/wrangler.toml`: the R2 Worker's own config for `wrangler deploy`.
 fn wrangler(r: &Map, r2: &R2) -> String {
-    let name = format!("{}-api", r.resource);
+    let name = format!("{}-api", r.shape.resource);
     let quoted = |s: &str| serde_json::Value::String(s.to_string()).to_string();
     format!(
         "# Written by folio: the Worker that answers {api}* from the R2 bucket\n\

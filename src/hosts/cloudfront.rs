@@ -56,7 +56,7 @@ fn function(r: &Map) -> String {
         &[("cloudfront-function.js", TEMPLATE)],
         minijinja::context! {
             mount => r.mount(),
-            cache_control => r.cache_control.clone(),
+            cache_control => r.shape.cache_control.clone(),
             table => js(&r.table()),
             page => patterns::PAGE,
             documents => js(&documents.into()),
@@ -99,7 +99,7 @@ mod tests {
             .unwrap()
             .validate(Path::new("folio.toml"), root, root, &Overrides::default())
             .unwrap();
-        let r = Map::new(&project, 12);
+        let r = Map::new(&project.shape, 12);
         let doc = problem_document(&r, ErrorCode::NotFound);
         assert!(
             doc.starts_with("{\"type\":\"https://example.org/travel/api/errors/not_found.json\""),

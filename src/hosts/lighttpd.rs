@@ -108,11 +108,10 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::routes::Map;
 
     fn files(mount: &str) -> (String, String) {
-        let r =
-            Map { cache_control: "public, max-age=\"60\"".into(), ..crate::routes::sample(mount) };
+        let mut r = crate::routes::sample(mount);
+        r.shape.cache_control = "public, max-age=\"60\"".into();
         let ctx = HostCtx { root: "/srv/site/output/".into(), ..HostCtx::sample(&r) };
         let f = render(&ctx);
         use super::super::Dir;

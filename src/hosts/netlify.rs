@@ -56,12 +56,12 @@ fn redirects(ctx: &HostCtx) -> String {
     let r = ctx.routes;
     let bad_size = ctx.error_path(ErrorCode::InvalidPerPage);
     // Each endpoint, whose path is also the folder of its page files.
-    let mut langs: Vec<Option<&str>> = r.languages.iter().map(|l| Some(l.as_str())).collect();
+    let mut langs: Vec<Option<&str>> = r.shape.languages.iter().map(|l| Some(l.as_str())).collect();
     langs.push(None);
     let endpoints: Vec<Endpoint> = langs
         .into_iter()
         .map(|lang| {
-            let path = r.path(&layout::endpoint(lang, &r.resource));
+            let path = r.path(&layout::endpoint(lang, &r.shape.resource));
             let file = |size: u64, page: &str| layout::page_file(&path, size, page);
             let mut rules = Vec::new();
             // Three blocks by the state of `page`: empty, a value, absent. Inside each, the
@@ -70,7 +70,7 @@ fn redirects(ctx: &HostCtx) -> String {
                 let rule = |query: String, to: String, status| Rule { query, to, status };
                 rules.push(rule(
                     format!("{page_query} per_page="),
-                    file(r.default_size, page),
+                    file(r.shape.default_page_size, page),
                     "200!",
                 ));
                 for s in &r.sizes {
@@ -84,7 +84,11 @@ fn redirects(ctx: &HostCtx) -> String {
                     bad_size.clone(),
                     "400!",
                 ));
-                rules.push(rule(page_query.to_string(), file(r.default_size, page), "200!"));
+                rules.push(rule(
+                    page_query.to_string(),
+                    file(r.shape.default_page_size, page),
+                    "200!",
+                ));
             }
             Endpoint { path, rules }
         })
@@ -94,7 +98,7 @@ fn redirects(ctx: &HostCtx) -> String {
         minijinja::context! {
             endpoints => minijinja::value::Serde(&endpoints),
             mount => r.mount(),
-            resource => r.resource.clone(),
+            resource => r.shape.resource.clone(),
             // Every language not listed above (case-sensitive, as Netlify's matching is).
             unknown_lang => ctx.error_path(ErrorCode::UnknownLang),
             // `netlify deploy` never uploads dotfiles, but the emulator serves them, and
@@ -114,7 +118,7 @@ fn headers(r: &Map) -> String {
         &[("_headers", HEADERS)],
         minijinja::context! {
             mount => r.mount(),
-            cache_control => r.cache_control.clone(),
+            cache_control => r.shape.cache_control.clone(),
             allow => crate::routes::ALLOW,
             max_age => crate::routes::PREFLIGHT_MAX_AGE,
         },

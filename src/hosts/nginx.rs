@@ -84,7 +84,7 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
             page_param => q(&format!("~{}", patterns::param("page"))),
             per_page_param => q(&format!("~{}", patterns::param("per_page"))),
             page_valid => q(&format!("~^{}$", patterns::PAGE)),
-            default_size => r.default_size,
+            default_size => r.shape.default_page_size,
             sizes => minijinja::value::Serde(r.sizes.iter().map(|s| Size {
                 size: s.size,
                 quoted: q(&s.size.to_string()),
@@ -92,10 +92,10 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
             }).collect::<Vec<_>>()),
             code => minijinja::value::Serde(codes(|c| c.code().to_string())),
             status => minijinja::value::Serde(codes(|c| internal_status(c).to_string())),
-            unprefixed => q(&format!("~{api}{}(?:\\?|$)", patterns::endpoint(&r.resource))),
+            unprefixed => q(&format!("~{api}{}(?:\\?|$)", patterns::endpoint(&r.shape.resource))),
             prefixed => q(&format!(
                 "~{api}{}(?:\\?|$)",
-                patterns::lang_endpoint(&r.languages, &r.resource)
+                patterns::lang_endpoint(&r.shape.languages, &r.shape.resource)
             )),
             clean => q(&format!("~{api}{}(?:\\?|$)", patterns::segments())),
             accepts_br => q(&format!("~*{}", patterns::accepts_coding("br"))),
@@ -113,13 +113,13 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
             api_alias => q(&format!("{root}/{API}")),
             endpoint_location => q(&format!(
                 "{api}(?:{}|{})$",
-                patterns::any_lang_endpoint(&r.resource),
-                patterns::endpoint(&r.resource)
+                patterns::any_lang_endpoint(&r.shape.resource),
+                patterns::endpoint(&r.shape.resource)
             )),
             root => q(root),
-            cache_control => q(&r.cache_control),
+            cache_control => q(&r.shape.cache_control),
             // `root` + a file without the mount: built from checked values only.
-            page => format!("/{API}${{folio_lang}}{}/$folio_query.json", r.resource),
+            page => format!("/{API}${{folio_lang}}{}/$folio_query.json", r.shape.resource),
             errors_location => q(&errors),
             errors_alias => q(&format!("{root}/{ERRORS}")),
         },

@@ -136,7 +136,7 @@ fn endpoint(r: &Map, src: &str, base: &str) -> Vec<Value> {
         .iter()
         .map(|s| (s.size, s.pages, vec![query("per_page", Some(s.size.to_string()))], vec![]))
         .collect();
-    if let Some(d) = r.sizes.iter().find(|s| s.size == r.default_size) {
+    if let Some(d) = r.sizes.iter().find(|s| s.size == r.shape.default_page_size) {
         cases.push((d.size, d.pages, vec![], vec![query("per_page", None)]));
     }
     for (size, pages, has, missing) in cases {
@@ -169,9 +169,9 @@ fn endpoint(r: &Map, src: &str, base: &str) -> Vec<Value> {
 fn routes(r: &Map) -> Vec<Value> {
     let m = patterns::literal(r.mount());
     let api_dir = patterns::literal(API);
-    let res = patterns::literal(&r.resource);
+    let res = patterns::literal(&r.shape.resource);
     let api = format!("^{m}/{api_dir}");
-    let langs = patterns::one_of(&r.languages);
+    let langs = patterns::one_of(&r.shape.languages);
     let mut out = Vec::new();
 
     out.extend(options(&api));
@@ -181,9 +181,9 @@ fn routes(r: &Map) -> Vec<Value> {
     out.extend(endpoint(
         r,
         &format!("{api}(?<lang>{langs})/{res}/?$"),
-        &format!("/{}", layout::endpoint(Some("$lang"), &r.resource)),
+        &format!("/{}", layout::endpoint(Some("$lang"), &r.shape.resource)),
     ));
-    let unprefixed = format!("/{}", layout::endpoint(None, &r.resource));
+    let unprefixed = format!("/{}", layout::endpoint(None, &r.shape.resource));
     out.extend(endpoint(r, &format!("{api}{res}/?$"), &unprefixed));
     out.push(error(&format!("{api}[^/]+/{res}/?$"), ErrorCode::UnknownLang));
     // No empty segment, dot first (., .., dotfiles) or escaped character: no listing, no
@@ -204,7 +204,7 @@ fn routes(r: &Map) -> Vec<Value> {
         "caseSensitive": true,
         "headers": {
             "Content-Type": "application/json; charset=utf-8",
-            "Cache-Control": r.cache_control,
+            "Cache-Control": r.shape.cache_control,
             "Vary": "Accept-Encoding",
             "Access-Control-Allow-Origin": "*",
         },

@@ -177,7 +177,8 @@ impl FileOut<'_> {
             }
             for (lang, field) in found.other_languages {
                 if self.warned.insert(format!("lang:{lang}")) {
-                    let msg = record::other_language(&lang, &self.resolver.project().languages);
+                    let msg =
+                        record::other_language(&lang, &self.resolver.project().shape.languages);
                     let warning =
                         Problem::new(index, &self.shown, Some(line), msg).with_field(field);
                     self.warnings.push((Some(lang), warning));

@@ -241,7 +241,7 @@ fn check_ids(set: &Dataset, refused: &[(Id, Origin)], problems: &mut Vec<Problem
 
 fn check_sort_types(project: &Project, set: &Dataset, problems: &mut Vec<Problem>) {
     for (k, key) in project.sort.iter().enumerate() {
-        for lang in 0..project.languages.len() {
+        for lang in 0..project.shape.languages.len() {
             let mut first: Option<(&'static str, &Record)> = None;
             for r in &set.records {
                 let Some(kind) = r.keys[k].get(lang).kind() else { continue };

@@ -231,7 +231,7 @@ impl<'a> Resolver<'a> {
             l.len() == key.len()
                 && l.bytes().zip(key.bytes()).all(|(a, b)| a == b.to_ascii_lowercase())
         };
-        self.project.languages.iter().position(|l| lower(&l))
+        self.project.shape.languages.iter().position(|l| lower(&l))
     }
 
     fn localized(&self, field: &str) -> bool {
@@ -262,7 +262,7 @@ impl<'a> Resolver<'a> {
     ) -> Option<Record> {
         let before = found.problems.len();
         let p = self.project;
-        let n_langs = p.languages.len();
+        let n_langs = p.shape.languages.len();
         let mut unseen = false;
         for (_, field, seen) in &self.undeclared {
             if !seen.load(Ordering::Relaxed) {
@@ -307,9 +307,9 @@ impl<'a> Resolver<'a> {
                 // A required localized field needs its default language's value: the
                 // other languages fall back to it.
                 let default =
-                    map.iter().find(|(l, _)| self.lang_index(l) == Some(p.default_language));
+                    map.iter().find(|(l, _)| self.lang_index(l) == Some(p.shape.default_language));
                 if is_missing(default.map(|(_, v)| v)) {
-                    let lang = &p.languages[p.default_language];
+                    let lang = &p.shape.languages[p.shape.default_language];
                     found.problems.push(problem(
                         name,
                         format!("is required in {lang}, the default language"),
@@ -368,7 +368,7 @@ impl<'a> Resolver<'a> {
                     }
                     shared => each.iter_mut().for_each(|slot| *slot = Some(shared.clone())),
                 }
-                let default = Some(p.default_language)
+                let default = Some(p.shape.default_language)
                     .filter(|&d| !is_missing(each[d].as_ref()))
                     .and_then(|d| each[d].clone());
                 let mut values = Vec::with_capacity(n_langs);
@@ -384,7 +384,7 @@ impl<'a> Resolver<'a> {
                         Fallback::Error => {
                             found.problems.push(problem(
                                 &key,
-                                format!("missing \"{}\" translation", p.languages[i]),
+                                format!("missing \"{}\" translation", p.shape.languages[i]),
                             ));
                             Value::Null
                         }

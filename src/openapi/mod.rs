@@ -28,9 +28,9 @@ pub fn render(project: &Project, routes: &Map) -> Vec<u8> {
 
 /// The OpenAPI 3.1 document of the listing's endpoints.
 pub fn document(project: &Project, routes: &Map) -> Value {
-    let resource = &routes.resource;
+    let resource = &routes.shape.resource;
     let name = camel(resource);
-    let server = match project.base.prefix() {
+    let server = match project.shape.base.prefix() {
         p if p.is_empty() => "/".to_string(),
         p => p,
     };
@@ -224,7 +224,7 @@ mod tests {
 
     fn doc(toml: &str, total: usize) -> Value {
         let p = project(toml);
-        document(&p, &Map::new(&p, total))
+        document(&p, &Map::new(&p.shape, total))
     }
 
     const SAMPLE: &str = concat!(

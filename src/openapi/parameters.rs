@@ -19,7 +19,7 @@ pub(super) fn parameters(routes: &crate::routes::Map) -> Value {
                 "The language of the items (case-sensitive); `{}` is also served without this segment.",
                 routes.default_lang()
             ),
-            "schema": {"type": "string", "enum": routes.languages},
+            "schema": {"type": "string", "enum": routes.shape.languages},
         },
         "page": {
             "name": "page",
@@ -40,7 +40,7 @@ pub(super) fn parameters(routes: &crate::routes::Map) -> Value {
             // An empty value counts as absent (docs/api.md).
             "allowEmptyValue": true,
             "description": "Items a page: one of the configured page sizes.",
-            "schema": {"type": "integer", "enum": sizes, "default": routes.default_size},
+            "schema": {"type": "integer", "enum": sizes, "default": routes.shape.default_page_size},
         },
         "If-None-Match": {
             "name": "If-None-Match",
@@ -84,7 +84,7 @@ pub(super) fn headers(routes: &crate::routes::Map) -> Value {
     json!({
         "Cache-Control": {
             "description": "The configured cache policy.",
-            "schema": {"type": "string", "examples": [routes.cache_control]},
+            "schema": {"type": "string", "examples": [routes.shape.cache_control]},
         },
         "Access-Control-Allow-Origin": {
             "description": format!("Every response under /{API} may be read from any origin."),

@@ -61,7 +61,7 @@ fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
             "additionalProperties": false,
         },
     });
-    let mut schema = match &project.envelope {
+    let mut schema = match &project.shape.envelope {
         Envelope::Standard => object(json!({
             "page": page,
             "per_page": per_page,
@@ -115,7 +115,7 @@ fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
         }),
     };
     if let Some(obj) = schema.as_object_mut() {
-        let envelope = project.envelope.to_string();
+        let envelope = project.shape.envelope.to_string();
         obj.insert("title".into(), json!(format!("A page in the `{envelope}` envelope")));
     }
     schema

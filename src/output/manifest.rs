@@ -41,9 +41,10 @@ pub struct Stamp {
     /// How many records the build had (reported again by a build that skips its work).
     #[serde(default)]
     pub records: usize,
-    /// The base URL the pages' links start with (`folio deploy` names public URLs by it).
+    /// The base URL the pages' links start with (`folio deploy` names public URLs by it),
+    /// typed: written as the URL, read back parsed.
     #[serde(default)]
-    pub base_url: String,
+    pub base_url: crate::config::BaseUrl,
     /// Digest of the config file's bytes (`folio deploy` refuses an output it did not make).
     #[serde(default)]
     pub config: String,

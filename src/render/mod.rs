@@ -29,7 +29,7 @@ pub struct Links {
 
 impl Links {
     pub fn new(map: &Map, variant: Variant, style: UrlStyle) -> Links {
-        Links::from_parts(map.url(&map.endpoint(variant)), style, map.default_size)
+        Links::from_parts(map.url(&map.endpoint(variant)), style, map.shape.default_page_size)
     }
 
     /// Links below `endpoint` (the URL without query), for `default_size` as the default
@@ -145,7 +145,7 @@ fn detail(code: ErrorCode, routes: &Map) -> String {
         }
         ErrorCode::InvalidPerPage => format!("per_page must be one of {}", sizes.join(", ")),
         ErrorCode::UnknownLang => {
-            format!("the language must be one of {}", routes.languages.join(", "))
+            format!("the language must be one of {}", routes.shape.languages.join(", "))
         }
         ErrorCode::PageNotFound => {
             "page is past the last page of this listing (see total_pages)".into()
@@ -153,7 +153,7 @@ fn detail(code: ErrorCode, routes: &Map) -> String {
         ErrorCode::NotFound => {
             format!(
                 "no such resource; the listing is at /{}",
-                layout::endpoint(Some("{lang}"), &routes.resource)
+                layout::endpoint(Some("{lang}"), &routes.shape.resource)
             )
         }
         ErrorCode::MethodNotAllowed => {
@@ -191,11 +191,11 @@ pub fn index(map: &Map, total: usize) -> Vec<u8> {
     }
     let sizes: Vec<u64> = map.sizes.iter().map(|s| s.size).collect();
     let doc = json!({
-        "resource": map.resource,
-        "languages": map.languages,
+        "resource": map.shape.resource,
+        "languages": map.shape.languages,
         "default_language": map.default_lang(),
         "page_sizes": sizes,
-        "default_page_size": map.default_size,
+        "default_page_size": map.shape.default_page_size,
         "total": total,
         "total_pages": total_pages,
         "endpoints": endpoints,

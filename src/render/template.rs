@@ -20,7 +20,7 @@ use minijinja::{AutoEscape, Environment, ErrorKind, UndefinedBehavior};
 use serde::de::IgnoredAny;
 
 use super::{Links, PageInfo};
-use crate::config::Project;
+use crate::config::Shape;
 use crate::routes::layout::Variant;
 
 /// A compiled page template.
@@ -112,20 +112,20 @@ fn located(shown: &str, e: &minijinja::Error) -> String {
 impl PageTemplate {
     /// Compiles `source`, the text of the template shown as `shown`; a syntax error comes
     /// back as `path:line: message`.
-    pub fn compile(shown: &str, source: String, project: &Project) -> Result<PageTemplate, String> {
+    pub fn compile(shown: &str, source: String, shape: &Shape) -> Result<PageTemplate, String> {
         let mut env = Environment::new();
         env.set_auto_escape_callback(|_| AutoEscape::None);
         env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
         env.add_filter("tojson", tojson);
         env.add_template_owned(shown.to_string(), source).map_err(|e| located(shown, &e))?;
-        let variants = Variant::all(project.languages.len(), project.default_language)
+        let variants = Variant::all(shape.languages.len(), shape.default_language)
             .into_iter()
-            .map(|v| (Value::from(project.languages[v.lang].as_str()), v.prefixed))
+            .map(|v| (Value::from(shape.languages[v.lang].as_str()), v.prefixed))
             .collect();
         Ok(PageTemplate {
             env,
             shown: shown.to_string(),
-            resource: Value::from(project.resource.as_str()),
+            resource: Value::from(shape.resource.as_str()),
             variants,
         })
     }
@@ -261,7 +261,7 @@ mod tests {
     use super::*;
     use crate::config::{Config, Overrides, UrlStyle};
 
-    fn project() -> Project {
+    fn project() -> crate::config::Project {
         let text = "[listing]\nlanguages = [\"en\", \"fr\"]\nresource = \"sights\"\n";
         let root = Path::new("/nonexistent/project");
         let cfg = Config::from_str(text, Path::new("folio.toml")).expect("valid TOML");
@@ -275,7 +275,7 @@ mod tests {
     /// Renders `source` for page `page` of `total` items (items `{"id":N}`) in variant 1
     /// (`fr`, prefixed).
     fn render(source: &str, total: usize, page: usize) -> Result<String, String> {
-        let t = PageTemplate::compile("templates/t.json.j2", source.into(), &project())?;
+        let t = PageTemplate::compile("templates/t.json.j2", source.into(), &project().shape)?;
         let info = PageInfo::new(total, 10, page);
         let ids: Vec<String> = crate::paginate::items_of_page(total, 10, page)
             .map(|i| format!("{{\"id\":{},\"n\":\"<&>\\\"\"}}", i + 1))

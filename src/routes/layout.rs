@@ -138,7 +138,11 @@ mod tests {
     use proptest::prelude::*;
 
     fn layout(laravel: bool) -> Map {
-        Map { laravel, ..crate::routes::sample("") }
+        let mut map = crate::routes::sample("");
+        if laravel {
+            map.shape.envelope = crate::config::Envelope::Laravel;
+        }
+        map
     }
 
     fn page(lang: usize, prefixed: bool, size: u64, page: u64) -> PageFile {
@@ -211,15 +215,14 @@ mod tests {
                 let languages: Vec<String> = langs.into_iter().collect();
                 let sizes: Vec<Size> =
                     sizes.into_iter().map(|size| Size { size, pages: 1 }).collect();
-                Map {
-                    default_language: default.index(languages.len()),
-                    default_size: sizes[default.index(sizes.len())].size,
-                    resource,
-                    languages,
-                    sizes,
-                    laravel,
-                    ..crate::routes::sample("")
-                }
+                let mut map = layout(laravel);
+                map.shape.default_language = default.index(languages.len());
+                map.shape.default_page_size = sizes[default.index(sizes.len())].size;
+                map.shape.page_sizes = sizes.iter().map(|s| s.size).collect();
+                map.shape.resource = resource;
+                map.shape.languages = languages;
+                map.sizes = sizes;
+                map
             })
     }
 
@@ -231,7 +234,7 @@ mod tests {
             number in 1u64..=999_999_999,
         ) {
             let (lang, size, prefixed) = pick;
-            let lang = if prefixed { lang.index(l.languages.len()) } else { l.default_language };
+            let lang = if prefixed { lang.index(l.shape.languages.len()) } else { l.shape.default_language };
             let p = page(lang, prefixed, size.get(&l.sizes).size, number);
             let file = l.page_file(&p);
             prop_assert_eq!(l.parse(&file), Some(p));

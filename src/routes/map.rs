@@ -1,11 +1,11 @@
-//! The map of one listing: its shape (resource, languages, sizes and their page counts,
-//! defaults), its base URL (origin and mount, typed) and every name derived from them —
-//! the file of each page, which page a file is, the URLs that answer with it, the public
-//! URL of any file — and [`Map::resolve`], the reference semantics of a request. Built once
-//! per build, serve or deploy ([`Map::new`]); the writer, render's links, the problem
-//! documents, the host configs, the purge list and `serve` all take it.
+//! The map of one listing: its shape as folio.toml says it ([`Shape`]: base URL, resource,
+//! languages, sizes, defaults), the page count at each size, and every name derived from
+//! them — the file of each page, which page a file is, the URLs that answer with it, the
+//! public URL of any file — and [`Map::resolve`], the reference semantics of a request.
+//! Made once per build, check, serve or deploy ([`Map::new`]); the writer, render's links,
+//! the problem documents, the host configs, the purge list and `serve` all take it.
 
-use crate::config::{BaseUrl, Envelope, Project};
+use crate::config::Shape;
 use crate::paginate;
 
 use super::layout::{self, API, FileKind, PageFile, SIBLINGS, Variant};
@@ -13,62 +13,43 @@ use super::{ErrorCode, Outcome, Size, clean_segment, query_param, valid_page};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Map {
-    /// `base_url`: links are `{origin}{mount}/api/...`.
-    pub base: BaseUrl,
-    pub resource: String,
-    pub languages: Vec<String>,
-    /// Index into `languages`.
-    pub default_language: usize,
+    /// What folio.toml says of the listing.
+    pub shape: Shape,
     /// Each configured size with the listing's page count at it, in configured order.
     pub sizes: Vec<Size>,
-    pub default_size: u64,
-    /// A Laravel envelope is on: its spelling of a page's query is in links too.
-    pub laravel: bool,
-    /// `Cache-Control` of every 200 response under `/api/`.
-    pub cache_control: String,
 }
 
 impl Map {
-    /// The map of a project whose listing has `total` records.
-    pub fn new(project: &Project, total: usize) -> Map {
-        Map {
-            base: project.base.clone(),
-            resource: project.resource.clone(),
-            languages: project.languages.clone(),
-            default_language: project.default_language,
-            sizes: project
-                .page_sizes
-                .iter()
-                .map(|&size| Size { size, pages: paginate::total_pages(total, size as usize) })
-                .collect(),
-            default_size: project.default_page_size,
-            laravel: matches!(project.envelope, Envelope::Laravel | Envelope::LaravelResource),
-            cache_control: project.cache_control.clone(),
-        }
+    /// The map of a listing of this shape with `total` records.
+    pub fn new(shape: &Shape, total: usize) -> Map {
+        let count = |size: u64| paginate::total_pages(total, size as usize);
+        let sizes =
+            shape.page_sizes.iter().map(|&size| Size { size, pages: count(size) }).collect();
+        Map { shape: shape.clone(), sizes }
     }
 
     /// Where `output/` is mounted: `""` or `/travel`.
     pub fn mount(&self) -> &str {
-        &self.base.path
+        &self.shape.base.path
     }
 
     /// base_url's origin (`https://example.org`), or empty.
     pub fn origin(&self) -> &str {
-        &self.base.origin
+        &self.shape.base.origin
     }
 
     pub fn default_lang(&self) -> &str {
-        &self.languages[self.default_language]
+        &self.shape.languages[self.shape.default_language]
     }
 
     /// The path a server sees for `rel` (a path below the output folder): `{mount}/{rel}`.
     pub fn path(&self, rel: &str) -> String {
-        format!("{}/{rel}", self.base.path)
+        format!("{}/{rel}", self.shape.base.path)
     }
 
     /// The public URL of `rel`: `{origin}{mount}/{rel}` (root-relative without an origin).
     pub fn url(&self, rel: &str) -> String {
-        format!("{}{}/{rel}", self.base.origin, self.base.path)
+        format!("{}{}/{rel}", self.shape.base.origin, self.shape.base.path)
     }
 
     /// `{mount}/api/`: everything below it follows the API's rules.
@@ -78,19 +59,19 @@ impl Map {
 
     /// Every variant a build writes: each language, then the unprefixed default.
     pub fn variants(&self) -> Vec<Variant> {
-        Variant::all(self.languages.len(), self.default_language)
+        Variant::all(self.shape.languages.len(), self.shape.default_language)
     }
 
     /// The language code of a variant.
     pub fn language(&self, variant: Variant) -> &str {
-        &self.languages[variant.lang]
+        &self.shape.languages[variant.lang]
     }
 
     /// A variant's endpoint below the mount point: `api/{lang}/{resource}` or
     /// `api/{resource}`.
     pub fn endpoint(&self, variant: Variant) -> String {
         let lang = variant.prefixed.then(|| self.language(variant));
-        layout::endpoint(lang, &self.resource)
+        layout::endpoint(lang, &self.shape.resource)
     }
 
     /// The file of a page, relative to the output folder.
@@ -111,12 +92,13 @@ impl Map {
         let (rest, page) = stem.rsplit_once('/')?;
         let (endpoint, size) = rest.rsplit_once('/')?;
         let variant = match endpoint.split_once('/') {
-            None if endpoint == self.resource => {
-                Variant { lang: self.default_language, prefixed: false }
+            None if endpoint == self.shape.resource => {
+                Variant { lang: self.shape.default_language, prefixed: false }
             }
-            Some((lang, res)) if res == self.resource => {
-                Variant { lang: self.languages.iter().position(|l| l == lang)?, prefixed: true }
-            }
+            Some((lang, res)) if res == self.shape.resource => Variant {
+                lang: self.shape.languages.iter().position(|l| l == lang)?,
+                prefixed: true,
+            },
             _ => return None,
         };
         // Both numbers as folio writes them: digits, no sign, no leading zero.
@@ -157,12 +139,15 @@ impl Map {
             format!("{endpoint}{}", layout::path_suffix(size, page)),
             format!("{endpoint}{}", layout::query(size, page)),
         ];
-        let laravel = format!("{endpoint}{}", layout::laravel_query(size, page, self.default_size));
-        if size == self.default_size || self.laravel {
+        let laravel = format!(
+            "{endpoint}{}",
+            layout::laravel_query(size, page, self.shape.default_page_size)
+        );
+        if size == self.shape.default_page_size || self.shape.laravel() {
             out.push(laravel);
         }
         if page == 1 {
-            if size == self.default_size {
+            if size == self.shape.default_page_size {
                 out.push(endpoint.clone());
             }
             out.push(format!("{endpoint}?per_page={size}"));
@@ -179,14 +164,14 @@ impl Map {
             Some(_) => return Err(ErrorCode::InvalidPage),
         };
         let size = match query_param(query, "per_page") {
-            None => self.sizes.iter().find(|s| s.size == self.default_size).copied(),
+            None => self.sizes.iter().find(|s| s.size == self.shape.default_page_size).copied(),
             Some(v) => self.sizes.iter().find(|s| s.size.to_string() == v).copied(),
         }
         .ok_or(ErrorCode::InvalidPerPage)?;
         if page > size.pages {
             return Err(ErrorCode::PageNotFound);
         }
-        Ok(layout::page_file(&layout::endpoint(lang, &self.resource), size.size, page))
+        Ok(layout::page_file(&layout::endpoint(lang, &self.shape.resource), size.size, page))
     }
 
     /// The map as the one JSON table the host scripts run on (the Cloudflare worker, the
@@ -202,14 +187,14 @@ impl Map {
         serde_json::json!({
             "mount": self.mount(),
             "api": self.api_prefix(),
-            "resource": self.resource,
-            "languages": self.languages,
+            "resource": self.shape.resource,
+            "languages": self.shape.languages,
             "sizes": sizes,
-            "default_size": self.default_size.to_string(),
+            "default_size": self.shape.default_page_size.to_string(),
             "max_page_digits": super::MAX_PAGE.to_string().len(),
             "files": layout::api_files(),
             "errors": errors,
-            "cache_control": self.cache_control,
+            "cache_control": self.shape.cache_control,
             "allow": super::ALLOW,
             "preflight_max_age": super::PREFLIGHT_MAX_AGE.to_string(),
             "problem_type": super::PROBLEM_JSON,
@@ -229,12 +214,12 @@ impl Map {
         }
         let segs: Vec<&str> = rest.split('/').collect();
         let endpoint = match segs.as_slice() {
-            [r] | [r, ""] if *r == self.resource => Some(None),
-            [l, r] | [l, r, ""] if *r == self.resource => Some(Some(*l)),
+            [r] | [r, ""] if *r == self.shape.resource => Some(None),
+            [l, r] | [l, r, ""] if *r == self.shape.resource => Some(Some(*l)),
             _ => None,
         };
         match endpoint {
-            Some(Some(lang)) if !self.languages.iter().any(|l| l == lang) => {
+            Some(Some(lang)) if !self.shape.languages.iter().any(|l| l == lang) => {
                 Outcome::Error(ErrorCode::UnknownLang)
             }
             Some(lang) => match self.page(lang, query) {

@@ -166,16 +166,17 @@ fn qvalue(q: &str) -> Option<u16> {
 /// pt-br, sizes 10 (14 pages) and 25 (6 pages, the default), mounted at `mount`.
 #[cfg(test)]
 pub(crate) fn sample(mount: &str) -> Map {
-    Map {
+    let shape = crate::config::Shape {
         base: crate::config::BaseUrl { origin: String::new(), path: mount.into() },
         resource: "sights".into(),
         languages: vec!["en".into(), "pt-br".into()],
         default_language: 0,
-        sizes: vec![Size { size: 10, pages: 14 }, Size { size: 25, pages: 6 }],
-        default_size: 25,
-        laravel: false,
+        page_sizes: vec![10, 25],
+        default_page_size: 25,
+        envelope: crate::config::Envelope::Standard,
         cache_control: "public, max-age=60".into(),
-    }
+    };
+    Map { shape, sizes: vec![Size { size: 10, pages: 14 }, Size { size: 25, pages: 6 }] }
 }
 
 #[cfg(test)]
@@ -183,23 +184,27 @@ mod tests {
     use super::*;
 
     fn routes() -> Map {
-        Map {
+        let shape = crate::config::Shape {
             base: crate::config::BaseUrl::default(),
             resource: "attractions".into(),
             languages: vec!["en".into(), "fr".into()],
             default_language: 0,
-            sizes: vec![Size { size: 10, pages: 7 }, Size { size: 20, pages: 4 }],
-            default_size: 10,
-            laravel: false,
+            page_sizes: vec![10, 20],
+            default_page_size: 10,
+            envelope: crate::config::Envelope::Standard,
             cache_control: "public, max-age=300".into(),
-        }
+        };
+        Map { shape, sizes: vec![Size { size: 10, pages: 7 }, Size { size: 20, pages: 4 }] }
     }
 
     #[test]
     fn every_url_of_a_page_resolves_to_its_file() {
         // What a purge list names for a changed file is what the table answers with it.
         for laravel in [false, true] {
-            let l = Map { laravel, ..routes() };
+            let mut l = routes();
+            if laravel {
+                l.shape.envelope = crate::config::Envelope::Laravel;
+            }
             let variants = [(0, true), (1, true), (0, false)];
             for (lang, prefixed) in variants {
                 for size in &l.sizes {
@@ -373,7 +378,8 @@ mod tests {
     #[test]
     fn a_mount_path_prefixes_everything() {
         let base = crate::config::BaseUrl { origin: String::new(), path: "/travel".into() };
-        let r = Map { base, ..routes() };
+        let mut r = routes();
+        r.shape.base = base;
         assert_eq!(
             r.resolve("GET", "/travel/api/attractions", ""),
             page("api/attractions/10/1.json")

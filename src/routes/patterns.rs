@@ -149,7 +149,7 @@ mod tests {
             )
         ) {
             let table = super::super::sample("");
-            let langs = &table.languages;
+            let langs = &table.shape.languages;
             let rest = segs.join("/");
             let outcome = table.resolve("GET", &format!("/api/{rest}"), "");
             let (page, unknown) = match &outcome {

@@ -214,7 +214,7 @@ impl App {
                 head,
             );
         }
-        let cache = routes.cache_control.as_str();
+        let cache = routes.shape.cache_control.as_str();
         match routes.resolve(method.as_str(), path, query) {
             Outcome::Page(rel) => self
                 .file(&rel, headers, head, true, cache)
@@ -338,8 +338,7 @@ impl Preview {
             }
             Err(e) => return Err(e),
         };
-        let routes = Map::new(&project, built.records);
-        let app = Arc::new(App::new(project.output_dir, routes));
+        let app = Arc::new(App::new(project.output_dir, built.map.clone()));
         Ok((Preview { dir, addr, app, place }, built))
     }
 
@@ -364,8 +363,7 @@ impl Preview {
         let project = private(project, self.dir.path(), self.addr);
         let options = site::BuildOptions { switch: Some(&self.app.switch), ..Default::default() };
         let built = site::build_with(&project, &(), &options)?;
-        *self.app.routes.write().unwrap_or_else(|p| p.into_inner()) =
-            Arc::new(Map::new(&project, built.records));
+        *self.app.routes.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(built.map.clone());
         *self.app.hashes.write().unwrap_or_else(|p| p.into_inner()) = hashes(&self.app.output);
         Ok(built)
     }
@@ -379,8 +377,8 @@ impl Preview {
 pub fn estimate(project: &Project) -> u64 {
     let files = crate::load::walk(&project.data_dir).unwrap_or_default();
     let data: u64 = files.iter().filter_map(|f| fs::metadata(f).ok()).map(|m| m.len()).sum();
-    let copies = (project.languages.len() as u64 + 1)
-        * project.page_sizes.len() as u64
+    let copies = (project.shape.languages.len() as u64 + 1)
+        * project.shape.page_sizes.len() as u64
         * (1 + project.precompress.len() as u64);
     data.saturating_mul(copies)
 }
@@ -399,8 +397,8 @@ pub fn no_room(failure: &Failure) -> bool {
 fn private(mut project: Project, dir: &Path, addr: SocketAddr) -> Project {
     project.output_dir = dir.join("output");
     project.hosting_dir = dir.join("hosting");
-    if !project.base.origin.is_empty() {
-        project.base.origin = format!("http://{addr}");
+    if !project.shape.base.origin.is_empty() {
+        project.shape.base.origin = format!("http://{addr}");
     }
     project
 }

@@ -32,17 +32,20 @@ mod preflight;
 use preflight::within_limits;
 pub use preflight::{check_templates, host_limits};
 
-/// A loaded, sorted listing: the records and, per language, their order.
+/// A loaded, sorted listing: the records, per language their order, and its map (the
+/// shape with its page counts), made once here for whatever the command does next.
 pub struct Listing {
     pub data: Dataset,
     pub orders: Vec<Arc<[u32]>>,
+    pub map: Map,
 }
 
 /// Loads and sorts; every problem in the input, or the listing.
 pub fn load(project: &Project) -> Result<Listing, Failure> {
     let data = load::load(project).map_err(Failure::Invalid)?;
-    let orders = sort::order(&data.records, &project.sort, project.languages.len());
-    Ok(Listing { data, orders })
+    let orders = sort::order(&data.records, &project.sort, project.shape.languages.len());
+    let map = Map::new(&project.shape, data.records.len());
+    Ok(Listing { data, orders, map })
 }
 
 /// The API's files besides pages and error documents: index, OpenAPI, explorer,
@@ -62,6 +65,8 @@ enum Job {
 #[derive(Debug, Clone)]
 pub struct Built {
     pub records: usize,
+    /// The map of what was built: serve answers with it, check reports from it.
+    pub map: Map,
     pub report: Report,
     pub seconds: f64,
     /// Entries of a manifest or journal that were not acted on (`path: entry ...: why`).
@@ -211,7 +216,7 @@ fn stage_all(
 /// The configured envelope, ready to write pages. A template is read and compiled here,
 /// once a build, so that a syntax error stops the build before anything is staged.
 fn page_writer(project: &Project) -> Result<PageWriter, Failure> {
-    Ok(match &project.envelope {
+    Ok(match &project.shape.envelope {
         Envelope::Standard => PageWriter::Standard,
         Envelope::Laravel => PageWriter::Laravel,
         Envelope::LaravelResource => PageWriter::LaravelResource,
@@ -235,7 +240,7 @@ fn page_writer(project: &Project) -> Result<PageWriter, Failure> {
                     ));
                 }
             };
-            let template = PageTemplate::compile(&shown, source, project)
+            let template = PageTemplate::compile(&shown, source, &project.shape)
                 .map_err(|message| Failure::Template(vec![message]))?;
             PageWriter::Template(Box::new(template))
         }
@@ -364,6 +369,7 @@ fn build_locked(
         let report = Report { unchanged, ..Report::default() };
         return Ok(Built {
             records: tree.records(),
+            map: Map::new(&project.shape, tree.records()),
             report,
             seconds: start.elapsed().as_secs_f64(),
             warnings: Vec::new(),
@@ -371,19 +377,19 @@ fn build_locked(
     }
     let writer = page_writer(project)?;
     progress.start("load", 0);
-    let listing = load(project)?;
-    let records = &listing.data.records;
-    let map = Map::new(project, records.len());
+    let Listing { data, orders, map } = load(project)?;
+    let records = &data.records;
+    let map = &map;
     let variants = map.variants();
     let links: Vec<Links> =
-        variants.iter().map(|&v| Links::new(&map, v, project.url_style)).collect();
-    let mut jobs = plan(project, &map, records.len(), &variants)?;
-    let hosts = rendered_hosts(project, &map);
+        variants.iter().map(|&v| Links::new(map, v, project.url_style)).collect();
+    let mut jobs = plan(project, map, records.len(), &variants)?;
+    let hosts = rendered_hosts(project, map);
     // Past a host's hard limit, nothing is written; near one, the build says so.
     let pages = jobs.iter().filter(|(_, job)| matches!(job, Job::Page { .. })).count() as u64;
     let statics = (jobs.len() as u64 - pages)
         + hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count() as u64;
-    let (over, near) = within_limits(project, &map, (pages, statics), &hosts);
+    let (over, near) = within_limits(project, map, (pages, statics), &hosts);
     if !over.is_empty() {
         return Err(Failure::Limits(over));
     }
@@ -407,13 +413,8 @@ fn build_locked(
     let phase =
         if project.precompress.is_empty() { "render+write" } else { "render+compress+write" };
     progress.start(phase, (jobs.len() + server.len()) as u64);
-    let pages = Pages {
-        writer: &writer,
-        records,
-        orders: &listing.orders,
-        variants: &variants,
-        links: &links,
-    };
+    let pages =
+        Pages { writer: &writer, records, orders: &orders, variants: &variants, links: &links };
     let render = |job: &Job, buf: &mut Vec<u8>| match *job {
         Job::Page { variant, size, page } => {
             pages.render_page(variant, size, page, buf).map_err(|e| {
@@ -439,13 +440,13 @@ fn build_locked(
     let total = records.len();
     drop(jobs);
     drop(server);
-    drop(listing);
+    drop((data, orders));
     let _switching =
         switch.map(|lock| lock.write().unwrap_or_else(|poisoned| poisoned.into_inner()));
     let stamp = Stamp {
         fingerprint,
         records: total,
-        base_url: project.base.prefix(),
+        base_url: project.shape.base.clone(),
         config: project.config_digest.clone(),
     };
     // Two builds must never both believe they hold the folder: a lock file replaced or
@@ -463,5 +464,6 @@ fn build_locked(
     report.bytes += host_report.bytes;
     warnings.extend(host_warnings);
     warnings.extend(near);
-    Ok(Built { records: total, report, seconds: start.elapsed().as_secs_f64(), warnings })
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(Built { records: total, map: map.clone(), report, seconds, warnings })
 }

@@ -48,15 +48,14 @@ pub(super) fn within_limits(
 }
 
 /// [`within_limits`] for `folio check`, which plans no files: the same counts worked out
-/// from the listing's shape.
-pub fn host_limits(project: &Project, records: usize) -> (Vec<String>, Vec<String>) {
-    let map = Map::new(project, records);
+/// from the listing's map.
+pub fn host_limits(project: &Project, map: &Map) -> (Vec<String>, Vec<String>) {
     let variants = map.variants().len() as u64;
     let per_variant: u64 = map.sizes.iter().map(|s| s.pages as u64).sum();
-    let hosts = rendered_hosts(project, &map);
+    let hosts = rendered_hosts(project, map);
     let publish = hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count();
     let statics = (ErrorCode::ALL.len() + STATICS + publish) as u64;
-    within_limits(project, &map, (variants * per_variant, statics), &hosts)
+    within_limits(project, map, (variants * per_variant, statics), &hosts)
 }
 
 /// What `folio check` asks of the templates besides the data: the page template and the
@@ -76,10 +75,10 @@ pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(
     match page_writer(project) {
         Ok(writer) => {
             if let Some(listing) = listing {
-                let map = Map::new(project, listing.data.records.len());
+                let map = &listing.map;
                 let variants = map.variants();
                 let links: Vec<Links> =
-                    variants.iter().map(|&v| Links::new(&map, v, project.url_style)).collect();
+                    variants.iter().map(|&v| Links::new(map, v, project.url_style)).collect();
                 let pages = Pages {
                     writer: &writer,
                     records: &listing.data.records,
@@ -87,7 +86,7 @@ pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(
                     variants: &variants,
                     links: &links,
                 };
-                let size = project.default_page_size;
+                let size = project.shape.default_page_size;
                 for (vi, v) in variants.iter().enumerate() {
                     let mut out = Vec::new();
                     if let Err(e) = pages.render_page(vi, size, 1, &mut out) {

@@ -23,7 +23,7 @@ fn project_of(p: &Project) -> folio::config::Project {
 /// can hold what a test plants, such as siblings and symlinks leading out of it.
 fn in_process(p: &Project, output: &Path) -> InThread {
     let project = project_of(p);
-    let routes = folio::routes::Map::new(&project, crate::harness::SAMPLE_RECORDS);
+    let routes = folio::routes::Map::new(&project.shape, crate::harness::SAMPLE_RECORDS);
     let app = Arc::new(folio::serve::App::new(output.to_path_buf(), routes));
     InThread::start(move |listener, stopped| async move {
         folio::serve::run_server(listener, app, stopped).await.unwrap();

@@ -561,7 +561,7 @@ fn the_table_is_the_routing_table() {
             .unwrap();
         cfg.validate(Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap()
     };
-    let routes = folio::routes::Map::new(&project, crate::harness::SAMPLE_RECORDS);
+    let routes = folio::routes::Map::new(&project.shape, crate::harness::SAMPLE_RECORDS);
     for row in rows() {
         let (path, query) = row.target.split_once('?').unwrap_or((&row.target, ""));
         let outcome = routes.resolve(&row.method, path, query);

@@ -69,7 +69,7 @@ pub(super) fn plan(
                 }
                 None => {
                     let lang = lang.to_ascii_lowercase();
-                    let languages = &res.project().languages;
+                    let languages = &res.project().shape.languages;
                     let msg = crate::load::record::other_language(&lang, languages);
                     let warning = Problem::unplaced(Some(1), msg).with_field(top);
                     warnings.push(Unlisted { lang, warning });
