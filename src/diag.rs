@@ -174,6 +174,10 @@ pub struct ConfigError {
     pub path: PathBuf,
     /// 1-based line, when the problem is in the file's syntax or keys.
     pub line: Option<u64>,
+    /// 1-based column (in characters) of what the problem is about on its line, when the
+    /// parse knows it. Not printed: the text stays `path:line: message` (a syntax error
+    /// says its column in its words); `folio check --format json` gives it.
+    pub column: Option<u64>,
     pub message: String,
     /// The language code the problem is about when it is no language (`sp` in
     /// `listing.languages`): whoever reports the problem may add the code meant.
@@ -183,7 +187,14 @@ pub struct ConfigError {
 impl ConfigError {
     pub fn new(path: &Path, line: Option<u64>, message: impl Into<String>) -> ConfigError {
         let message = message.into();
-        ConfigError { path: path.to_path_buf(), line, message, unknown_language: None }
+        let path = path.to_path_buf();
+        ConfigError { path, line, column: None, message, unknown_language: None }
+    }
+
+    /// The problem, at `column` of its line.
+    pub fn with_column(mut self, column: u64) -> ConfigError {
+        self.column = Some(column);
+        self
     }
 }
 
