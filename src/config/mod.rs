@@ -4,13 +4,15 @@
 //! read here: a config with problems comes back with the project as far as it validated,
 //! for whoever reports the problems to add what the data suggests (`cmd::discover`). The
 //! checks are in `validate.rs`, `base_url` in `base_url.rs`, the folders in `paths.rs`, the
-//! `[hosting]` and `[deploy]` tables in `hosting.rs`, the deploy URL in `target.rs`, and
-//! how a TOML error reads in `explain.rs`.
+//! `[hosting]` and `[deploy]` tables in `hosting.rs`, the listing's shape in `shape.rs`, the
+//! deploy URL in `target.rs`, the one parse that finds every problem of the text in
+//! `read.rs`, and how each reads in `explain.rs`.
 
 mod base_url;
 mod explain;
 mod hosting;
 mod paths;
+mod read;
 mod shape;
 pub mod target;
 mod validate;
@@ -260,52 +262,28 @@ impl Config {
         Config::parse(text, path).map_err(|mut errors| errors.remove(0))
     }
 
-    /// Parses `text`, with every unknown or ill-typed key found at once: each such key
-    /// (a misspelled table: its whole section) is blanked out and the text parsed again,
-    /// lines kept, until it parses or an error cannot be set aside (a syntax error).
+    /// Parses `text` once, with every unknown key or table and every value of the wrong
+    /// type or unknown found at once, each at its line and column (`read.rs`); a text that
+    /// is no TOML has one problem, its syntax error.
     pub fn parse(text: &str, path: &Path) -> Result<Config, Vec<ConfigError>> {
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let mut errors = Vec::new();
-        for _ in 0..64 {
-            let current = lines.join("\n");
-            let e = match toml::from_str::<Config>(&current) {
-                Ok(config) if errors.is_empty() => return Ok(config),
-                Ok(_) => break,
-                Err(e) => e,
-            };
-            let line = e.span().map(|span| 1 + current[..span.start].matches('\n').count());
-            let message = explain::explain(e.message().trim_end(), &current, line);
-            let settable = message.starts_with("unknown ") || message.contains(" must be ");
-            errors.push(ConfigError::new(path, line.map(|l| l as u64), message));
-            let Some(l) = line.filter(|_| settable) else { break };
-            // The key's line; on a table's header, the table down to the next header.
-            let first = l - 1;
-            let is_header = lines.get(first).is_some_and(|h| h.trim_start().starts_with('['));
-            let last = if is_header {
-                (first + 1..lines.len())
-                    .find(|&i| lines[i].trim_start().starts_with('['))
-                    .unwrap_or(lines.len())
-            } else {
-                first + 1
-            };
-            if first >= lines.len() || lines[first..last].iter().all(|l| l.is_empty()) {
-                break;
-            }
-            lines[first..last].iter_mut().for_each(String::clear);
-        }
-        errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
-        Err(errors)
+        read::parse(text, path).map(|(config, _)| config)
     }
 
     /// Reads and parses `path`; also returns the digest of its bytes.
     pub fn from_file(path: &Path) -> anyhow::Result<(Result<Config, Vec<ConfigError>>, String)> {
+        let (config, digest) = Config::read(path)?;
+        Ok((config.map(|(config, _)| config), digest))
+    }
+
+    /// [`Config::from_file`], with where each key is written.
+    fn read(path: &Path) -> anyhow::Result<(read::Parsed, String)> {
         use anyhow::Context;
         let bytes =
             std::fs::read(path).with_context(|| format!("reading config `{}`", path.display()))?;
         let digest = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
         let shown = crate::diag::display_path(path);
         let config = match String::from_utf8(bytes) {
-            Ok(text) => Config::parse(&text, &shown),
+            Ok(text) => read::parse(&text, &shown),
             Err(e) => Err(vec![ConfigError::new(
                 &shown,
                 None,
@@ -429,15 +407,16 @@ impl Project {
             )));
         }
         let shown = crate::diag::display_path(&path);
-        let (cfg, _) = Config::from_file(&path)?;
-        let cfg = cfg.map_err(|errors| Error::Invalid { errors, data: None })?;
+        let (cfg, _) = Config::read(&path)?;
+        let (cfg, places) = cfg.map_err(|errors| Error::Invalid { errors, data: None })?;
         let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
         let (mut project, mut errors) = cfg.resolve(&shown, &root, &cwd, overrides);
         if !errors.is_empty() {
-            // Each problem at the line of its key.
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            // Each problem at the line of its key, as the parse found it.
             for e in errors.iter_mut().filter(|e| e.line.is_none()) {
-                e.line = explain::line_of_key(&text, &e.message);
+                if let Some((line, column)) = places.of(&e.message) {
+                    (e.line, e.column) = (Some(line), Some(column));
+                }
             }
             errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
             return Err(Error::Invalid { errors, data: Some(Box::new(project)) });

@@ -86,3 +86,113 @@ fn unknown_values_suggest_the_value_meant() {
         project("[listing]\nlanguages = [\"en\", \"fr\"]\ndefault_language = \"fe\"").unwrap_err();
     assert!(err[0].ends_with("; did you mean `fr`?"), "{err:?}");
 }
+
+/// The problems of `text` from [`Config::parse`]: line, column and message each.
+fn problems(text: &str) -> Vec<(u64, u64, String)> {
+    let errors = Config::parse(text, Path::new("folio.toml")).expect_err("a config with problems");
+    errors
+        .into_iter()
+        .map(|e| (e.line.expect("a line"), e.column.expect("a column"), e.message))
+        .collect()
+}
+
+#[test]
+fn one_parse_reports_problems_of_every_kind_at_once_each_at_its_line_and_column() {
+    let text = "\
+base_url = \"https://example.org\"
+[listing]
+langauges = [\"en\"]
+default_page_size = \"10\"
+
+[il8n]
+fallback = \"null\"
+
+[hosting]
+targets = [\"nginx\", \"ngnix\"]
+";
+    let got = problems(text);
+    let want = [
+        (3, 1, "unknown key `langauges` in [listing]; did you mean `languages`?"),
+        (
+            4,
+            21,
+            "`default_page_size` in [listing] must be a whole number, 0 or more, not a string (\"10\")",
+        ),
+        (6, 2, "unknown table `[il8n]`; did you mean `[i18n]`?"),
+        (10, 21, "unknown value `ngnix` in [hosting]; did you mean `nginx`?"),
+    ];
+    let want: Vec<(u64, u64, String)> =
+        want.into_iter().map(|(l, c, m)| (l, c, m.to_string())).collect();
+    assert_eq!(got, want);
+    // As printed: the line, as before; the column is in the error, for the JSON report.
+    let first = Config::parse(text, Path::new("folio.toml")).unwrap_err().remove(0);
+    assert_eq!(
+        first.to_string(),
+        "folio.toml:3: unknown key `langauges` in [listing]; did you mean `languages`?"
+    );
+}
+
+#[test]
+fn a_syntax_error_says_its_line_column_and_the_text_at_fault() {
+    let text = "[listing]\nlanguages = [\"en\"]\n\n[input]\ndecimal_separator = ,\n";
+    let errors = Config::parse(text, Path::new("folio.toml")).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = &errors[0];
+    assert_eq!((e.line, e.column), (Some(5), Some(21)), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "folio.toml:5: unexpected key or value, expected newline, `#`; string values must be quoted, expected literal string (column 21, at `,`); did you mean `\",\"`?"
+    );
+    // At the end of a line, that is what is said.
+    let e = Config::parse("[deploy]\nurl = \"s3://b\nregion = \"eu\"\n", Path::new("folio.toml"))
+        .unwrap_err()
+        .remove(0);
+    assert_eq!((e.line, e.column), (Some(2), Some(14)), "{e}");
+    assert!(e.message.ends_with("(column 14, at the end of the line)"), "{e}");
+    // An unquoted word is the text at fault, whole.
+    let e = Config::parse("[listing]\nurl_style = path\n", Path::new("folio.toml"));
+    let e = e.unwrap_err().remove(0);
+    assert_eq!((e.line, e.column), (Some(2), Some(13)), "{e}");
+    assert!(e.message.ends_with("(column 13, at `path`); did you mean `\"path\"`?"), "{e}");
+}
+
+#[test]
+fn problems_that_share_a_line_or_follow_each_other_are_each_reported_at_their_own_place() {
+    // Two problems on one line (an inline table): setting the line aside after the first,
+    // as reparsing did, would lose the second.
+    let got = problems("listing = { langauges = [\"en\"], default_page_size = \"10\" }\n");
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!((got[0].0, got[0].1), (1, 13), "{got:?}");
+    assert_eq!(got[0].2, "unknown key `langauges` in [listing]; did you mean `languages`?");
+    assert_eq!((got[1].0, got[1].1), (1, 53), "{got:?}");
+    assert!(got[1].2.starts_with("`default_page_size` in [listing] must be"), "{got:?}");
+    // Adjacent lines of one table, an item of a multi-line array at its own line.
+    let got =
+        problems("[deploy]\nsiblings = \"yes\"\nconcurency = 4\nregion = [\n  \"eu\",\n  3,\n]\n");
+    let places: Vec<(u64, u64)> = got.iter().map(|p| (p.0, p.1)).collect();
+    assert_eq!(places, [(2, 12), (3, 1), (4, 10)], "{got:?}");
+    assert!(got[1].2.contains("did you mean `concurrency`?"), "{got:?}");
+    assert!(got[2].2.starts_with("`region` in [deploy] must be a string, not an array"), "{got:?}");
+    let got = problems("[listing]\npage_sizes = [\n  10,\n  \"20\",\n]\n");
+    assert_eq!((got[0].0, got[0].1), (4, 3), "{got:?}");
+    assert!(got[0].2.starts_with("`page_sizes` in [listing] must be a whole number from 1"));
+    // More problems than reparsing ever went through (64): every one.
+    let text: String = (0..100).map(|i| format!("unknown_{i} = 1\n")).collect();
+    assert_eq!(problems(&text).len(), 100);
+}
+
+#[test]
+fn every_misspelled_table_is_named_at_its_own_header() {
+    let got = problems("[field.rating]\ntype = \"number\"\n\n[field.name]\nlocalized = true\n");
+    let want = [
+        (1, 2, "unknown table `[field.rating]`; did you mean `[fields.rating]`?".to_string()),
+        (4, 2, "unknown table `[field.name]`; did you mean `[fields.name]`?".to_string()),
+    ];
+    assert_eq!(got, want);
+    let got = problems("[listing]\nresource = \"x\"\n[listing.sizes]\n");
+    assert_eq!((got[0].0, got[0].1), (3, 10), "{got:?}");
+    assert!(got[0].2.starts_with("unknown table `[listing.sizes]`; "), "{got:?}");
+    // An array of tables where a table belongs is said as such.
+    let got = problems("[[listing]]\nresource = \"x\"\n");
+    assert_eq!(got, [(1, 1, "`listing` at the top level must be a table, not an array".into())]);
+}
