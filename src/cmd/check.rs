@@ -162,7 +162,11 @@ fn problems(failure: &Failure) -> Vec<Value> {
             .collect(),
         Failure::Config(list) => list
             .iter()
-            .map(|e| problem("config", path(&e.path), e.line, None, &e.message))
+            .map(|e| {
+                let mut v = problem("config", path(&e.path), e.line, None, &e.message);
+                v["column"] = json!(e.column);
+                v
+            })
             .collect(),
         Failure::Template(list) => list.iter().map(|m| template_problem(m)).collect(),
         Failure::Limits(list) => list

@@ -256,6 +256,7 @@ fn check_format_json_is_one_object_with_stable_keys() {
         serde_json::from_str(&p.folio(&["check", "--format", "json"]).fails(1).stdout()).unwrap();
     assert_eq!(cfg["problems"][0]["kind"], "config");
     assert_eq!(cfg["problems"][0]["line"], 3);
+    assert_eq!(cfg["problems"][0]["column"], 1, "{cfg}");
     assert!(cfg["problems"][0]["message"].as_str().unwrap().contains("did you mean `sort`?"));
 
     let empty = tempfile::tempdir().unwrap();
