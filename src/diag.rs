@@ -182,13 +182,16 @@ pub struct ConfigError {
     /// The language code the problem is about when it is no language (`sp` in
     /// `listing.languages`): whoever reports the problem may add the code meant.
     pub unknown_language: Option<String>,
+    /// The dotted key a validation problem is about (`listing.page_sizes`), which places it
+    /// at that key's line in the file.
+    pub key: Option<Box<str>>,
 }
 
 impl ConfigError {
     pub fn new(path: &Path, line: Option<u64>, message: impl Into<String>) -> ConfigError {
         let message = message.into();
         let path = path.to_path_buf();
-        ConfigError { path, line, column: None, message, unknown_language: None }
+        ConfigError { path, line, column: None, message, unknown_language: None, key: None }
     }
 
     /// The problem, at `column` of its line.

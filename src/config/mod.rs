@@ -414,7 +414,7 @@ impl Project {
         if !errors.is_empty() {
             // Each problem at the line of its key, as the parse found it.
             for e in errors.iter_mut().filter(|e| e.line.is_none()) {
-                if let Some((line, column)) = places.of(&e.message) {
+                if let Some((line, column)) = e.key.as_deref().and_then(|key| places.of(key)) {
                     (e.line, e.column) = (Some(line), Some(column));
                 }
             }

@@ -52,7 +52,7 @@ impl Folders {
         root: &Path,
         cwd: &Path,
         overrides: &Overrides,
-        err: &mut dyn FnMut(String),
+        err: &mut dyn FnMut(&str, String),
     ) -> Folders {
         let pick = |over: &Option<PathBuf>, own: &Path| match over {
             Some(p) => normalize(cwd, p),
@@ -66,31 +66,49 @@ impl Folders {
         let shown = |p: &Path| crate::diag::display_path(p).display().to_string();
         let out = shown(&output_dir);
         if output_dir == root_real {
-            err(format!(
-                "output_dir `{out}` is the project folder; folio needs a folder of its own"
-            ));
+            err(
+                "output_dir",
+                format!(
+                    "output_dir `{out}` is the project folder; folio needs a folder of its own"
+                ),
+            );
         } else if root_real.starts_with(&output_dir) {
-            err(format!(
-                "output_dir `{out}` contains the project folder; folio needs a folder of its own"
-            ));
+            err(
+                "output_dir",
+                format!(
+                    "output_dir `{out}` contains the project folder; folio needs a folder of its own"
+                ),
+            );
         }
         if output_dir == data_dir {
-            err(format!("output_dir `{out}` is the data folder"));
+            err("output_dir", format!("output_dir `{out}` is the data folder"));
         } else if output_dir.starts_with(&data_dir) {
-            err(format!("output_dir `{out}` is inside the data folder `{}`", shown(&data_dir)));
+            err(
+                "output_dir",
+                format!("output_dir `{out}` is inside the data folder `{}`", shown(&data_dir)),
+            );
         } else if data_dir.starts_with(&output_dir) {
-            err(format!("output_dir `{out}` contains the data folder `{}`", shown(&data_dir)));
+            err(
+                "output_dir",
+                format!("output_dir `{out}` contains the data folder `{}`", shown(&data_dir)),
+            );
         }
         if hosting_dir.starts_with(&output_dir) {
-            err(format!(
-                "hosting_dir `{}` is inside output_dir `{out}`; host configs must not be published",
-                shown(&hosting_dir)
-            ));
+            err(
+                "hosting_dir",
+                format!(
+                    "hosting_dir `{}` is inside output_dir `{out}`; host configs must not be published",
+                    shown(&hosting_dir)
+                ),
+            );
         } else if hosting_dir == root_real
             || root_real.starts_with(&hosting_dir)
             || hosting_dir == data_dir
         {
-            err(format!("hosting_dir `{}` must be a folder of its own", shown(&hosting_dir)));
+            err(
+                "hosting_dir",
+                format!("hosting_dir `{}` must be a folder of its own", shown(&hosting_dir)),
+            );
         }
         Folders {
             root: root_real,

@@ -67,17 +67,10 @@ pub(super) fn parse(text: &str, path: &Path) -> Parsed {
 pub(super) struct Places(BTreeMap<String, (u64, u64)>);
 
 impl Places {
-    /// The line and column of the key a validation problem is about: the key its message
-    /// opens with (`listing.languages: ...`, `hosting.listen `x` ...`, `base_url ...`,
-    /// the way `validate.rs` words them), else its table when the key is not written (a
-    /// default). `None` when neither is in the file.
-    pub(super) fn of(&self, message: &str) -> Option<(u64, u64)> {
-        let path = message.split([':', ' ', '`']).next()?;
-        if path.is_empty()
-            || !path.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-        {
-            return None;
-        }
+    /// The line and column of `path`, the dotted key a validation problem is about
+    /// ([`ConfigError::key`](crate::diag::ConfigError)), else of its table when the key is
+    /// not written (a default). `None` when neither is in the file.
+    pub(super) fn of(&self, path: &str) -> Option<(u64, u64)> {
         let table = path.rsplit_once('.').map(|(table, _)| table);
         self.0.get(path).or_else(|| self.0.get(table?)).copied()
     }

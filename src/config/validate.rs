@@ -13,7 +13,7 @@ use crate::compress::Codec;
 use crate::diag::ConfigError;
 
 /// Where problems go: `key: message`, prefixed with the config's path when printed.
-type Err<'a> = &'a mut dyn FnMut(String);
+type Err<'a> = &'a mut dyn FnMut(&str, String);
 
 /// True for a lowercase BCP 47-shaped tag that is also a safe path segment (`en`, `pt-br`,
 /// `zh-hant`).
@@ -49,18 +49,19 @@ fn is_safe_segment(s: &str) -> bool {
 
 /// Where the problems of language tags go: the message, and the tag when it is no language
 /// (the problem a report may add the code meant to).
-type TagErr<'a> = &'a mut dyn FnMut(String, Option<&str>);
+type TagErr<'a> = &'a mut dyn FnMut(&str, String, Option<&str>);
 
 /// `[listing]`'s languages: lowercase tags of languages, each listed once, in a folder of
 /// its own.
 fn language_tags(l: &ListingConfig, err: TagErr) {
     if l.languages.is_empty() {
-        err("listing.languages must name at least one language".into(), None);
+        err("listing.languages", "listing.languages must name at least one language".into(), None);
     }
     for (i, lang) in l.languages.iter().enumerate() {
         if !is_language_tag(lang) && is_language_tag(&lang.to_ascii_lowercase()) {
             // `EN`: the lowercase one is the answer.
             err(
+                "listing.languages",
                 format!(
                     "listing.languages: `{lang}` is not lowercase: write `{}` (tags are lowercase in URLs and data keys)",
                     lang.to_ascii_lowercase()
@@ -69,6 +70,7 @@ fn language_tags(l: &ListingConfig, err: TagErr) {
             );
         } else if !is_language_tag(lang) {
             err(
+                "listing.languages",
                 format!(
                     "listing.languages: `{lang}` is not a lowercase BCP 47 tag like `en` or `pt-br`"
                 ),
@@ -76,6 +78,7 @@ fn language_tags(l: &ListingConfig, err: TagErr) {
             );
         } else if !is_known_language(lang) {
             err(
+                "listing.languages",
                 format!(
                     "listing.languages: `{lang}` is no language: its first part is no ISO 639 code (such as `es` for Spanish, or `pt-br` for Portuguese as spoken in Brazil)"
                 ),
@@ -83,10 +86,11 @@ fn language_tags(l: &ListingConfig, err: TagErr) {
             );
         }
         if l.languages[..i].contains(lang) {
-            err(format!("listing.languages: `{lang}` is listed twice"), None);
+            err("listing.languages", format!("listing.languages: `{lang}` is listed twice"), None);
         }
         if lang == "errors" || *lang == l.resource {
             err(
+                "listing.languages",
                 format!(
                     "listing.languages: `{lang}` would share a folder with the {}",
                     if lang == "errors" { "error documents" } else { "resource" }
@@ -120,7 +124,7 @@ fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
                     l.languages.iter().map(String::as_str),
                 )
             };
-            err(format!(
+            err("listing.default_language", format!(
                 "listing.default_language `{}` is not one of listing.languages ({}){fix}",
                 l.default_language,
                 l.languages.join(", "),
@@ -128,29 +132,41 @@ fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
             0
         });
     if !is_safe_segment(&l.resource) {
-        err(format!(
-            "listing.resource `{}` must be a lowercase path segment (letters, digits, - and _)",
-            l.resource
-        ));
+        err(
+            "listing.resource",
+            format!(
+                "listing.resource `{}` must be a lowercase path segment (letters, digits, - and _)",
+                l.resource
+            ),
+        );
     } else if l.resource == "errors" {
-        err("listing.resource `errors` would share a folder with the error documents".into());
+        err(
+            "listing.resource",
+            "listing.resource `errors` would share a folder with the error documents".into(),
+        );
     }
     if l.page_sizes.is_empty() {
-        err("listing.page_sizes must name at least one size".into());
+        err("listing.page_sizes", "listing.page_sizes must name at least one size".into());
     }
     for (i, size) in l.page_sizes.iter().enumerate() {
         if *size == 0 || *size > 100_000 {
-            err(format!("listing.page_sizes: {size} must be between 1 and 100000"));
+            err(
+                "listing.page_sizes",
+                format!("listing.page_sizes: {size} must be between 1 and 100000"),
+            );
         }
         if l.page_sizes[..i].contains(size) {
-            err(format!("listing.page_sizes: {size} is listed twice"));
+            err("listing.page_sizes", format!("listing.page_sizes: {size} is listed twice"));
         }
     }
     if !l.page_sizes.contains(&l.default_page_size) {
-        err(format!(
-            "listing.default_page_size {} is not one of listing.page_sizes",
-            l.default_page_size
-        ));
+        err(
+            "listing.default_page_size",
+            format!(
+                "listing.default_page_size {} is not one of listing.page_sizes",
+                l.default_page_size
+            ),
+        );
     }
     default_language
 }
@@ -164,17 +180,17 @@ fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope)
             None => (key.as_str(), false),
         };
         if field.is_empty() || field.split('.').any(str::is_empty) {
-            err(format!("listing.sort: `{key}` is not a field name"));
+            err("listing.sort", format!("listing.sort: `{key}` is not a field name"));
         }
         sort.push(SortKey { field: field.to_string(), descending });
     }
     for f in &l.fields {
         if f.is_empty() {
-            err("listing.fields: an empty field name".into());
+            err("listing.fields", "listing.fields: an empty field name".into());
         }
     }
     let envelope = l.envelope.parse().unwrap_or_else(|()| {
-        err(format!(
+        err("listing.envelope", format!(
             "listing.envelope `{}` must be standard, laravel, laravel-resource or template:NAME{}",
             l.envelope,
             crate::diag::did_you_mean(&l.envelope, Envelope::BUILT_IN)
@@ -188,67 +204,87 @@ fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope)
 fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
     for (name, spec) in &c.fields {
         if name.is_empty() || name.split('.').any(str::is_empty) {
-            err(format!("fields: `{name}` is not a field name"));
+            err("fields", format!("fields: `{name}` is not a field name"));
         }
         if spec.localized && name.contains('.') {
-            err(format!("fields.\"{name}\": a nested field cannot be localized"));
+            err(
+                &format!("fields.{name}"),
+                format!("fields.\"{name}\": a nested field cannot be localized"),
+            );
         }
     }
     if c.output.cache_control.chars().any(char::is_control) {
-        err("output.cache_control must be one line".into());
+        err("output.cache_control", "output.cache_control must be one line".into());
     }
     let mut precompress = Vec::new();
     for p in &c.output.precompress {
         match Codec::parse(p) {
             Some(codec) if !precompress.contains(&codec) => precompress.push(codec),
-            Some(_) => err(format!("output.precompress: `{p}` is listed twice")),
-            None => err(format!(
-                "output.precompress: `{p}` must be gzip or br{}",
-                crate::diag::did_you_mean(p, ["gzip", "br"])
-            )),
+            Some(_) => {
+                err("output.precompress", format!("output.precompress: `{p}` is listed twice"))
+            }
+            None => err(
+                "output.precompress",
+                format!(
+                    "output.precompress: `{p}` must be gzip or br{}",
+                    crate::diag::did_you_mean(p, ["gzip", "br"])
+                ),
+            ),
         }
     }
     let targets = &c.hosting.targets;
     if targets.contains(&HostTarget::Netlify) && targets.contains(&HostTarget::Cloudflare) {
-        err("hosting.targets: netlify and cloudflare both read output/_redirects and output/_headers; one output folder can serve only one of them".into());
+        err("hosting.targets", "hosting.targets: netlify and cloudflare both read output/_redirects and output/_headers; one output folder can serve only one of them".into());
     }
     if c.hosting.listen.parse::<std::net::SocketAddr>().is_err() {
-        err(format!(
-            "hosting.listen `{}` must be an address like 127.0.0.1:8080",
-            c.hosting.listen
-        ));
+        err(
+            "hosting.listen",
+            format!("hosting.listen `{}` must be an address like 127.0.0.1:8080", c.hosting.listen),
+        );
     }
     let o = &c.openapi;
     if !o.license.is_empty() && !o.license_url.is_empty() {
-        err("openapi.license and openapi.license_url: give one (OpenAPI takes a licence's SPDX identifier or its URL, not both)".into());
+        err("openapi.license", "openapi.license and openapi.license_url: give one (OpenAPI takes a licence's SPDX identifier or its URL, not both)".into());
     }
     if !o.contact_email.is_empty() && !o.contact_email.contains('@') {
-        err(format!("openapi.contact_email `{}` is not an email address", o.contact_email));
+        err(
+            "openapi.contact_email",
+            format!("openapi.contact_email `{}` is not an email address", o.contact_email),
+        );
     }
     for (key, url) in [("license_url", &o.license_url), ("contact_url", &o.contact_url)] {
         if !url.is_empty() && !url.starts_with("https://") && !url.starts_with("http://") {
-            err(format!("openapi.{key} `{url}` must start with https:// or http://"));
+            err(
+                &format!("openapi.{key}"),
+                format!("openapi.{key} `{url}` must start with https:// or http://"),
+            );
         }
     }
     let d = &c.deploy;
     if d.concurrency == 0 || d.concurrency > 1024 {
-        err(format!("deploy.concurrency {} must be between 1 and 1024", d.concurrency));
+        err(
+            "deploy.concurrency",
+            format!("deploy.concurrency {} must be between 1 and 1024", d.concurrency),
+        );
     }
     let target = (!d.url.is_empty()).then(|| super::target::Target::parse(&d.url));
     if let Some(Err(e)) = &target {
-        err(format!("deploy.url: {e}"));
+        err("deploy.url", format!("deploy.url: {e}"));
     }
     let r2 = c.hosting.cloudflare.serve_from == super::ServeFrom::R2
         && c.hosting.targets.contains(&HostTarget::Cloudflare);
     let s3 = |t: &super::target::Target| t.scheme == super::target::Scheme::S3;
     if r2 && (target.is_none() || matches!(&target, Some(Ok(t)) if !s3(t))) {
-        err("hosting.cloudflare.serve_from = \"r2\": the Worker reads the bucket `folio deploy` fills, so [deploy] needs url = \"s3://BUCKET/PREFIX\" (with endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\")".into());
+        err("hosting.cloudflare.serve_from", "hosting.cloudflare.serve_from = \"r2\": the Worker reads the bucket `folio deploy` fills, so [deploy] needs url = \"s3://BUCKET/PREFIX\" (with endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\")".into());
     } else if r2 && matches!(&target, Some(Ok(_))) && d.endpoint.is_empty() {
-        err("hosting.cloudflare.serve_from = \"r2\": [deploy] needs endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\" (without it, folio deploy would publish to AWS S3, where the Worker does not read)".into());
+        err("hosting.cloudflare.serve_from", "hosting.cloudflare.serve_from = \"r2\": [deploy] needs endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\" (without it, folio deploy would publish to AWS S3, where the Worker does not read)".into());
     }
     let http = d.endpoint.starts_with("https://") || d.endpoint.starts_with("http://");
     if !d.endpoint.is_empty() && !http {
-        err(format!("deploy.endpoint `{}` must start with https:// or http://", d.endpoint));
+        err(
+            "deploy.endpoint",
+            format!("deploy.endpoint `{}` must start with https:// or http://", d.endpoint),
+        );
     }
     precompress
 }
@@ -280,18 +316,19 @@ impl Config {
         overrides: &Overrides,
     ) -> (Project, Vec<ConfigError>) {
         let mut errors = Vec::new();
-        let mut say = |msg: String, unknown_language: Option<&str>| {
+        let mut say = |key: &str, msg: String, unknown_language: Option<&str>| {
             let mut e = ConfigError::new(config_path, None, msg);
             e.unknown_language = unknown_language.map(str::to_string);
+            e.key = Some(key.into());
             errors.push(e);
         };
         let base_raw = overrides.base_url.clone().unwrap_or_else(|| self.base_url.clone());
         let base = BaseUrl::parse(&base_raw).unwrap_or_else(|e| {
-            say(e, None);
+            say("base_url", e, None);
             BaseUrl::default()
         });
         language_tags(&self.listing, &mut say);
-        let mut err = |msg: String| say(msg, None);
+        let mut err = |key: &str, msg: String| say(key, msg, None);
         let default_language = default_resource_sizes(&self.listing, &mut err);
         let (sort, envelope) = sort_fields_envelope(&self.listing, &mut err);
         let precompress = the_rest(&self, &mut err);
@@ -301,10 +338,13 @@ impl Config {
             "\t" => b'\t',
             "|" => b'|',
             other => {
-                err(format!(
-                    "input.csv_delimiter `{}` is not one of \",\", \";\", \"\\t\" (a tab) and \"|\"",
-                    other.escape_debug()
-                ));
+                err(
+                    "input.csv_delimiter",
+                    format!(
+                        "input.csv_delimiter `{}` is not one of \",\", \";\", \"\\t\" (a tab) and \"|\"",
+                        other.escape_debug()
+                    ),
+                );
                 b','
             }
         };
@@ -312,10 +352,13 @@ impl Config {
             "." => b'.',
             "," => b',',
             other => {
-                err(format!(
-                    "input.decimal_separator `{}` is not \".\" or \",\"",
-                    other.escape_debug()
-                ));
+                err(
+                    "input.decimal_separator",
+                    format!(
+                        "input.decimal_separator `{}` is not \".\" or \",\"",
+                        other.escape_debug()
+                    ),
+                );
                 b'.'
             }
         };
