@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use super::{HostCtx, HostFile};
-use crate::routes::layout::{API, ERRORS};
+use crate::routes::layout::{self, API};
 use crate::routes::patterns;
 
 /// A Debian-like main config the emitted file is included from (`DIR` is the hosting
@@ -68,6 +68,9 @@ fn quote(s: &str) -> String {
 }
 
 const TEMPLATE: &str = include_str!("templates/apache.conf.j2");
+/// The size and the page of an endpoint's request, as the rules leave them.
+const ENV_PER_PAGE: &str = "%{ENV:FOLIO_PER_PAGE}";
+const ENV_PAGE: &str = "%{ENV:FOLIO_PAGE}";
 
 #[derive(Serialize)]
 struct Size {
@@ -80,6 +83,12 @@ fn conf(ctx: &HostCtx) -> String {
     let mount = re(r.mount());
     let langs = r.shape.languages.iter().map(|l| re(l)).collect::<Vec<_>>().join("|");
     let res = re(&r.shape.resource);
+    // Below the mount point, the API's folder: every rule's path starts with it.
+    let api_path = format!("{mount}/{}", re(API));
+    // The page file of an endpoint's request, from the rules' captures and variables.
+    let file = |lang: Option<&str>| {
+        layout::page_file(&layout::endpoint(lang, &sub(&r.shape.resource)), ENV_PER_PAGE, ENV_PAGE)
+    };
     // `Listen 8080` is valid, but a VirtualHost needs an address.
     let vhost =
         if ctx.listen.contains(':') { ctx.listen.clone() } else { format!("*:{}", ctx.listen) };
@@ -91,15 +100,18 @@ fn conf(ctx: &HostCtx) -> String {
             root => sub(&ctx.root),
             listen => ctx.listen.clone(),
             vhost => vhost,
-            api => format!("^{mount}/{API}"),
-            endpoint => format!("\"^{mount}/{API}{}$\"", patterns::either_endpoint(&r.shape.languages, &r.shape.resource)),
+            api => format!("^{api_path}"),
+            api_path => api_path.clone(),
+            api_sub => sub(API),
+            lang_file => file(Some("$1")),
+            default_file => file(None),
+            endpoint => format!("\"^{api_path}{}$\"", patterns::either_endpoint(&r.shape.languages, &r.shape.resource)),
             lang_endpoint => patterns::lang_endpoint(&r.shape.languages, &r.shape.resource),
             any_lang_endpoint => patterns::any_lang_endpoint(&r.shape.resource),
             default_endpoint => patterns::endpoint(&r.shape.resource),
             mount => mount,
             langs => langs,
             res => res,
-            res_sub => sub(&r.shape.resource),
             page_param => patterns::param("page"),
             per_page_param => patterns::param("per_page"),
             page => patterns::PAGE,
@@ -112,7 +124,7 @@ fn conf(ctx: &HostCtx) -> String {
             accepts_br => patterns::accepts_coding("br"),
             accepts_gzip => patterns::accepts_coding("gzip"),
             location => quote(&r.api_prefix()),
-            error_doc => r.path(&format!("{ERRORS}%{{reqenv:FOLIO_ERR}}.json")),
+            error_doc => r.path(&layout::error_file("%{reqenv:FOLIO_ERR}")),
             cache_control => quote(&r.shape.cache_control),
             allow => quote(crate::routes::ALLOW),
             max_age => crate::routes::PREFLIGHT_MAX_AGE,

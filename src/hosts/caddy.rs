@@ -48,12 +48,15 @@ fn caddyfile(ctx: &HostCtx) -> String {
         patterns::literal(&r.api_prefix()),
         patterns::any_lang_endpoint(&r.shape.resource)
     );
+    // Below the mount point (handle_path strips it), the API's folder.
+    let api_path = format!("^/{}", patterns::literal(layout::API));
     let codes = ErrorCode::ALL.iter().map(|c| format!("\"{}\"", c.code())).collect::<Vec<_>>();
     let api = super::fill(
         &[("caddy-api", API)],
         minijinja::context! {
             raw_endpoint => cel(&raw_endpoint),
-            endpoint => format!("^/{}{}$", patterns::literal(layout::API), patterns::either_endpoint(&r.shape.languages, &r.shape.resource)),
+            endpoint => format!("{api_path}{}$", patterns::either_endpoint(&r.shape.languages, &r.shape.resource)),
+            api => api_path,
             lang_endpoint => patterns::lang_endpoint(&r.shape.languages, &r.shape.resource),
             any_lang_endpoint => patterns::any_lang_endpoint(&r.shape.resource),
             default_endpoint => patterns::endpoint(&r.shape.resource),

@@ -56,6 +56,9 @@ fn function(r: &Map) -> String {
         &[("cloudfront-function.js", TEMPLATE)],
         minijinja::context! {
             mount => r.mount(),
+            api => r.api_prefix(),
+            not_found => r.path(&ErrorCode::NotFound.file()),
+            not_found_file => ErrorCode::NotFound.file(),
             cache_control => r.shape.cache_control.clone(),
             table => js(&r.table()),
             page => patterns::PAGE,

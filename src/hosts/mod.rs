@@ -136,8 +136,10 @@ pub(crate) fn sample_file(
 }
 
 /// Fills a host file's template (the first of `templates`; the others are partials it
-/// includes by name) with `ctx`. Blocks take their line with them; undefined names are
-/// errors, so a typo in a template fails its emitter's unit test.
+/// includes by name) with `ctx`, and with `names`: the API's folders and media types
+/// ([`crate::routes::names`]), which no template spells itself. Blocks take their line
+/// with them; undefined names are errors, so a typo in a template fails its emitter's
+/// unit test.
 fn fill(templates: &[(&'static str, &'static str)], ctx: minijinja::Value) -> String {
     let mut env = Environment::new();
     let syntax = minijinja::syntax::SyntaxConfig::builder()
@@ -149,6 +151,7 @@ fn fill(templates: &[(&'static str, &'static str)], ctx: minijinja::Value) -> St
     env.set_syntax(syntax);
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| AutoEscape::None);
+    env.add_global("names", minijinja::value::Serde(crate::routes::names()));
     for (name, source) in templates {
         env.add_template(name, source).expect("a host template parses");
     }
@@ -173,6 +176,48 @@ pub fn render(target: HostTarget, ctx: &HostCtx) -> Vec<HostFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No host template, and no emitter outside its tests, spells a folder of the API or a
+    /// media type: each reads `names` ([`crate::routes::names`]) or a value its emitter
+    /// built from `routes`, so the layout and the types have one home. The folders are
+    /// fixed in `routes::layout` (no map can move them), so this reads the files' text:
+    /// every file of `templates/` and every emitter up to its tests, comments aside.
+    #[test]
+    fn no_template_spells_a_folder_or_a_media_type() {
+        use crate::routes::{FILE_TYPES, OCTET_STREAM, PROBLEM_JSON, UTF8, layout};
+        let errors = layout::ERRORS.strip_prefix(layout::API).expect("below the API's folder");
+        let mut spelled =
+            vec![layout::API, errors, PROBLEM_JSON, OCTET_STREAM, UTF8.trim_start_matches("; ")];
+        spelled.extend(FILE_TYPES.iter().map(|t| t.media));
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/hosts");
+        let mut files = Vec::new();
+        for dir in [src.join("templates"), src] {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                let rust = path.extension().is_some_and(|e| e == "rs");
+                if rust || path.parent().is_some_and(|p| p.ends_with("templates")) {
+                    files.push((path, rust));
+                }
+            }
+        }
+        assert!(files.iter().filter(|f| !f.1).count() >= 11, "every template read: {files:?}");
+        let mut found = Vec::new();
+        for (path, rust) in &files {
+            let text = std::fs::read_to_string(path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                if *rust && line.starts_with("mod tests") {
+                    break;
+                }
+                if *rust && line.trim_start().starts_with("//") {
+                    continue;
+                }
+                for s in spelled.iter().filter(|s| line.contains(*s)) {
+                    found.push(format!("{}:{}: {s}", path.display(), n + 1));
+                }
+            }
+        }
+        assert!(found.is_empty(), "spelled by hand, not read from routes:\n{}", found.join("\n"));
+    }
 
     /// Every file of every target for the sample table mounted at `/travel`, whole: a
     /// change to any template or emitter shows here, line by line, for review

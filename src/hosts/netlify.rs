@@ -98,12 +98,13 @@ fn redirects(ctx: &HostCtx) -> String {
         minijinja::context! {
             endpoints => minijinja::value::Serde(&endpoints),
             mount => r.mount(),
-            resource => r.shape.resource.clone(),
             // Every language not listed above (case-sensitive, as Netlify's matching is).
+            any_lang => r.path(&layout::endpoint(Some(":lang"), &r.shape.resource)),
             unknown_lang => ctx.error_path(ErrorCode::UnknownLang),
             // `netlify deploy` never uploads dotfiles, but the emulator serves them, and
             // `/api/../.folio-manifest.json` reaches the manifest once the URL is normalised.
             manifest => crate::output::manifest::MANIFEST,
+            api => r.api_prefix(),
             // Not forced: existing files (path form, errors, index) are served, the rest 404.
             not_found => ctx.error_path(ErrorCode::NotFound),
         },
@@ -117,7 +118,7 @@ fn headers(r: &Map) -> String {
     super::fill(
         &[("_headers", HEADERS)],
         minijinja::context! {
-            mount => r.mount(),
+            api => r.api_prefix(),
             cache_control => r.shape.cache_control.clone(),
             allow => crate::routes::ALLOW,
             max_age => crate::routes::PREFLIGHT_MAX_AGE,

@@ -22,6 +22,8 @@
 //!   parse the header each their own way (`brotli_static` reads `br;Q=0` as a yes).
 //! - `disable_symlinks on`: a symlink inside the root could lead outside it.
 
+use std::sync::LazyLock;
+
 use serde::Serialize;
 
 use super::{HostCtx, HostFile};
@@ -30,14 +32,19 @@ use crate::routes::{ErrorCode, patterns};
 
 /// The main config the emitted file is written for (`DIR` is the hosting folder); shown in
 /// the README. Tests run it with `nginx -p DIR -c DIR/main.conf -g 'daemon off; ...'`.
-pub const MAIN_CONFIG: &str = "\
-events {}
-http {
+pub static MAIN_CONFIG: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "\
+events {{}}
+http {{
     include /etc/nginx/mime.types;
-    default_type application/octet-stream;
+    default_type {};
     include DIR/nginx.conf;
-}
-";
+}}
+",
+        crate::routes::OCTET_STREAM
+    )
+});
 
 const TEMPLATE: &str = include_str!("templates/nginx.conf.j2");
 const HEADERS: &str = include_str!("templates/nginx-headers.j2");

@@ -97,7 +97,7 @@ fn query(key: &str, value: Option<String>) -> Value {
 /// A terminal route answering `code` with its document and status.
 fn error(src: &str, code: ErrorCode) -> Value {
     let mut headers = json!({
-        "Content-Type": "application/problem+json",
+        "Content-Type": crate::routes::PROBLEM_JSON,
         "Access-Control-Allow-Origin": "*",
     });
     if code == ErrorCode::MethodNotAllowed {
@@ -197,13 +197,15 @@ fn routes(r: &Map) -> Vec<Value> {
         }));
     }
     out.push(json!({ "handle": "filesystem" }));
-    out.push(error(&format!("^/{api_dir}.*$"), ErrorCode::NotFound));
+    // From here on the mount is stripped: the API's files as the deployment holds them.
+    let files = format!("^/{api_dir}.*$");
+    out.push(error(&files, ErrorCode::NotFound));
     out.push(json!({ "handle": "hit" }));
     out.push(json!({
-        "src": "^/api/.*$",
+        "src": files,
         "caseSensitive": true,
         "headers": {
-            "Content-Type": "application/json; charset=utf-8",
+            "Content-Type": crate::routes::JSON.content_type,
             "Cache-Control": r.shape.cache_control,
             "Vary": "Accept-Encoding",
             "Access-Control-Allow-Origin": "*",
