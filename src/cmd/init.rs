@@ -90,7 +90,10 @@ pub fn run(args: InitArgs) -> Result<(), Failure> {
     }
     say(format_args!("  folio check    # validate data/ and folio.toml"))?;
     say(format_args!("  folio build    # write output/ and hosting/"))?;
-    say(format_args!("  folio serve    # preview on http://127.0.0.1:8080/api/explorer.html"))?;
+    say(format_args!(
+        "  folio serve    # preview on http://127.0.0.1:8080/{}",
+        folio::routes::layout::EXPLORER
+    ))?;
     Ok(())
 }
 

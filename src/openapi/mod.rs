@@ -153,7 +153,7 @@ fn operation(id: &str, resource: &str, by_lang: bool, head: bool, routes: &Map) 
             json!({
                 "description": "The page.",
                 "headers": page_headers,
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Page"}}},
+                "content": {crate::routes::JSON.media: {"schema": {"$ref": "#/components/schemas/Page"}}},
             }),
             json!({"$ref": "#/components/responses/BadRequest"}),
             json!({"$ref": "#/components/responses/NotFound"}),

@@ -206,7 +206,7 @@ impl App {
             return respond(
                 StatusCode::SERVICE_UNAVAILABLE,
                 vec![
-                    (header::CONTENT_TYPE, "text/plain; charset=utf-8".into()),
+                    (header::CONTENT_TYPE, crate::routes::TEXT.content_type.into()),
                     (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".into()),
                     (header::RETRY_AFTER, "1".into()),
                 ],
@@ -240,7 +240,7 @@ impl App {
         let plain = |status: StatusCode, text: &str| {
             respond(
                 status,
-                vec![(header::CONTENT_TYPE, "text/plain; charset=utf-8".into())],
+                vec![(header::CONTENT_TYPE, crate::routes::TEXT.content_type.into())],
                 text.as_bytes().to_vec(),
                 head,
             )
@@ -273,7 +273,7 @@ impl App {
                 StatusCode::TEMPORARY_REDIRECT,
                 vec![
                     (header::LOCATION, explorer.clone()),
-                    (header::CONTENT_TYPE, "text/plain; charset=utf-8".into()),
+                    (header::CONTENT_TYPE, crate::routes::TEXT.content_type.into()),
                 ],
                 format!("see {explorer}\n").into_bytes(),
                 head,
