@@ -108,6 +108,9 @@ fn number(cell: &str, decimal: u8) -> Result<Value, String> {
     // leading zeros: read as JSON reads the same digits (`+7` and `007` as 7, `.5` as
     // 0.5, `3.` as 3.0).
     let json = text.strip_prefix('+').unwrap_or(&text);
+    if json.len() < text.len() && json.starts_with(['+', '-']) {
+        return Err(refused()); // `+-1`, `++1`: one sign only
+    }
     if let Ok(n) = json.parse::<Number>() {
         return Ok(Value::Number(n));
     }
@@ -121,7 +124,11 @@ fn number(cell: &str, decimal: u8) -> Result<Value, String> {
     }
     match json.parse::<f64>() {
         Ok(f) if f.is_finite() => Ok(Value::Number(Number::from_f64(f).expect("finite"))),
-        _ => Err(refused()),
+        Ok(_) => Err(format!(
+            "{:?} is past the largest 64-bit number (about 1.8e308), which folio cannot write",
+            clip(cell)
+        )),
+        Err(_) => Err(refused()),
     }
 }
 
@@ -192,8 +199,10 @@ mod tests {
         ] {
             assert_eq!(read(cell).unwrap(), json, "{cell}");
         }
-        for cell in ["e5", "1e", ".", "+", "-", "1.2.3", "0x10", "1_000"] {
+        for cell in ["e5", "1e", ".", "+", "-", "1.2.3", "0x10", "1_000", "+-1", "++1", "+-.5"] {
             assert!(convert(cell, Some(Number), b'.').is_err(), "{cell}");
         }
+        let past = convert("1e309", Some(Number), b'.').unwrap_err();
+        assert!(past.contains("past the largest 64-bit number"), "{past}");
     }
 }
