@@ -209,6 +209,17 @@ pub struct DeployArgs {
     /// `-` for standard output (a FIFO or a device is written through).
     #[arg(long, value_name = "FILE")]
     pub purge_list: Option<PathBuf>,
+    /// Purge this CDN once the store holds the build, instead of `[deploy] purge`:
+    /// `cloudfront:DISTRIBUTION_ID` or `cloudflare:ZONE_ID` (repeat for more).
+    #[arg(long, value_name = "CDN", conflicts_with = "no_purge")]
+    pub purge: Vec<String>,
+    /// Purge no CDN this time (what is owed stays owed, in the store's record).
+    #[arg(long)]
+    pub no_purge: bool,
+    /// Wait at most this many seconds in all for a CDN that asks the purge to wait
+    /// (throttled, busy), overriding `[deploy] purge_wait`.
+    #[arg(long, value_name = "SECS")]
+    pub purge_wait: Option<u64>,
     /// When folio's record on the store cannot be read: survey every object below the
     /// prefix, delete those that carry folio's metadata and the build does not have, and
     /// purge every key of the build.

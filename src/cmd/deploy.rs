@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{Bar, say};
 use crate::cli::DeployArgs;
-use folio::config::Overrides;
+use folio::config::{Cdn, Overrides};
 use folio::deploy::purge::PurgeList;
 use folio::deploy::{self, Hooks, Options};
 use folio::error::Failure;
@@ -24,6 +24,16 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
             project.config_path.display()
         ).into()));
     }
+    let named = if args.no_purge {
+        Vec::new()
+    } else if args.purge.is_empty() {
+        d.purge.clone()
+    } else {
+        args.purge.clone()
+    };
+    let purge = (named.iter())
+        .map(|c| Cdn::parse(c).map_err(|why| Failure::Usage(format!("--purge `{c}` {why}"))))
+        .collect::<Result<Vec<_>, _>>()?;
     let opts = Options {
         url,
         endpoint: args.endpoint.clone().unwrap_or_else(|| d.endpoint.clone()),
@@ -34,6 +44,8 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         max_deletes: args.max_deletes.unwrap_or(d.max_deletes),
         concurrency: d.concurrency as usize,
         siblings: d.siblings,
+        purge,
+        purge_wait: std::time::Duration::from_secs(args.purge_wait.unwrap_or(d.purge_wait)),
     };
     // An unwritable purge list is found out before anything is sent.
     let mut purge_file = args.purge_list.as_deref().map(PurgeFile::create).transpose()?;
@@ -77,6 +89,11 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         for key in &deployed.deleted {
             say(format_args!("delete {key}"))?;
         }
+        for sent in &deployed.purges {
+            for item in &sent.items {
+                say(format_args!("purge {} {item}", sent.cdn))?;
+            }
+        }
     }
     // With --dry-run, the counts are what a deploy would do.
     let (command, tail) = match deployed.dry_run {
@@ -93,8 +110,46 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
             deployed.deleted.len(),
             deployed.bytes,
         ))?;
+        for sent in &deployed.purges {
+            say(format_args!("{}", purged(sent, deployed.dry_run)))?;
+        }
     }
     Ok(())
+}
+
+/// One CDN's purge in a line: what it covered, in how many requests, and for CloudFront
+/// what it counts against the month's free paths.
+fn purged(sent: &folio::deploy::cdn::Sent, dry_run: bool) -> String {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let (exact, wild, request) = if sent.billed_paths {
+        (("path", "paths"), ("wildcard", "wildcards"), ("invalidation", "invalidations"))
+    } else {
+        (("URL", "URLs"), ("prefix", "prefixes"), ("request", "requests"))
+    };
+    let mut line = format!(
+        "{} {}: {} changed objects as {} and {} in {}",
+        if dry_run { "would purge" } else { "purged" },
+        sent.cdn,
+        sent.objects,
+        plural(sent.exact, exact.0, exact.1),
+        plural(sent.wildcards, wild.0, wild.1),
+        plural(sent.requests, request.0, request.1),
+    );
+    if !sent.ids.is_empty() {
+        line.push_str(&format!(" ({})", sent.ids.join(", ")));
+    }
+    if sent.billed_paths {
+        line.push_str(&format!(
+            "; {} of the {} paths a month CloudFront invalidates free",
+            sent.exact + sent.wildcards,
+            folio::deploy::cdn::FREE_PATHS
+        ));
+    }
+    if sent.waits > 0 {
+        line.push_str(&format!("; waited {} times as it asked", sent.waits));
+    }
+    line
 }
 
 /// The purge list file (`output::user_file`): checked before the deploy sends anything,

@@ -107,6 +107,12 @@ pub struct DeployConfig {
     pub concurrency: u64,
     /// Upload the `.gz`/`.br` siblings too (for hosts that negotiate them).
     pub siblings: bool,
+    /// The CDNs purged once the store holds the build: `cloudfront:DISTRIBUTION_ID`,
+    /// `cloudflare:ZONE_ID` ([`super::Cdn`]).
+    pub purge: Vec<String>,
+    /// How long a purge may wait for a CDN that asks it to (throttled, busy), in seconds,
+    /// before the deploy fails with the keys still owed.
+    pub purge_wait: u64,
 }
 
 impl Default for DeployConfig {
@@ -118,6 +124,8 @@ impl Default for DeployConfig {
             max_deletes: 256,
             concurrency: 32,
             siblings: false,
+            purge: Vec::new(),
+            purge_wait: 600,
         }
     }
 }

@@ -9,6 +9,7 @@
 //! `read.rs`, and how each reads in `explain.rs`.
 
 mod base_url;
+mod cdn;
 mod explain;
 mod hosting;
 mod paths;
@@ -24,6 +25,7 @@ use anyhow::Context;
 use serde::Deserialize;
 
 pub use base_url::BaseUrl;
+pub use cdn::Cdn;
 pub use hosting::{CloudflareConfig, DeployConfig, HostPlan, HostTarget, HostingConfig, ServeFrom};
 pub use paths::normalize;
 pub use shape::Shape;

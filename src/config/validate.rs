@@ -279,6 +279,17 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
     } else if r2 && matches!(&target, Some(Ok(_))) && d.endpoint.is_empty() {
         err("hosting.cloudflare.serve_from", "hosting.cloudflare.serve_from = \"r2\": [deploy] needs endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\" (without it, folio deploy would publish to AWS S3, where the Worker does not read)".into());
     }
+    for cdn in &d.purge {
+        if let Err(why) = super::Cdn::parse(cdn) {
+            err("deploy.purge", format!("deploy.purge: `{cdn}` {why}"));
+        }
+    }
+    if d.purge_wait > 24 * 3600 {
+        err(
+            "deploy.purge_wait",
+            format!("deploy.purge_wait {} must be at most 86400 seconds (a day)", d.purge_wait),
+        );
+    }
     let http = d.endpoint.starts_with("https://") || d.endpoint.starts_with("http://");
     if !d.endpoint.is_empty() && !http {
         err(

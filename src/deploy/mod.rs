@@ -18,6 +18,7 @@
 //! a build made from another `folio.toml` or another `base_url`.
 
 mod built;
+pub mod cdn;
 #[cfg(unix)]
 pub mod clock;
 mod failure;
@@ -65,6 +66,10 @@ pub struct Options {
     pub max_deletes: u64,
     pub concurrency: usize,
     pub siblings: bool,
+    /// The CDNs purged once the store holds the build (`cdn/`).
+    pub purge: Vec<crate::config::Cdn>,
+    /// How long a purge waits for a CDN that asks it to, in all.
+    pub purge_wait: std::time::Duration,
 }
 
 /// Writes a purge list (`--purge-list FILE`); see [`Hooks::purge_list`].
@@ -96,6 +101,8 @@ pub struct Deployed {
     pub warnings: Vec<String>,
     /// The requests sent, by kind (`None` for a folder, which takes none).
     pub requests: Option<store::Counts>,
+    /// Each CDN purge this deploy sent (with `--dry-run`, would send), in `purge` order.
+    pub purges: Vec<cdn::Sent>,
 }
 
 /// Publishes `output/` as `opts` say.
@@ -114,6 +121,13 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     let _lock = Lock::take(out, Access::Shared, hooks.busy)?;
     let manifest = finished(project)?;
     let store = store::connect(&target, &opts.endpoint, &opts.region)?;
+    let nonce = format!(
+        "{:x}",
+        xxhash_rust::xxh3::xxh3_64(
+            format!("{:?}{}", std::time::SystemTime::now(), std::process::id()).as_bytes()
+        )
+    );
+    let cdns = cdn::connect(&opts.purge, &project.shape, opts.purge_wait, &nonce)?;
     // One thread for the requests (measured: a fifth less CPU than two workers, which the
     // store often shares the machine with); file reads and hashing run on the blocking
     // pool, so the lease's renewals never wait for them.
@@ -125,24 +139,25 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         .lease_secs
         .map_or(lease::LIFETIME, std::time::Duration::from_secs);
     let mut deployed =
-        runtime.block_on(publish(project, &manifest, &store, opts, hooks, lifetime))?;
+        runtime.block_on(publish(project, &manifest, &store, opts, hooks, (lifetime, &cdns)))?;
     deployed.seconds = start.elapsed().as_secs_f64();
     Ok(deployed)
 }
 
 /// [`deploy`] to a store made by the caller, on the caller's runtime, with a lease of
-/// `lifetime`: what the simulation of deploys drives (`tests/it/deploy/sim/`), with an
-/// in-memory store that misbehaves on purpose and tokio's virtual clock.
+/// `lifetime`, purging the caller's CDNs (`opts.purge` is not read): what the simulation
+/// of deploys drives (`tests/it/deploy/sim/`), with an in-memory store and a CDN that
+/// misbehave on purpose, and tokio's virtual clock.
 pub async fn deploy_to(
     project: &Project,
     store: &Store,
     opts: &Options,
     hooks: Hooks<'_>,
-    lifetime: std::time::Duration,
+    (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Purger>]),
 ) -> Result<Deployed, Failure> {
     let _lock = Lock::take(&project.output_dir, Access::Shared, hooks.busy)?;
     let manifest = finished(project)?;
-    publish(project, &manifest, store, opts, hooks, lifetime).await
+    publish(project, &manifest, store, opts, hooks, (lifetime, cdns)).await
 }
 
 /// The deploy once the build is known to be a finished one and its folder is locked.
@@ -152,7 +167,7 @@ async fn publish(
     store: &Store,
     opts: &Options,
     hooks: Hooks<'_>,
-    lifetime: std::time::Duration,
+    (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Purger>]),
 ) -> Result<Deployed, Failure> {
     let out = &project.output_dir;
     folder::refuse_links(store, false)?;
@@ -165,7 +180,6 @@ async fn publish(
         roles = roles.without_platform_config();
     }
     let (scanned, warnings) = local::scan(out, &roles, manifest)?;
-    let purged = |objects: BTreeSet<String>| PurgeList::new(&map, objects.into_iter().collect());
     let mut remote = Remote {
         store,
         lease: std::sync::OnceLock::new(),
@@ -175,7 +189,8 @@ async fn publish(
         record_version: Default::default(),
     };
     let lease = (hooks.busy, lifetime);
-    let deployed = run(&remote, &scanned, lease, hooks.purge_list, &purged).await;
+    let purges = Purges { list: hooks.purge_list, cdns, map: &map };
+    let deployed = run(&remote, &scanned, lease, purges).await;
     if let Some(lease) = remote.lease.take() {
         lease.release(store).await;
     }
@@ -278,8 +293,10 @@ async fn survey(
     Ok(Surveyed { old, record_etag, local, modified, etagless, plan, doomed, repairing })
 }
 
-/// Would acting on `s` write anything to the store (an object, a delete, the record)?
-fn writes(s: &Surveyed, purge_list: bool) -> bool {
+/// Would acting on `s` write anything to the store (an object, a delete, the record) or
+/// send a purge?
+fn writes(s: &Surveyed, purges: &Purges<'_, '_>) -> bool {
+    let purge_list = purges.list.is_some();
     let keeps = kept(&s.plan);
     keeps.iter().any(Option::is_none)
         || !s.doomed.is_empty()
@@ -287,25 +304,39 @@ fn writes(s: &Surveyed, purge_list: bool) -> bool {
         || !s.old.pending.is_empty()
         || !s.old.deleting.is_empty()
         || (purge_list && !s.old.unpurged.is_empty())
+        || purges.cdns.iter().any(|c| s.old.purging.contains_key(&c.cdn().to_string()))
         || s.repairing
         || plan::objects_after(&s.local, &keeps, &s.modified) != s.old.objects
 }
 
+/// Where a deploy's changes go to be purged: the purge list file, the CDNs.
+struct Purges<'a, 'h> {
+    list: Option<WritePurgeList<'h>>,
+    cdns: &'a [Box<dyn cdn::Purger>],
+    map: &'a Map,
+}
+
+impl Purges<'_, '_> {
+    fn of(&self, objects: &BTreeSet<String>) -> PurgeList {
+        PurgeList::new(self.map, objects.iter().cloned().collect())
+    }
+}
+
 /// The deploy on the store, phase by phase: survey, lease (when anything will be
-/// written), the intent record, uploads, deletes, the purge list, the record.
+/// written), the intent record, uploads, deletes, the purge list, the CDN purges, the
+/// record.
 async fn run(
     remote: &Remote<'_>,
     scanned: &[local::Scanned],
     (busy, lifetime): (Busy<'_>, std::time::Duration),
-    purge_list: Option<WritePurgeList<'_>>,
-    purged: &dyn Fn(BTreeSet<String>) -> PurgeList,
+    mut purges: Purges<'_, '_>,
 ) -> Result<Deployed, Failure> {
     let opts = remote.opts;
     let mut out = Deployed { dry_run: opts.dry_run, ..Deployed::default() };
     let mut s = survey(remote, scanned, &mut out.warnings).await?;
     // Refused before the lease is taken: a refusal sends no write request at all.
     refuse_mass_delete(remote, &s.doomed)?;
-    if !opts.dry_run && writes(&s, purge_list.is_some()) {
+    if !opts.dry_run && writes(&s, &purges) {
         s = lease(remote, scanned, s, (busy, lifetime), &mut out.warnings).await?;
     }
     let took_over = remote.lease.get().is_some_and(Lease::took_over);
@@ -323,14 +354,39 @@ async fn run(
     // What the next purge list must name: what earlier deploys changed and no purge list
     // named yet, and what a deploy cut short may have changed.
     let mut unpurged: BTreeSet<String> = old.unpurged.union(&plan.cut).cloned().collect();
+    // What each CDN must purge: what it is owed from earlier deploys, and what a deploy
+    // cut short may have changed; this deploy's changes join below.
+    let mut owed: Vec<BTreeSet<String>> = (purges.cdns.iter())
+        .map(|c| {
+            let earlier = old.purging.get(&c.cdn().to_string()).cloned().unwrap_or_default();
+            earlier.union(&plan.cut).cloned().collect()
+        })
+        .collect();
+    let named: BTreeSet<String> = purges.cdns.iter().map(|c| c.cdn().to_string()).collect();
+    for (cdn, keys) in old.purging.iter().filter(|(c, _)| !named.contains(*c)) {
+        out.warnings.push(format!(
+            "{cdn} is still owed a purge of {} keys ({}), and this deploy does not purge it (not in [deploy] purge or --purge): they stay owed until a deploy that names it",
+            keys.len(),
+            first_keys(&keys.iter().cloned().collect::<Vec<_>>())
+        ));
+    }
     if opts.dry_run {
         out.uploaded = uploads.iter().map(|&(i, r)| (local[i].rel.clone(), r)).collect();
         out.bytes = uploads.iter().map(|&(i, _)| local[i].size).sum();
         out.deleted = doomed.iter().map(|d| d.key.clone()).collect();
-        if let Some(write) = purge_list {
-            unpurged.extend(out.uploaded.iter().map(|(k, _)| k.clone()));
-            unpurged.extend(out.deleted.iter().cloned());
-            write(&purged(unpurged))?;
+        let changed =
+            out.uploaded.iter().map(|(k, _)| k.clone()).chain(out.deleted.iter().cloned());
+        let changed: BTreeSet<String> = changed.collect();
+        for (c, keys) in purges.cdns.iter().zip(&mut owed) {
+            keys.extend(changed.iter().cloned());
+            if !keys.is_empty() {
+                out.purges.push(c.plan(&purges.of(keys)));
+            }
+        }
+        unpurged.extend(changed);
+        let list = purges.of(&unpurged);
+        if let Some(write) = purges.list.as_mut() {
+            write(&list)?;
         }
         return Ok(out);
     }
@@ -353,8 +409,12 @@ async fn run(
     remote.delete(&doomed, &mut out).await?;
     out.uploaded.sort();
     out.deleted.sort();
-    unpurged.extend(out.uploaded.iter().map(|(k, _)| k.clone()));
-    unpurged.extend(out.deleted.iter().cloned());
+    let changed: BTreeSet<String> =
+        out.uploaded.iter().map(|(k, _)| k.clone()).chain(out.deleted.iter().cloned()).collect();
+    unpurged.extend(changed.iter().cloned());
+    for keys in &mut owed {
+        keys.extend(changed.iter().cloned());
+    }
     let mut after =
         Record { objects: plan::objects_after(&local, &etags, &modified), ..Record::default() };
     // A deploy cut short (its lease taken over, or found unfinished after its holder or a
@@ -378,10 +438,36 @@ async fn run(
             old.carried_until
         };
     }
-    let written = purge_list.map(|write| write(&purged(unpurged.clone())));
+    let list = purges.of(&unpurged);
+    let written = purges.list.as_mut().map(|write| write(&list));
     // Until a purge list names them, the record keeps them.
     if !matches!(written, Some(Ok(()))) {
         after.unpurged = unpurged;
+    }
+    // Each CDN, after the store holds the build; what one did not accept stays owed to it,
+    // and what is owed to a CDN this deploy does not name stays as it was.
+    after.purging = (old.purging.iter())
+        .filter(|(c, _)| !named.contains(*c))
+        .map(|(c, keys)| (c.clone(), keys.clone()))
+        .collect();
+    let mut failed = Vec::new();
+    for (c, keys) in purges.cdns.iter().zip(owed) {
+        if keys.is_empty() {
+            continue;
+        }
+        remote.progress.start("purge", 0);
+        match c.purge(&purges.of(&keys)).await {
+            Ok(sent) => out.purges.push(sent),
+            Err(why) => {
+                failed.push(format!(
+                    "the purge of {} failed: {why}; {} keys stay owed to it in the record ({})",
+                    c.cdn(),
+                    keys.len(),
+                    first_keys(&keys.iter().cloned().collect::<Vec<_>>())
+                ));
+                after.purging.insert(c.cdn().to_string(), keys);
+            }
+        }
     }
     // Compared with what the store holds now: the intent, when one was written (a deploy
     // that sent the bytes already there ends with the record it started from, and must
@@ -389,7 +475,17 @@ async fn run(
     if after != *intent.as_ref().unwrap_or(&old) {
         remote.put_record(&after).await?;
     }
-    written.unwrap_or(Ok(())).map(|()| out)
+    written.unwrap_or(Ok(()))?;
+    if !failed.is_empty() {
+        return Err(Failure::Other(anyhow::anyhow!(
+            "{} holds the build ({} uploaded, {} deleted), but {}: the next deploy purges them first, also one with nothing else to do",
+            remote.store.target.display(),
+            out.uploaded.len(),
+            out.deleted.len(),
+            failed.join("; ")
+        )));
+    }
+    Ok(out)
 }
 
 /// How long a takeover's record keeps what the previous holder was about to do: longer

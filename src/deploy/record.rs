@@ -12,6 +12,11 @@
 //! - `deleting`: folio's objects it is about to delete, kept until they are gone.
 //! - `unpurged`: keys changed since the last purge list was written (by a deploy without
 //!   `--purge-list`, or one cut short); the next purge list names them.
+//! - `purging`: per CDN a deploy purges (`cloudfront:ID`, `cloudflare:ZONE`), the keys it
+//!   has not yet accepted a purge of: a purge that failed, or a deploy cut short before
+//!   its purge. The next deploy naming that CDN purges them, even one with nothing else to
+//!   do. Written as format 3, which a folio that does not purge refuses to read rather
+//!   than drop; a record owing no CDN anything is still format 2.
 //!
 //! It is read back from the store, so it is input like a manifest: keys that are not
 //! clean relative paths are dropped. A record that cannot be read (truncated, damaged, a
@@ -28,7 +33,9 @@ use crate::output::manifest::hex128;
 
 /// The record's key below the deploy prefix.
 pub const RECORD: &str = ".folio-deploy.json.gz";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
+/// The format of a record that owes no CDN a purge: what folio before CDN purges reads.
+const PLAIN: u32 = 2;
 
 /// Who writes records: this folio and its version, written into each.
 fn writer() -> String {
@@ -124,6 +131,9 @@ pub struct Record {
     /// checks them against the store again and keeps them. `None` with something pending:
     /// an intent no deploy has found yet (the first to find it starts the time).
     pub carried_until: Option<i64>,
+    /// Per CDN (`cloudfront:ID`), keys changed on the store that it has not accepted a
+    /// purge of yet; a CDN owed nothing has no entry.
+    pub purging: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// One object as stored: `[md5, size, etag, header set, xxh3, modified]`, the ETag left
@@ -151,6 +161,8 @@ struct Wire {
     unpurged: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     carried_until: Option<i64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    purging: BTreeMap<String, Vec<String>>,
 }
 
 /// Format 1 (folio before deploys were journaled): objects as now, `deleting` as key to
@@ -225,8 +237,12 @@ impl Record {
         let entries = |map: &BTreeMap<String, Put>| -> BTreeMap<String, WirePut> {
             map.iter().map(|(k, p)| (k.clone(), sets.wire(p))).collect()
         };
+        let purging: BTreeMap<String, Vec<String>> = (self.purging.iter())
+            .filter(|(_, keys)| !keys.is_empty())
+            .map(|(cdn, keys)| (cdn.clone(), keys.iter().cloned().collect()))
+            .collect();
         let wire = Wire {
-            version: VERSION,
+            version: if purging.is_empty() { PLAIN } else { VERSION },
             writer: writer(),
             objects: entries(&self.objects),
             deleting: entries(&self.deleting),
@@ -235,6 +251,7 @@ impl Record {
                 .collect(),
             unpurged: self.unpurged.iter().cloned().collect(),
             carried_until: self.carried_until,
+            purging,
             headers: sets.0,
         };
         let mut json = serde_json::to_vec(&wire).expect("writing to a Vec cannot fail");
@@ -289,7 +306,7 @@ impl Record {
                     }
                 }
             }
-            VERSION => {
+            PLAIN | VERSION => {
                 let wire: Wire = serde_json::from_slice(&text).map_err(not)?;
                 let sets = Sets(wire.headers);
                 for (key, entry) in wire.objects.into_iter().filter(|(k, _)| clean(k)) {
@@ -308,6 +325,12 @@ impl Record {
                 }
                 record.unpurged = wire.unpurged.into_iter().filter(|k| clean(k)).collect();
                 record.carried_until = wire.carried_until;
+                for (cdn, keys) in wire.purging {
+                    let keys: BTreeSet<String> = keys.into_iter().filter(|k| clean(k)).collect();
+                    if !keys.is_empty() && crate::config::Cdn::parse(&cdn).is_ok() {
+                        record.purging.insert(cdn, keys);
+                    }
+                }
             }
             other => return Err(format!("record format {other} is no format folio wrote")),
         }
@@ -375,17 +398,26 @@ mod tests {
         r.unpurged.insert("api/c.json".into());
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!(back, r);
+        let format = |r: &Record| -> u64 {
+            let text = gunzip_within(&r.to_bytes(), 1 << 20).unwrap();
+            serde_json::from_slice::<serde_json::Value>(&text).unwrap()["version"].as_u64().unwrap()
+        };
+        assert_eq!(format(&r), 2, "a record that owes no CDN is what an older folio reads");
+        // Owing a CDN a purge, it is format 3: a folio that does not purge refuses it.
+        r.purging.insert("cloudfront:E2QWRUHAPOMQZL".into(), ["api/d.json".into()].into());
+        let back = Record::from_bytes(&r.to_bytes()).unwrap();
+        assert_eq!((back, format(&r)), (r.clone(), 3));
 
-        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,"",null]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,"",null]},"pending":{"a//b":[]},"unpurged":["../x"]}"#;
+        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,"",null]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,"",null]},"pending":{"a//b":[]},"unpurged":["../x"],"purging":{"cloudfront:E2QWRUHAPOMQZL":["../y"],"../z":["a.json"]}}"#;
         let hostile = Record::from_bytes(&gz(wire)).unwrap();
         assert_eq!(hostile, Record::default());
         assert!(Record::from_bytes(b"not gzip").is_err());
         assert_eq!(
-            Record::from_bytes(&gz(r#"{"version":3,"writer":"folio 9.0.0"}"#)).unwrap_err(),
-            Unreadable::Newer { format: 3, writer: "folio 9.0.0".into(), this: writer() }
+            Record::from_bytes(&gz(r#"{"version":4,"writer":"folio 9.0.0"}"#)).unwrap_err(),
+            Unreadable::Newer { format: 4, writer: "folio 9.0.0".into(), this: writer() }
         );
-        let newer = Record::from_bytes(&gz(r#"{"version":3}"#)).unwrap_err().to_string();
-        assert!(newer.starts_with("it is record format 3, written by a newer folio"), "{newer}");
+        let newer = Record::from_bytes(&gz(r#"{"version":4}"#)).unwrap_err().to_string();
+        assert!(newer.starts_with("it is record format 4, written by a newer folio"), "{newer}");
     }
 
     #[test]

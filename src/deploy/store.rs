@@ -160,7 +160,7 @@ pub struct Store {
 
 /// The credentials a store reads from the environment, in the words of a message; `None`
 /// when some are set.
-fn missing_credentials(scheme: Scheme) -> Option<String> {
+pub(crate) fn missing_credentials(scheme: Scheme) -> Option<String> {
     let (looked, ways): (&[&str], &str) = match scheme {
         Scheme::S3 => (
             &[
@@ -313,7 +313,7 @@ fn check_endpoint(raw: &str) -> Result<String, String> {
 /// The S3 client's settings from the environment (credentials, web identity, container
 /// roles, ...), skipping variables set to `""` and those folio resolves itself
 /// (endpoint and region: [`S3Settings`]).
-fn s3_from_env() -> object_store::aws::AmazonS3Builder {
+pub(crate) fn s3_from_env() -> object_store::aws::AmazonS3Builder {
     use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
     let mut b = AmazonS3Builder::new();
     for (key, value) in std::env::vars_os() {

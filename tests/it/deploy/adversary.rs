@@ -123,7 +123,7 @@ fn s3_a_newer_record_and_a_gzip_bomb_are_refused_never_overwritten() {
         gz.write_all(text).unwrap();
         gz.finish().unwrap()
     };
-    let newer = gz(br#"{"version": 3, "writer": "folio 9.9.9", "objects": {}}"#);
+    let newer = gz(br#"{"version": 4, "writer": "folio 9.9.9", "objects": {}}"#);
     remote.put_foreign(RECORD, &newer);
     for extra in [&[][..], &["--repair"]] {
         let refused = remote.deploy(&p, extra).fails(1);

@@ -76,6 +76,22 @@ pub(super) struct Plan {
     /// write and that request reaching the store): a holder that lets go unconditionally
     /// then removes the lease of the deploy that took over meanwhile.
     pub(super) pause_at_release: Option<Duration>,
+    /// What the client's CDN does with its purge (`None`: accepts it at once).
+    pub(super) cdn: Option<CdnMishap>,
+}
+
+/// A CDN that does not simply accept a purge.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum CdnMishap {
+    /// It refuses (a 403: the token lacks the permission).
+    Refuse,
+    /// Throttled past the deploy's patience (a 429 storm): the purge gives up after it.
+    Storm(Duration),
+    /// Its server is gone (connection refused) as the purge starts.
+    Gone,
+    /// It accepts only after this long (busy, `TooManyInvalidationsInProgress`), longer
+    /// than the lease: the deploy's renewals must hold it meanwhile.
+    Slow(Duration),
 }
 
 #[derive(Default)]
@@ -513,5 +529,66 @@ pub(super) fn schedule(seed: u64, i: usize, rng: &mut Rng) -> Scheduled {
         plan.pause_at_release = Some(pause);
         told.push(format!("  paused for {pause:?} as it lets go of its lease"));
     }
+    // The CDN's answer to this deploy's purge, drawn apart as well.
+    let mut cdn = Rng(seed ^ 0x0CD4 ^ i as u64);
+    if cdn.chance(30) {
+        let long = LIFETIME + Duration::from_millis(cdn.below(3 * LIFETIME.as_millis() as u64));
+        let mishap = match cdn.below(4) {
+            0 => CdnMishap::Refuse,
+            1 => CdnMishap::Storm(long),
+            2 => CdnMishap::Gone,
+            _ => CdnMishap::Slow(long),
+        };
+        plan.cdn = Some(mishap);
+        told.push(format!("  its CDN purge: {mishap:?}"));
+    }
     Scheduled { plan, build, start, told, late_sends }
+}
+
+/// The CDN one client purges: what it accepts is recorded in the world, at the virtual
+/// moment it accepts it; the client's plan says how it misbehaves.
+pub(super) struct SimCdn {
+    pub(super) world: Shared,
+    pub(super) client: usize,
+    pub(super) cdn: folio::config::Cdn,
+}
+
+#[async_trait]
+impl folio::deploy::cdn::Purger for SimCdn {
+    fn cdn(&self) -> &folio::config::Cdn {
+        &self.cdn
+    }
+
+    fn plan(&self, list: &folio::deploy::purge::PurgeList) -> folio::deploy::cdn::Sent {
+        folio::deploy::cdn::Sent {
+            cdn: self.cdn.to_string(),
+            objects: list.objects.len(),
+            requests: 1,
+            ..Default::default()
+        }
+    }
+
+    async fn purge(
+        &self,
+        list: &folio::deploy::purge::PurgeList,
+    ) -> Result<folio::deploy::cdn::Sent, String> {
+        let mishap = self.world.lock().unwrap().clients[self.client].plan.cdn;
+        match mishap {
+            Some(CdnMishap::Refuse) => {
+                return Err("403 Forbidden: 10000 Authentication error".into());
+            }
+            Some(CdnMishap::Gone) => return Err("could not connect (tried 4 times)".into()),
+            Some(CdnMishap::Storm(long)) => {
+                tokio::time::sleep(long).await;
+                return Err("429 Too Many Requests; still so past purge_wait".into());
+            }
+            Some(CdnMishap::Slow(long)) => tokio::time::sleep(long).await,
+            None => {}
+        }
+        let mut w = self.world.lock().unwrap();
+        let at = w.now_ms();
+        trace(&w, self.client, format_args!("CDN purge {:?}", list.objects));
+        w.cdn_purges.push((at, list.objects.iter().cloned().collect()));
+        Ok(self.plan(list))
+    }
 }

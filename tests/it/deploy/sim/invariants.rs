@@ -2,7 +2,7 @@
 //! first page links to an object that is not there; after every schedule, one clean
 //! deploy leaves the store equal to its build (a foreign object as it was), no write went
 //! out without the lease, and every key whose bytes changed is named by a purge list
-//! written at or after that moment.
+//! written at or after that moment and by a purge the CDN accepted at or after it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -91,6 +91,11 @@ pub(super) fn held(w: &World) -> Result<(), String> {
     for (at, key) in &w.changes {
         if !w.purges.iter().any(|(when, keys)| when >= at && keys.contains(key)) {
             return Err(format!("`{key}` changed at {at} ms and no later purge list names it"));
+        }
+        if !w.cdn_purges.iter().any(|(when, keys)| when >= at && keys.contains(key)) {
+            return Err(format!(
+                "`{key}` changed at {at} ms and the CDN accepted no later purge of it"
+            ));
         }
     }
     Ok(())

@@ -73,6 +73,8 @@ struct World {
     changes: Vec<(u128, String)>,
     /// (virtual ms, keys) of every purge list written.
     purges: Vec<(u128, BTreeSet<String>)>,
+    /// (virtual ms, keys) of every purge the CDN accepted.
+    cdn_purges: Vec<(u128, BTreeSet<String>)>,
     /// Whether links are checked at every step: not when a request lands late (a freeze
     /// in a send), which may put an old page back for a moment.
     links_checked: bool,
@@ -146,6 +148,8 @@ fn options() -> folio::deploy::Options {
         max_deletes: 100_000,
         concurrency: 4,
         siblings: false,
+        purge: Vec::new(),
+        purge_wait: Duration::from_secs(60),
     }
 }
 
@@ -186,7 +190,10 @@ async fn deploy(
         purge_list: Some(&mut write),
     };
     let options = options();
-    let run = folio::deploy::deploy_to(project, &store, &options, hooks, LIFETIME);
+    let cdn = folio::config::Cdn::CloudFront("SIMULATED1".into());
+    let cdns: Vec<Box<dyn folio::deploy::cdn::Purger>> =
+        vec![Box::new(fault::SimCdn { world: world.clone(), client, cdn })];
+    let run = folio::deploy::deploy_to(project, &store, &options, hooks, (LIFETIME, &cdns));
     let done = Process { deploy: Box::pin(run), world: world.clone(), client, wake: None }.await;
     done.map(drop).map_err(|e| e.to_string())
 }
@@ -224,6 +231,7 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             clients,
             changes: Vec::new(),
             purges: Vec::new(),
+            cdn_purges: Vec::new(),
             links_checked: !late_sends,
             broken: Vec::new(),
             fence_broken: Vec::new(),
@@ -300,10 +308,11 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             return tell(what);
         }
         Ok(format!(
-            "seed {seed}: {deploys} deploys ({}), {} changes, {} purge lists{}",
+            "seed {seed}: {deploys} deploys ({}), {} changes, {} purge lists, {} CDN purges{}",
             outcomes.join(", "),
             w.changes.len(),
             w.purges.len(),
+            w.cdn_purges.len(),
             if w.links_checked { "" } else { ", links not checked meanwhile (a late send)" }
         ))
     })

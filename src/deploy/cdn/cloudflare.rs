@@ -1,0 +1,144 @@
+//! Cloudflare: `POST /zones/ZONE_ID/purge_cache` with `{"files": [...]}` (absolute URLs)
+//! or `{"prefixes": [...]}` (host and path, no scheme), authorized by an API token with the
+//! zone's Cache Purge permission from `CLOUDFLARE_API_TOKEN`. The API's base is
+//! `https://api.cloudflare.com/client/v4`, or `CLOUDFLARE_API_BASE_URL` as wrangler reads it.
+//!
+//! Limits (Cloudflare's cache docs): at most 100 URLs or prefixes a request on every plan
+//! (folio sends 30, the most its dashboard takes for prefixes); URLs at 800 a second on
+//! Free and more on paid plans, prefix purges at 5 requests a minute on Free, 5 to 50 a
+//! second on paid plans, each a token bucket. Requests go one after another, and a `429`
+//! is waited out as its `Retry-After` says.
+//!
+//! There is no local Cloudflare to test against: `tests/it/deploy/cdn.rs` holds a contract
+//! test of this API as documented (batches, `429` with `Retry-After`, auth errors).
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Answer, Purger, Sent, patiently, retry_after, send};
+use crate::config::Cdn;
+use crate::deploy::purge::PurgeList;
+
+const DEFAULT_BASE: &str = "https://api.cloudflare.com/client/v4";
+const BASE_VAR: &str = "CLOUDFLARE_API_BASE_URL";
+const TOKEN_VAR: &str = "CLOUDFLARE_API_TOKEN";
+
+pub struct Cloudflare {
+    cdn: Cdn,
+    url: String,
+    token: String,
+    client: reqwest::Client,
+    patience: Duration,
+}
+
+impl Cloudflare {
+    pub fn new(
+        cdn: Cdn,
+        zone: &str,
+        client: reqwest::Client,
+        patience: Duration,
+    ) -> Result<Cloudflare, String> {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let token = var(TOKEN_VAR).ok_or_else(|| {
+            format!("{TOKEN_VAR} is not set (an API token with the zone's Cache Purge permission)")
+        })?;
+        let base = match var(BASE_VAR) {
+            Some(b) if b.starts_with("https://") || b.starts_with("http://") => b,
+            Some(_) => return Err(format!("{BASE_VAR} must start with https:// or http://")),
+            None => DEFAULT_BASE.to_string(),
+        };
+        let url = format!("{}/zones/{zone}/purge_cache", base.trim_end_matches('/'));
+        Ok(Cloudflare { cdn, url, token, client, patience })
+    }
+
+    async fn request(&self, body: &Value) -> Answer<()> {
+        let builder = (self.client.post(&self.url))
+            .bearer_auth(&self.token)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        let (status, headers, body) = match send(builder).await {
+            Ok(answer) => answer,
+            Err(why) => return Answer::Unreachable(why),
+        };
+        let answer: Option<Reply> = serde_json::from_slice(&body).ok();
+        let errors = (answer.as_ref())
+            .map(|r| {
+                let each = r.errors.iter().map(|e| match e.code {
+                    Some(code) => format!("{code} {}", e.message),
+                    None => e.message.clone(),
+                });
+                each.collect::<Vec<_>>().join("; ")
+            })
+            .unwrap_or_default();
+        let why =
+            if errors.is_empty() { status.to_string() } else { format!("{status}: {errors}") };
+        if status.is_success() && answer.as_ref().is_some_and(|r| r.success) {
+            return Answer::Accepted(());
+        }
+        if status == http::StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+            return Answer::Busy { after: retry_after(&headers), why };
+        }
+        if status.is_success() {
+            // A 200 that says no success, or is no answer of the API's.
+            return Answer::Refused(format!("{why}: the purge was not accepted"));
+        }
+        Answer::Refused(why)
+    }
+}
+
+#[derive(Deserialize)]
+struct Reply {
+    #[serde(default)]
+    success: bool,
+    #[serde(default)]
+    errors: Vec<ApiError>,
+}
+
+#[derive(Deserialize)]
+struct ApiError {
+    code: Option<i64>,
+    #[serde(default)]
+    message: String,
+}
+
+/// How many URLs and prefixes the requests of `list` carry.
+fn count(list: &PurgeList, key: &str) -> usize {
+    let each = list.purge.cloudflare.iter().filter_map(|r| r.get(key)?.as_array());
+    each.map(Vec::len).sum()
+}
+
+#[async_trait::async_trait]
+impl Purger for Cloudflare {
+    fn cdn(&self) -> &Cdn {
+        &self.cdn
+    }
+
+    fn plan(&self, list: &PurgeList) -> Sent {
+        Sent {
+            cdn: self.cdn.to_string(),
+            objects: list.objects.len(),
+            requests: list.purge.cloudflare.len(),
+            exact: count(list, "files"),
+            wildcards: count(list, "prefixes"),
+            billed_paths: false,
+            ids: Vec::new(),
+            waits: 0,
+            items: (list.purge.cloudflare.iter())
+                .flat_map(|r| r.as_object().into_iter().flat_map(|o| o.values()))
+                .flat_map(|v| v.as_array().into_iter().flatten())
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+        }
+    }
+
+    async fn purge(&self, list: &PurgeList) -> Result<Sent, String> {
+        let mut sent = self.plan(list);
+        for body in &list.purge.cloudflare {
+            let ((), waits) = patiently(self.patience, || self.request(body)).await?;
+            sent.waits += waits;
+        }
+        Ok(sent)
+    }
+}
