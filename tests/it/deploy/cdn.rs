@@ -1,0 +1,420 @@
+//! The CDN purge inside a deploy (`--purge`, `[deploy] purge`):
+//! - CloudFront against moto's server, which implements distributions and invalidations
+//!   (the distribution is made, and its invalidations read back, with boto3: a client
+//!   nobody here wrote);
+//! - Cloudflare, which has no local server: a contract test of its purge API as its docs
+//!   describe it ([`FakeCloudflare`]: a bearer token, at most 100 URLs or 30 prefixes a
+//!   request, absolute URLs of the zone, prefixes without a scheme, `429` with
+//!   `Retry-After`, `403` with Cloudflare's error body);
+//! - a purge that fails (a server gone, a 403, a 429 storm past `--purge-wait`): exit 2, the
+//!   keys owed in the record, and purged by the next deploy, also one with nothing else to
+//!   do.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use super::*;
+
+/// A distribution on moto, made with boto3.
+fn distribution(moto: &Moto) -> String {
+    let script = r#"
+import sys, boto3
+cf = boto3.client("cloudfront", endpoint_url=sys.argv[1], region_name="us-east-1",
+                  aws_access_key_id="a", aws_secret_access_key="b")
+origin = {"Id": "o", "DomainName": "site.s3.amazonaws.com", "S3OriginConfig": {"OriginAccessIdentity": ""}}
+d = cf.create_distribution(DistributionConfig={
+    "CallerReference": "folio-test", "Comment": "", "Enabled": True,
+    "Origins": {"Quantity": 1, "Items": [origin]},
+    "DefaultCacheBehavior": {"TargetOriginId": "o", "ViewerProtocolPolicy": "allow-all", "MinTTL": 0,
+        "ForwardedValues": {"QueryString": True, "Cookies": {"Forward": "none"}},
+        "TrustedSigners": {"Enabled": False, "Quantity": 0}},
+})
+print(d["Distribution"]["Id"])
+"#;
+    python(script, &[&moto_url(moto)]).trim().to_string()
+}
+
+/// Every invalidation of `id` on moto, newest first: its paths (boto3's reading).
+fn invalidations(moto: &Moto, id: &str) -> Vec<BTreeSet<String>> {
+    let script = r#"
+import sys, json, boto3
+cf = boto3.client("cloudfront", endpoint_url=sys.argv[1], region_name="us-east-1",
+                  aws_access_key_id="a", aws_secret_access_key="b")
+listed = cf.list_invalidations(DistributionId=sys.argv[2])["InvalidationList"].get("Items", [])
+out = []
+for item in listed:
+    got = cf.get_invalidation(DistributionId=sys.argv[2], Id=item["Id"])["Invalidation"]
+    out.append(got["InvalidationBatch"]["Paths"].get("Items", []))
+print(json.dumps(out))
+"#;
+    let text = python(script, &[&moto_url(moto), id]);
+    let lists: Vec<Vec<String>> = serde_json::from_str(&text).unwrap();
+    lists.into_iter().map(|l| l.into_iter().collect()).collect()
+}
+
+fn moto_url(moto: &Moto) -> String {
+    format!("http://127.0.0.1:{}", moto.port)
+}
+
+fn python(script: &str, args: &[&str]) -> String {
+    let out = Command::new(crate::harness::tool("python3"))
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("running python3");
+    assert!(out.status.success(), "python: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The CloudFront paths of a purge list file.
+fn cloudfront_paths(path: &std::path::Path) -> BTreeSet<String> {
+    let list: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let items = list["cloudfront"]["Paths"]["Items"].as_array().unwrap();
+    items.iter().map(|p| p.as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn cloudfront_invalidations_cover_exactly_the_changed_keys() {
+    let Some(moto) = Moto::start(false) else { return };
+    if !crate::harness::need_python_module("boto3") {
+        return;
+    }
+    let remote = Remote::s3(&moto, "travel");
+    let id = distribution(&moto);
+    let cdn = format!("cloudfront:{id}");
+    let env = [("AWS_ENDPOINT_URL_CLOUDFRONT", moto_url(&moto))];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let (list, arg) = purge_arg(&p, "purge.json");
+    let first = remote.deploy_env(&p, &["--purge", &cdn, "--purge-list", &arg], &env).success();
+    assert!(first.stdout().contains(&format!("purged {cdn}: {SAMPLE_OBJECTS} changed objects")));
+    let earlier = invalidations(&moto, &id);
+    assert_eq!(earlier.len(), 1);
+
+    let before = published(&p);
+    rename_first_record(&p);
+    p.folio(&["build"]).success();
+    let want = changed(&before, &published(&p));
+    // The dry run says what it would send, and sends nothing.
+    let dry = remote.deploy_env(&p, &["--purge", &cdn, "--dry-run"], &env).success();
+    let said: BTreeSet<String> = (dry.stdout().lines())
+        .filter_map(|l| l.strip_prefix(&format!("purge {cdn} ")).map(str::to_string))
+        .collect();
+    assert_eq!(invalidations(&moto, &id).len(), 1, "a dry run invalidates nothing");
+
+    let run = remote.deploy_env(&p, &["--purge", &cdn, "--purge-list", &arg], &env).success();
+    assert_eq!(purged_objects(&list), want, "the purge list names the changed keys");
+    let mut sent = invalidations(&moto, &id);
+    assert_eq!(sent.len(), 2, "{}", run.stdout());
+    sent.retain(|paths| !earlier.contains(paths));
+    let newest = &sent[0];
+    assert_eq!(newest, &cloudfront_paths(&list), "the invalidation is the purge list's paths");
+    assert_eq!(newest, &said, "and what the dry run said it would send");
+    for key in &want {
+        let page = format!("/{key}");
+        assert!(newest.contains(&page), "{page} not invalidated: {newest:?}");
+    }
+    let line = run.stdout();
+    assert!(line.contains(&format!("purged {cdn}: {} changed objects as", want.len())), "{line}");
+    assert!(line.contains("of the 1000 paths a month CloudFront invalidates free"), "{line}");
+    assert!(
+        !line.contains(&moto.port.to_string()) && !run.stderr().contains(&moto.port.to_string())
+    );
+
+    // Nothing changed: nothing sent, no invalidation.
+    let again = remote.deploy_env(&p, &["--purge", &cdn], &env).success();
+    assert!(!again.stdout().contains("purged"), "{}", again.stdout());
+    assert_eq!(invalidations(&moto, &id).len(), 2);
+}
+
+#[test]
+fn a_failed_cloudfront_purge_is_owed_and_sent_by_the_next_deploy_with_nothing_else_to_do() {
+    let Some(moto) = Moto::start(false) else { return };
+    if !crate::harness::need_python_module("boto3") {
+        return;
+    }
+    let remote = Remote::s3(&moto, "travel");
+    let id = distribution(&moto);
+    let cdn = format!("cloudfront:{id}");
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let before = published(&p);
+    rename_first_record(&p);
+    p.folio(&["build"]).success();
+    let want = changed(&before, &published(&p));
+
+    // CloudFront is gone (nothing listens there): the store gets the build, the deploy
+    // fails with exit 2 and says what is owed.
+    let gone = format!("http://127.0.0.1:{}", crate::harness::free_port());
+    let failed = remote
+        .deploy_env(
+            &p,
+            &["--purge", &cdn, "--purge-wait", "0"],
+            &[("AWS_ENDPOINT_URL_CLOUDFRONT", &gone)],
+        )
+        .fails(2);
+    let said = failed.stderr();
+    assert!(said.contains("holds the build (8 uploaded, 0 deleted)"), "{said}");
+    assert!(said.contains(&format!("the purge of {cdn} failed: could not connect")), "{said}");
+    assert!(said.contains("8 keys stay owed to it in the record"), "{said}");
+    assert!(!said.contains(&gone), "the endpoint is never said: {said}");
+    assert!(remote.objects() == published(&p), "the store holds the build");
+
+    // A deploy that does not name the CDN leaves the debt as it is, and says so.
+    let other = remote.deploy(&p, &[]).success();
+    assert!(other.stderr().contains(&format!("{cdn} is still owed a purge of 8 keys")));
+
+    // The next deploy naming it has nothing to upload, and purges what is owed.
+    let env = [("AWS_ENDPOINT_URL_CLOUDFRONT", moto_url(&moto))];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let next = remote.deploy_env(&p, &["--purge", &cdn], &env).success();
+    assert_eq!(counts(&next), (0, SAMPLE_OBJECTS, 0));
+    assert!(next.stdout().contains(&format!("purged {cdn}: 8 changed objects")));
+    let sent = invalidations(&moto, &id);
+    assert_eq!(sent.len(), 1);
+    for key in &want {
+        assert!(sent[0].contains(&format!("/{key}")), "{key}: {:?}", sent[0]);
+    }
+    // Paid once: the debt is gone.
+    let after = remote.deploy_env(&p, &["--purge", &cdn], &env).success();
+    assert!(!after.stdout().contains("purged"), "{}", after.stdout());
+    assert_eq!(invalidations(&moto, &id).len(), 1);
+}
+
+/// Cloudflare's purge API as its documentation describes it, on loopback.
+struct FakeCloudflare {
+    port: u16,
+    /// Every request: (seconds since start, status answered, body).
+    log: Arc<Mutex<Vec<(f64, u16, serde_json::Value)>>>,
+}
+
+const ZONE: &str = "023e105f4ecef8ad9ca31a8372d0c353";
+const TOKEN: &str = "cf-test-token-Y2xvdWRmbGFyZQ";
+
+impl FakeCloudflare {
+    /// Answers the first `storm` well-formed requests with `429` and `Retry-After: 1`.
+    fn start(storm: usize) -> FakeCloudflare {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let seen = log.clone();
+        let start = Instant::now();
+        std::thread::spawn(move || {
+            let mut throttled = 0;
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut head = String::new();
+                reader.read_line(&mut head).unwrap_or(0);
+                let (mut length, mut auth) = (0, String::new());
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    let (name, value) = line.split_once(':').unwrap_or(("", ""));
+                    match name.to_ascii_lowercase().as_str() {
+                        "content-length" => length = value.trim().parse().unwrap_or(0),
+                        "authorization" => auth = value.trim().to_string(),
+                        _ => {}
+                    }
+                }
+                let mut body = vec![0; length];
+                reader.read_exact(&mut body).unwrap_or(());
+                let body: serde_json::Value =
+                    serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+                let (status, extra, reply) =
+                    answer(&head, &auth, &body, port, &mut throttled, storm);
+                seen.lock().unwrap().push((start.elapsed().as_secs_f64(), status, body));
+                let text = reply.to_string();
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                    text.len()
+                );
+            }
+        });
+        FakeCloudflare { port, log }
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}/client/v4", self.port)
+    }
+
+    /// The URLs and prefixes it accepted.
+    fn purged(&self) -> BTreeSet<String> {
+        let log = self.log.lock().unwrap();
+        let accepted = log.iter().filter(|(_, status, _)| *status == 200);
+        let items = accepted.flat_map(|(_, _, body)| {
+            let files = body["files"].as_array().cloned().unwrap_or_default();
+            files.into_iter().chain(body["prefixes"].as_array().cloned().unwrap_or_default())
+        });
+        items.map(|v| v.as_str().unwrap().to_string()).collect()
+    }
+}
+
+/// One answer as the API gives it: (status, extra headers, body).
+fn answer(
+    head: &str,
+    auth: &str,
+    body: &serde_json::Value,
+    port: u16,
+    throttled: &mut usize,
+    storm: usize,
+) -> (u16, String, serde_json::Value) {
+    let fail = |status: u16, code: u32, message: &str| {
+        let reply = serde_json::json!({
+            "success": false, "errors": [{"code": code, "message": message}],
+            "messages": [], "result": null
+        });
+        (status, String::new(), reply)
+    };
+    if head != format!("POST /client/v4/zones/{ZONE}/purge_cache HTTP/1.1\r\n") {
+        return fail(404, 7003, "Could not route to the zone");
+    }
+    if auth != format!("Bearer {TOKEN}") {
+        return fail(403, 10000, "Authentication error");
+    }
+    let files = body["files"].as_array();
+    let prefixes = body["prefixes"].as_array();
+    let well_formed = match (files, prefixes) {
+        (Some(f), None) => {
+            f.len() <= 100
+                && f.iter()
+                    .all(|u| u.as_str().is_some_and(|u| u.starts_with("https://example.org/")))
+        }
+        (None, Some(p)) => {
+            p.len() <= 30
+                && p.iter().all(|u| u.as_str().is_some_and(|u| u.starts_with("example.org/")))
+        }
+        _ => false,
+    };
+    if !well_formed {
+        return fail(
+            400,
+            1012,
+            "Request must contain one of \"purge_everything\", \"files\", \"tags\", \"hosts\" or \"prefixes\"",
+        );
+    }
+    if *throttled < storm {
+        *throttled += 1;
+        let (status, _, reply) =
+            fail(429, 971, "Please wait and consider throttling your request speed");
+        return (status, "Retry-After: 1\r\n".into(), reply);
+    }
+    let _ = port;
+    let reply = serde_json::json!({
+        "success": true, "errors": [], "messages": [], "result": {"id": ZONE}
+    });
+    (200, String::new(), reply)
+}
+
+fn cloudflare_project() -> Project {
+    let p = Project::sample();
+    set_config(&p, "base_url = \"\"", "base_url = \"https://example.org\"");
+    p.folio(&["build"]).success();
+    p
+}
+
+#[test]
+fn cloudflare_purges_in_batches_through_a_429_storm() {
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let api = FakeCloudflare::start(5);
+    let p = cloudflare_project();
+    let cdn = format!("cloudflare:{ZONE}");
+    let base = api.base();
+    let env = [("CLOUDFLARE_API_TOKEN", TOKEN), ("CLOUDFLARE_API_BASE_URL", base.as_str())];
+    let (list, arg) = purge_arg(&p, "purge.json");
+    let run = remote.deploy_env(&p, &["--purge", &cdn, "--purge-list", &arg], &env).success();
+    let said = run.stdout();
+    assert!(said.contains(&format!("purged {cdn}: {SAMPLE_OBJECTS} changed objects")), "{said}");
+    assert!(said.contains("waited 5 times as it asked"), "{said}");
+    // What it accepted is what the purge list's Cloudflare requests hold.
+    let text = std::fs::read_to_string(&list).unwrap();
+    let listed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let requests = listed["cloudflare"].as_array().unwrap();
+    let want: BTreeSet<String> = (requests.iter())
+        .flat_map(|r| r.as_object().unwrap().values())
+        .flat_map(|v| v.as_array().unwrap().iter().map(|u| u.as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(api.purged(), want);
+    let log = api.log.lock().unwrap();
+    assert_eq!(log.len(), requests.len() + 5, "each request once, and the 5 throttled again");
+    // Each retry came after the second the 429 asked for.
+    for pair in log.windows(2).filter(|w| w[0].1 == 429) {
+        assert!(pair[1].0 - pair[0].0 >= 0.95, "retried after {} s", pair[1].0 - pair[0].0);
+    }
+    assert!(!said.contains(TOKEN) && !run.stderr().contains(TOKEN));
+    assert!(!said.contains(&api.port.to_string()) && !run.stderr().contains(&api.port.to_string()));
+}
+
+#[test]
+fn a_cloudflare_auth_error_or_a_storm_past_purge_wait_fails_and_the_next_deploy_purges() {
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let p = cloudflare_project();
+    let cdn = format!("cloudflare:{ZONE}");
+    remote.deploy(&p, &[]).success();
+    let before = published(&p);
+    rename_first_record(&p);
+    p.folio(&["build"]).success();
+    let want = changed(&before, &published(&p));
+
+    // A token without the permission: Cloudflare's words, exit 2, the keys owed.
+    let api = FakeCloudflare::start(0);
+    let base = api.base();
+    let wrong = [("CLOUDFLARE_API_TOKEN", "not-the-token"), ("CLOUDFLARE_API_BASE_URL", &base)];
+    let failed = remote.deploy_env(&p, &["--purge", &cdn], &wrong).fails(2);
+    let said = failed.stderr();
+    assert!(said.contains("403 Forbidden: 10000 Authentication error"), "{said}");
+    assert!(said.contains(&format!("{} keys stay owed to it", want.len())), "{said}");
+    assert!(!said.contains("not-the-token"), "the token is never said: {said}");
+
+    // Throttled longer than --purge-wait allows: given up, still owed.
+    let storm = FakeCloudflare::start(usize::MAX);
+    let base = storm.base();
+    let env = [("CLOUDFLARE_API_TOKEN", TOKEN), ("CLOUDFLARE_API_BASE_URL", base.as_str())];
+    let failed = remote.deploy_env(&p, &["--purge", &cdn, "--purge-wait", "3"], &env).fails(2);
+    let said = failed.stderr();
+    assert!(said.contains("429"), "{said}");
+    assert!(said.contains("would pass purge_wait (3 s)"), "{said}");
+    assert!(storm.purged().is_empty());
+
+    // A deploy with no token at all is refused before anything is sent.
+    let refused = remote.deploy(&p, &["--purge", &cdn]).fails(1);
+    assert!(refused.stderr().contains("CLOUDFLARE_API_TOKEN is not set"), "{}", refused.stderr());
+
+    // The next deploy, with nothing to upload, purges what the failed ones owe.
+    let api = FakeCloudflare::start(0);
+    let base = api.base();
+    let env = [("CLOUDFLARE_API_TOKEN", TOKEN), ("CLOUDFLARE_API_BASE_URL", base.as_str())];
+    let next = remote.deploy_env(&p, &["--purge", &cdn], &env).success();
+    assert_eq!(counts(&next).0, 0);
+    let purged = api.purged();
+    for key in &want {
+        let url = format!("https://example.org/{key}");
+        assert!(purged.contains(&url), "{url} not purged: {purged:?}");
+    }
+}
+
+#[test]
+fn a_cdn_named_wrong_is_refused_before_anything_is_sent() {
+    let (_dir, remote) = folder();
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let refused = remote.deploy(&p, &["--purge", "cloudfront:e2qw"]).fails(2);
+    assert!(refused.stderr().contains("is no CloudFront distribution id"), "{}", refused.stderr());
+    let refused = remote.deploy(&p, &["--purge", &format!("cloudflare:{ZONE}")]).fails(1);
+    assert!(refused.stderr().contains("base_url has no origin"), "{}", refused.stderr());
+    assert!(remote.objects().is_empty(), "nothing sent");
+    let config = p.read("folio.toml");
+    p.write("folio.toml", format!("{config}\n[deploy]\npurge = [\"fastly:abc\"]\n"));
+    let invalid = p.folio(&["check"]).fails(1);
+    assert!(invalid.stderr().contains("names an unknown CDN `fastly`"), "{}", invalid.stderr());
+}
