@@ -21,6 +21,16 @@
 #   3. one record's text changed, rebuilt, published again;
 #   4. a no-op again: each tool as it runs from then on (on s3s-fs, whose listings carry no
 #      ETags, folio learns the objects' times on step 2, and trusts them from here on).
+# Then the catalog-update step (BENCH_UPDATE=0 leaves it out), folio alone, for the
+# standard envelope, the standard one with `totals = false` and `laravel-simple`
+# (BENCH_VARIANTS="standard no-totals" picks some; standard is the ratios' base), each
+# on a server of its own: the same sources published, then two updates, each rebuilt and
+# published with --purge-list:
+#   - 10 records inserted (new ids, so last in the id order), 10 deleted and 100 changed
+#     (their English name), at seeded places;
+#   - 10 inserted and 100 changed, none deleted (a catalog that only grows).
+# It prints, per envelope and update, the objects written and deleted, the purge (objects,
+# CloudFront paths, exact URLs) and the time, with the ratios to the standard envelope.
 # Every request is counted at the server (s3s-fs logs each one at debug level, for every
 # tool alike) and classed as list (a GET of the bucket with a prefix, a delimiter or
 # list-type: ListObjects and ListObjectsV2), head, get, put or delete.
@@ -30,6 +40,7 @@ shopt -s inherit_errexit
 N=${1:?usage: scripts/bench-deploy.sh N [WORKDIR]}
 WORK=${2:-/dev/shm/folio-deploy-bench-$N}
 AWS=${BENCH_AWS:-1}
+UPDATE=${BENCH_UPDATE:-1}
 RCLONE=${BENCH_RCLONE:-1}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 need() { command -v "$1" >/dev/null || { echo "needs $1: $2" >&2; exit 2; }; }
@@ -151,4 +162,91 @@ for st in first noop change again; do
     row+=" $(cell "${R[$st,$t]}") | $(ratio "${R[$st,folio]}" "${R[$st,$t]}")x |"
   done
   printf '%s\n' "$row"
+done
+
+[ "$UPDATE" = 0 ] && exit 0
+
+# The catalog-update step: folio alone, an envelope at a time, each on its own server.
+# update FILE SEED DELETES: inserts 10 records (new ids), deletes DELETES and changes 100,
+# at places the seed picks.
+update() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, random, sys
+path, seed, deletes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(seed)
+records = json.load(open(path, encoding="utf-8"))
+for i in sorted(rng.sample(range(len(records)), deletes), reverse=True):
+    del records[i]
+for r in rng.sample(records, 100):
+    r["name"]["en"] = "Updated " + r["name"]["en"]
+top = max(r["id"] for r in records)
+for n, r in enumerate(rng.sample(records, 10)):
+    new = json.loads(json.dumps(r))
+    new["id"] = top + 1 + n
+    new["name"]["en"] = "New " + new["name"]["en"]
+    records.append(new)
+json.dump(records, open(path, "w", encoding="utf-8"), ensure_ascii=False)
+PY
+}
+# publish DIR PORT -> "seconds uploaded deleted purged_objects cloudfront_paths urls"
+publish() {
+  local start out
+  start=$(now)
+  out=$(cd "$1" && "$BIN/folio" deploy --to s3://bench/api --endpoint "http://127.0.0.1:$2" --purge-list purge.json)
+  local secs
+  secs=$(since "$start")
+  local up del
+  up=$(grep -o '[0-9]* uploaded' <<< "$out" | cut -d' ' -f1)
+  del=$(grep -o '[0-9]* deleted' <<< "$out" | cut -d' ' -f1)
+  echo "$secs $up $del $(jq '[(.objects | length), .cloudfront.Paths.Quantity, (.urls | length)] | join(" ")' -r "$1/purge.json")"
+}
+need jq "apt-get install jq"
+declare -A U
+read -r -a variants <<< "${BENCH_VARIANTS:-standard no-totals laravel-simple}"
+declare -A EXTRA=([standard]="" [no-totals]="totals = false" [laravel-simple]='envelope = "laravel-simple"')
+for v in "${variants[@]}"; do
+  dir=$WORK/u-$v
+  mkdir -p "$dir/s3/bench"
+  cp -r "$WORK/a/data" "$dir/"
+  sed "s/^\[listing\]$/[listing]\n${EXTRA[$v]//\//\\/}/" "$ROOT/scripts/bench.toml" > "$dir/folio.toml"
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  s3s-fs --host 127.0.0.1 --port "$port" --access-key "$AWS_ACCESS_KEY_ID" \
+    --secret-key "$AWS_SECRET_ACCESS_KEY" "$dir/s3" >"$dir/s3s.log" 2>&1 &
+  SERVERS[u-$v]=$!
+  until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null; do sleep 0.1; done
+  (cd "$dir" && "$BIN/folio" build --quiet)
+  U[$v,pages]=$(find "$dir/output/api" -name '*.json' -path '*/attractions/*' | wc -l)
+  publish "$dir" "$port" >/dev/null
+  # Once more: on s3s-fs, whose listings carry no ETags, the second deploy learns what
+  # vouches for each object (and purges what it could not vouch for).
+  publish "$dir" "$port" >/dev/null
+  update "$dir/data/attractions.json" 39 10
+  (cd "$dir" && "$BIN/folio" build --quiet)
+  U[$v,mixed]=$(publish "$dir" "$port")
+  update "$dir/data/attractions.json" 40 0
+  (cd "$dir" && "$BIN/folio" build --quiet)
+  U[$v,grow]=$(publish "$dir" "$port")
+  kill "${SERVERS[u-$v]}" 2>/dev/null || true
+  unset "SERVERS[u-$v]"
+  rm -rf "$dir"
+done
+ucell() { # "secs up del objects paths urls"
+  read -r s u d o c l <<< "$1"
+  printf '%s written, %s deleted | %s objects: %s CloudFront paths, %s URLs | %s s' "$u" "$d" "$o" "$c" "$l" "$s"
+}
+uratio() { # field index, variant cell, standard cell
+  awk -v i="$1" -v a="$2" -v b="$3" 'BEGIN {split(a, x, " "); split(b, y, " "); printf "%.3f", x[i] / y[i]}'
+}
+pages=""
+for v in "${variants[@]}"; do pages+=" $v ${U[$v,pages]},"; done
+printf '\ncatalog update: N=%s records; page files a build:%s\n\n' "$N" "${pages%,}"
+printf '| update | envelope | objects | purge | time | written / standard | time / standard |\n|---|---|---|---|---|---|---|\n'
+for up in mixed grow; do
+  case $up in
+    mixed) name="10 inserted, 10 deleted, 100 changed" ;; grow) name="10 inserted, 100 changed" ;;
+  esac
+  for v in "${variants[@]}"; do
+    printf '| %s | %s | %s | %s | %s |\n' "$name" "$v" "$(ucell "${U[$v,$up]}")" \
+      "$(uratio 2 "${U[$v,$up]}" "${U[standard,$up]}")" "$(uratio 1 "${U[$v,$up]}" "${U[standard,$up]}")"
+  done
 done
