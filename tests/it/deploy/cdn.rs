@@ -199,13 +199,19 @@ const TOKEN: &str = "cf-test-token-Y2xvdWRmbGFyZQ";
 impl FakeCloudflare {
     /// Answers the first `storm` well-formed requests with `429` and `Retry-After: 1`.
     fn start(storm: usize) -> FakeCloudflare {
+        FakeCloudflare::start_after(0, storm)
+    }
+
+    /// Accepts the first `accept` well-formed requests, then answers the next `storm` with
+    /// `429` and `Retry-After: 1`, then accepts again.
+    fn start_after(accept: usize, storm: usize) -> FakeCloudflare {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let log = Arc::new(Mutex::new(Vec::new()));
         let seen = log.clone();
         let start = Instant::now();
         std::thread::spawn(move || {
-            let mut throttled = 0;
+            let (mut throttled, mut accepted) = (0, 0);
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 let mut reader = BufReader::new(stream.try_clone().unwrap());
@@ -229,7 +235,7 @@ impl FakeCloudflare {
                 let body: serde_json::Value =
                     serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
                 let (status, extra, reply) =
-                    answer(&head, &auth, &body, port, &mut throttled, storm);
+                    answer(&head, &auth, &body, (&mut accepted, accept), (&mut throttled, storm));
                 seen.lock().unwrap().push((start.elapsed().as_secs_f64(), status, body));
                 let text = reply.to_string();
                 let _ = write!(
@@ -263,9 +269,8 @@ fn answer(
     head: &str,
     auth: &str,
     body: &serde_json::Value,
-    port: u16,
-    throttled: &mut usize,
-    storm: usize,
+    (accepted, accept): (&mut usize, usize),
+    (throttled, storm): (&mut usize, usize),
 ) -> (u16, String, serde_json::Value) {
     let fail = |status: u16, code: u32, message: &str| {
         let reply = serde_json::json!({
@@ -301,13 +306,13 @@ fn answer(
             "Request must contain one of \"purge_everything\", \"files\", \"tags\", \"hosts\" or \"prefixes\"",
         );
     }
-    if *throttled < storm {
+    if *accepted >= accept && *throttled < storm {
         *throttled += 1;
         let (status, _, reply) =
             fail(429, 971, "Please wait and consider throttling your request speed");
         return (status, "Retry-After: 1\r\n".into(), reply);
     }
-    let _ = port;
+    *accepted += 1;
     let reply = serde_json::json!({
         "success": true, "errors": [], "messages": [], "result": {"id": ZONE}
     });
@@ -417,4 +422,122 @@ fn a_cdn_named_wrong_is_refused_before_anything_is_sent() {
     p.write("folio.toml", format!("{config}\n[deploy]\npurge = [\"fastly:abc\"]\n"));
     let invalid = p.folio(&["check"]).fails(1);
     assert!(invalid.stderr().contains("names an unknown CDN `fastly`"), "{}", invalid.stderr());
+}
+
+#[test]
+fn a_cloudflare_purge_cut_midway_owes_all_its_keys_and_the_next_deploy_sends_them() {
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let p = cloudflare_project();
+    let cdn = format!("cloudflare:{ZONE}");
+    // The first request is accepted, then a storm longer than --purge-wait.
+    let api = FakeCloudflare::start_after(1, usize::MAX);
+    let base = api.base();
+    let env = [("CLOUDFLARE_API_TOKEN", TOKEN), ("CLOUDFLARE_API_BASE_URL", base.as_str())];
+    let (list, arg) = purge_arg(&p, "purge.json");
+    let failed =
+        remote.deploy_env(&p, &["--purge", &cdn, "--purge-wait", "2", "--purge-list", &arg], &env);
+    let said = failed.fails(2).stderr();
+    assert!(said.contains(&format!("{SAMPLE_OBJECTS} keys stay owed to it")), "{said}");
+    let requests = std::fs::read_to_string(&list).unwrap();
+    let requests: serde_json::Value = serde_json::from_str(&requests).unwrap();
+    let requests = requests["cloudflare"].as_array().unwrap().len();
+    assert!(requests >= 2, "the sample's purge takes {requests} requests");
+    assert_eq!(api.log.lock().unwrap().iter().filter(|(_, s, _)| *s == 200).count(), 1);
+
+    // Nothing to upload; every key is purged again, the part accepted before too.
+    let api = FakeCloudflare::start(0);
+    let base = api.base();
+    let env = [("CLOUDFLARE_API_TOKEN", TOKEN), ("CLOUDFLARE_API_BASE_URL", base.as_str())];
+    let next = remote.deploy_env(&p, &["--purge", &cdn], &env).success();
+    assert_eq!(counts(&next).0, 0);
+    assert!(next.stdout().contains(&format!("purged {cdn}: {SAMPLE_OBJECTS} changed objects")));
+    assert_eq!(api.log.lock().unwrap().len(), requests);
+}
+
+/// A server that gives canned answers in turn (the last one again when they run out), and
+/// records each request's first line and body with when it came.
+struct Scripted {
+    port: u16,
+    seen: Arc<Mutex<Vec<(f64, String, String)>>>,
+}
+
+impl Scripted {
+    fn start(answers: Vec<(u16, &'static str)>) -> Scripted {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let start = Instant::now();
+        std::thread::spawn(move || {
+            for (n, stream) in listener.incoming().enumerate() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut head = String::new();
+                reader.read_line(&mut head).unwrap_or(0);
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some((name, value)) = line.split_once(':')
+                        && name.eq_ignore_ascii_case("content-length")
+                    {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                reader.read_exact(&mut body).unwrap_or(());
+                let when = start.elapsed().as_secs_f64();
+                log.lock().unwrap().push((when, head, String::from_utf8_lossy(&body).into()));
+                let (status, text) = answers[n.min(answers.len() - 1)];
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\nContent-Type: text/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                    text.len()
+                );
+            }
+        });
+        Scripted { port, seen }
+    }
+}
+
+#[test]
+fn cloudfront_busy_with_other_invalidations_is_waited_for() {
+    let (_dir, remote) = folder();
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let busy = "<?xml version=\"1.0\"?><ErrorResponse xmlns=\"http://cloudfront.amazonaws.com/doc/2020-05-31/\"><Error><Type>Sender</Type><Code>TooManyInvalidationsInProgress</Code><Message>Your request contains too many invalidations.</Message></Error><RequestId>r</RequestId></ErrorResponse>";
+    let accepted = "<?xml version=\"1.0\"?><Invalidation xmlns=\"http://cloudfront.amazonaws.com/doc/2020-05-31/\"><Id>I3FOLIOTEST</Id><Status>InProgress</Status><CreateTime>2026-11-27T00:00:00Z</CreateTime><InvalidationBatch><Paths><Quantity>0</Quantity></Paths><CallerReference>r</CallerReference></InvalidationBatch></Invalidation>";
+    let cloudfront = Scripted::start(vec![(400, busy), (400, busy), (201, accepted)]);
+    let endpoint = format!("http://127.0.0.1:{}", cloudfront.port);
+    let env = [("AWS_ENDPOINT_URL_CLOUDFRONT", endpoint.as_str())];
+    let run = remote.deploy_env(&p, &["--purge", "cloudfront:E2QWRUHAPOMQZL"], &env).success();
+    let said = run.stdout();
+    assert!(said.contains("in 1 invalidation (I3FOLIOTEST)"), "{said}");
+    assert!(said.contains("waited 2 times as it asked"), "{said}");
+    let seen = cloudfront.seen.lock().unwrap();
+    assert_eq!(seen.len(), 3);
+    for (_, head, _) in seen.iter() {
+        assert_eq!(head, "POST /2020-05-31/distribution/E2QWRUHAPOMQZL/invalidation HTTP/1.1\r\n");
+    }
+    // The same invalidation each time (its caller reference), after 1 s and then 2 s.
+    assert_eq!(seen[0].2, seen[2].2, "a retry is the same request");
+    assert!(seen[0].2.contains("<CallerReference>folio-"), "{}", seen[0].2);
+    assert!(seen[1].0 - seen[0].0 >= 0.95 && seen[2].0 - seen[1].0 >= 1.95);
+    // A refusal is not retried.
+    let denied = "<?xml version=\"1.0\"?><ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User is not authorized to perform cloudfront:CreateInvalidation</Message></Error></ErrorResponse>";
+    let refusing = Scripted::start(vec![(403, denied)]);
+    let endpoint = format!("http://127.0.0.1:{}", refusing.port);
+    let env = [("AWS_ENDPOINT_URL_CLOUDFRONT", endpoint.as_str())];
+    rename_first_record(&p);
+    p.folio(&["build"]).success();
+    let failed = remote.deploy_env(&p, &["--purge", "cloudfront:E2QWRUHAPOMQZL"], &env).fails(2);
+    let said = failed.stderr();
+    assert!(
+        said.contains("403 Forbidden: AccessDenied: User is not authorized to perform cloudfront:CreateInvalidation"),
+        "{said}"
+    );
+    assert_eq!(refusing.seen.lock().unwrap().len(), 1);
 }
