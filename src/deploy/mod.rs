@@ -23,8 +23,10 @@ pub mod cdn;
 pub mod clock;
 mod failure;
 mod folder;
+mod journal;
 mod lease;
 pub mod local;
+mod owed;
 pub mod plan;
 pub mod purge;
 pub mod record;
@@ -40,8 +42,10 @@ use crate::output::lock::{Access, Busy, Lock};
 use crate::output::manifest::Manifest;
 use crate::routes::Map;
 use crate::site::Progress;
+use journal::intent;
 use lease::Lease;
 use local::Roles;
+use owed::{Owed, Purges};
 use plan::{Action, Reason};
 use purge::PurgeList;
 use record::Record;
@@ -309,19 +313,6 @@ fn writes(s: &Surveyed, purges: &Purges<'_, '_>) -> bool {
         || plan::objects_after(&s.local, &keeps, &s.modified) != s.old.objects
 }
 
-/// Where a deploy's changes go to be purged: the purge list file, the CDNs.
-struct Purges<'a, 'h> {
-    list: Option<WritePurgeList<'h>>,
-    cdns: &'a [Box<dyn cdn::Purger>],
-    map: &'a Map,
-}
-
-impl Purges<'_, '_> {
-    fn of(&self, objects: &BTreeSet<String>) -> PurgeList {
-        PurgeList::new(self.map, objects.iter().cloned().collect())
-    }
-}
-
 /// The deploy on the store, phase by phase: survey, lease (when anything will be
 /// written), the intent record, uploads, deletes, the purge list, the CDN purges, the
 /// record.
@@ -354,22 +345,7 @@ async fn run(
     // What the next purge list must name: what earlier deploys changed and no purge list
     // named yet, and what a deploy cut short may have changed.
     let mut unpurged: BTreeSet<String> = old.unpurged.union(&plan.cut).cloned().collect();
-    // What each CDN must purge: what it is owed from earlier deploys, and what a deploy
-    // cut short may have changed; this deploy's changes join below.
-    let mut owed: Vec<BTreeSet<String>> = (purges.cdns.iter())
-        .map(|c| {
-            let earlier = old.purging.get(&c.cdn().to_string()).cloned().unwrap_or_default();
-            earlier.union(&plan.cut).cloned().collect()
-        })
-        .collect();
-    let named: BTreeSet<String> = purges.cdns.iter().map(|c| c.cdn().to_string()).collect();
-    for (cdn, keys) in old.purging.iter().filter(|(c, _)| !named.contains(*c)) {
-        out.warnings.push(format!(
-            "{cdn} is still owed a purge of {} keys ({}), and this deploy does not purge it (not in [deploy] purge or --purge): they stay owed until a deploy that names it",
-            keys.len(),
-            first_keys(&keys.iter().cloned().collect::<Vec<_>>())
-        ));
-    }
+    let mut owed = Owed::new(&old, &plan.cut, purges.cdns, &mut out.warnings);
     if opts.dry_run {
         out.uploaded = uploads.iter().map(|&(i, r)| (local[i].rel.clone(), r)).collect();
         out.bytes = uploads.iter().map(|&(i, _)| local[i].size).sum();
@@ -377,12 +353,8 @@ async fn run(
         let changed =
             out.uploaded.iter().map(|(k, _)| k.clone()).chain(out.deleted.iter().cloned());
         let changed: BTreeSet<String> = changed.collect();
-        for (c, keys) in purges.cdns.iter().zip(&mut owed) {
-            keys.extend(changed.iter().cloned());
-            if !keys.is_empty() {
-                out.purges.push(c.plan(&purges.of(keys)));
-            }
-        }
+        owed.add(&changed);
+        out.purges = owed.plans(&purges);
         unpurged.extend(changed);
         let list = purges.of(&unpurged);
         if let Some(write) = purges.list.as_mut() {
@@ -412,63 +384,18 @@ async fn run(
     let changed: BTreeSet<String> =
         out.uploaded.iter().map(|(k, _)| k.clone()).chain(out.deleted.iter().cloned()).collect();
     unpurged.extend(changed.iter().cloned());
-    for keys in &mut owed {
-        keys.extend(changed.iter().cloned());
-    }
-    let mut after =
-        Record { objects: plan::objects_after(&local, &etags, &modified), ..Record::default() };
-    // A deploy cut short (its lease taken over, or found unfinished after its holder or a
-    // taker gave up) may still have a request on its way: what it was about to write and
-    // delete stays in the record for [`CARRIED`] from the first deploy that finds it, and
-    // every deploy until then checks it against the store (`plan::plan` treats it as a
-    // deploy cut short) and keeps it.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    let unfinished = !old.pending.is_empty() || !old.deleting.is_empty();
-    let found = unfinished && old.carried_until.is_none();
-    let carrying = took_over || found || old.carried_until.is_some_and(|until| now < until);
-    if carrying {
-        after.pending = old.pending.clone();
-        after.deleting = old.deleting.clone();
-        after.deleting.retain(|key, _| !after.objects.contains_key(key));
-        after.carried_until = if took_over || found {
-            Some(now.saturating_add(CARRIED.as_secs() as i64))
-        } else {
-            old.carried_until
-        };
-    }
+    owed.add(&changed);
+    let mut after = journal::after(&old, plan::objects_after(&local, &etags, &modified), took_over);
     let list = purges.of(&unpurged);
     let written = purges.list.as_mut().map(|write| write(&list));
     // Until a purge list names them, the record keeps them.
     if !matches!(written, Some(Ok(()))) {
         after.unpurged = unpurged;
     }
-    // Each CDN, after the store holds the build; what one did not accept stays owed to it,
-    // and what is owed to a CDN this deploy does not name stays as it was.
-    after.purging = (old.purging.iter())
-        .filter(|(c, _)| !named.contains(*c))
-        .map(|(c, keys)| (c.clone(), keys.clone()))
-        .collect();
-    let mut failed = Vec::new();
-    for (c, keys) in purges.cdns.iter().zip(owed) {
-        if keys.is_empty() {
-            continue;
-        }
-        remote.progress.start("purge", 0);
-        match c.purge(&purges.of(&keys)).await {
-            Ok(sent) => out.purges.push(sent),
-            Err(why) => {
-                failed.push(format!(
-                    "the purge of {} failed: {why}; {} keys stay owed to it in the record ({})",
-                    c.cdn(),
-                    keys.len(),
-                    first_keys(&keys.iter().cloned().collect::<Vec<_>>())
-                ));
-                after.purging.insert(c.cdn().to_string(), keys);
-            }
-        }
-    }
+    // Each CDN, after the store holds the build.
+    let purged = owed.send(&purges, remote.progress).await;
+    out.purges = purged.sent;
+    after.purging = purged.owed;
     // Compared with what the store holds now: the intent, when one was written (a deploy
     // that sent the bytes already there ends with the record it started from, and must
     // not leave its intent behind).
@@ -476,22 +403,11 @@ async fn run(
         remote.put_record(&after).await?;
     }
     written.unwrap_or(Ok(()))?;
-    if !failed.is_empty() {
-        return Err(Failure::Other(anyhow::anyhow!(
-            "{} holds the build ({} uploaded, {} deleted), but {}: the next deploy purges them first, also one with nothing else to do",
-            remote.store.target.display(),
-            out.uploaded.len(),
-            out.deleted.len(),
-            failed.join("; ")
-        )));
+    if !purged.failed.is_empty() {
+        return Err(owed::failure(&remote.store.target.display(), &out, &purged.failed));
     }
     Ok(out)
 }
-
-/// How long a takeover's record keeps what the previous holder was about to do: longer
-/// than any request stays on its way (a process stopped between its lease check and its
-/// send for longer than this can leave an object that only `--repair` finds).
-const CARRIED: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// One deploy at a time writes to the store (`lease.rs`); a deploy with nothing to write
 /// (a no-op, a dry run) takes no lease and sends no write request. One that took the lease
@@ -555,33 +471,4 @@ fn kept(plan: &plan::Plan) -> Vec<Option<String>> {
             _ => None,
         })
         .collect()
-}
-
-/// The record written before the first change: the old one, with what is about to be
-/// uploaded as pending, what is about to be deleted as deleting, and what is not purged
-/// yet. `None` when nothing is about to change.
-fn intent(
-    old: &Record,
-    local: &[local::LocalFile],
-    uploads: &[(usize, Reason)],
-    doomed: &[remote::Doomed],
-    unpurged: &BTreeSet<String>,
-) -> Option<Record> {
-    if uploads.is_empty() && doomed.is_empty() {
-        return None;
-    }
-    let mut intent = old.clone();
-    for &(i, _) in uploads {
-        intent.pending.entry(local[i].rel.clone()).or_default().insert(local[i].md5);
-    }
-    for d in doomed {
-        if let Some(put) = &d.put {
-            intent.deleting.insert(d.key.clone(), put.clone());
-        }
-    }
-    intent.unpurged = unpurged.clone();
-    // An intent is unfinished until its deploy writes its record: the first deploy that
-    // finds it (cut short) starts the time its intent is carried.
-    intent.carried_until = None;
-    Some(intent)
 }

@@ -1,0 +1,70 @@
+//! What folio's record says around a deploy's changes (`record.rs` holds its format): the
+//! intent written before the first change, and what a deploy cut short left in it, carried
+//! for a while by the record written after.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::local;
+use super::plan::Reason;
+use super::record::{Put, Record};
+use super::remote;
+
+/// How long a takeover's record keeps what the previous holder was about to do: longer
+/// than any request stays on its way (a process stopped between its lease check and its
+/// send for longer than this can leave an object that only `--repair` finds).
+const CARRIED: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+/// The record written before the first change: the old one, with what is about to be
+/// uploaded as pending, what is about to be deleted as deleting, and what is not purged
+/// yet. `None` when nothing is about to change.
+pub(super) fn intent(
+    old: &Record,
+    local: &[local::LocalFile],
+    uploads: &[(usize, Reason)],
+    doomed: &[remote::Doomed],
+    unpurged: &BTreeSet<String>,
+) -> Option<Record> {
+    if uploads.is_empty() && doomed.is_empty() {
+        return None;
+    }
+    let mut intent = old.clone();
+    for &(i, _) in uploads {
+        intent.pending.entry(local[i].rel.clone()).or_default().insert(local[i].md5);
+    }
+    for d in doomed {
+        if let Some(put) = &d.put {
+            intent.deleting.insert(d.key.clone(), put.clone());
+        }
+    }
+    intent.unpurged = unpurged.clone();
+    // An intent is unfinished until its deploy writes its record: the first deploy that
+    // finds it (cut short) starts the time its intent is carried.
+    intent.carried_until = None;
+    Some(intent)
+}
+
+/// The record written after the changes: `objects` as they now are, and, when a deploy cut
+/// short (its lease taken over, or found unfinished after its holder or a taker gave up)
+/// may still have a request on its way, what it was about to write and delete, kept for
+/// [`CARRIED`] from the first deploy that finds it; every deploy until then checks it
+/// against the store (`plan::plan` treats it as a deploy cut short) and keeps it.
+pub(super) fn after(old: &Record, objects: BTreeMap<String, Put>, took_over: bool) -> Record {
+    let mut after = Record { objects, ..Record::default() };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let unfinished = !old.pending.is_empty() || !old.deleting.is_empty();
+    let found = unfinished && old.carried_until.is_none();
+    let carrying = took_over || found || old.carried_until.is_some_and(|until| now < until);
+    if carrying {
+        after.pending = old.pending.clone();
+        after.deleting = old.deleting.clone();
+        after.deleting.retain(|key, _| !after.objects.contains_key(key));
+        after.carried_until = if took_over || found {
+            Some(now.saturating_add(CARRIED.as_secs() as i64))
+        } else {
+            old.carried_until
+        };
+    }
+    after
+}
