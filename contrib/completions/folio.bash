@@ -155,7 +155,7 @@ _folio() {
             return 0
             ;;
         folio__subcmd__deploy)
-            opts="-q -h --config --to --endpoint --dry-run --force --max-deletes --purge-list --repair --no-wait --quiet --help"
+            opts="-q -h --config --to --endpoint --dry-run --force --max-deletes --purge-list --purge --no-purge --purge-wait --repair --no-wait --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -178,6 +178,14 @@ _folio() {
                     return 0
                     ;;
                 --purge-list)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --purge)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --purge-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -60,8 +60,11 @@ complete -c folio -n "__fish_folio_using_subcommand deploy" -l to -d 'Where to p
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l endpoint -d 'An S3-compatible store\'s endpoint (R2, MinIO, Ceph), overriding `[deploy] endpoint`' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l max-deletes -d 'Refuse to delete more stale objects than this, overriding `[deploy] max_deletes`' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-list -d 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through)' -r -F
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge -d 'Purge this CDN once the store holds the build, instead of `[deploy] purge`: `cloudfront:DISTRIBUTION_ID` or `cloudflare:ZONE_ID` (repeat for more)' -r
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-wait -d 'Wait at most this many seconds in all for a CDN that asks the purge to wait (throttled, busy), overriding `[deploy] purge_wait`' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l dry-run -d 'Print the plan and send nothing that writes'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l force -d 'Upload every object, changed or not'
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l no-purge -d 'Purge no CDN this time (what is owed stays owed, in the store\'s record)'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l repair -d 'When folio\'s record on the store cannot be read: survey every object below the prefix, delete those that carry folio\'s metadata and the build does not have, and purge every key of the build'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l no-wait -d 'When a build is writing the output folder, refuse at once (exit 1) instead of waiting for it'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -s q -l quiet -d 'Print only problems'

@@ -103,7 +103,10 @@ where
                 }
                 (backoff, why)
             }
-            Answer::Busy { after, why } => (after.unwrap_or(backoff), why),
+            // At least a second: a `Retry-After: 0` storm must not spin.
+            Answer::Busy { after, why } => {
+                (after.unwrap_or(backoff).max(Duration::from_secs(1)), why)
+            }
         };
         if waited + pause > patience {
             return Err(format!(
@@ -130,14 +133,24 @@ pub(crate) fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
     Some(at.duration_since(std::time::SystemTime::now()).unwrap_or(Duration::ZERO))
 }
 
-/// One request's answer read whole, or why there was none. reqwest's errors name the URL,
-/// which holds the endpoint: it is left out.
+/// The most of an answer's body read: the APIs' answers are a few hundred bytes.
+const ANSWER_MAX: usize = 1 << 20;
+
+/// One request's answer read whole (up to [`ANSWER_MAX`]: an endpoint that sends more is
+/// not believed), or why there was none. reqwest's errors name the URL, which holds the
+/// endpoint: it is left out.
 pub(crate) async fn send(
     request: reqwest::RequestBuilder,
-) -> Result<(http::StatusCode, http::HeaderMap, bytes::Bytes), String> {
-    let response = request.send().await.map_err(|e| plain(&e))?;
+) -> Result<(http::StatusCode, http::HeaderMap, Vec<u8>), String> {
+    let mut response = request.send().await.map_err(|e| plain(&e))?;
     let (status, headers) = (response.status(), response.headers().clone());
-    let body = response.bytes().await.map_err(|e| plain(&e))?;
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| plain(&e))? {
+        if body.len() + chunk.len() > ANSWER_MAX {
+            return Err(format!("{status} with an answer past {ANSWER_MAX} bytes"));
+        }
+        body.extend_from_slice(&chunk);
+    }
     Ok((status, headers, body))
 }
 
@@ -240,6 +253,18 @@ mod tests {
         .unwrap_err();
         assert!(why.starts_with("429 Too Many Requests; still so after waiting 40 s"), "{why}");
         assert!(why.contains("purge_wait (50 s)"), "{why}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_storm_that_asks_no_wait_still_waits_a_second_and_ends() {
+        let start = tokio::time::Instant::now();
+        let why = patiently(Duration::from_secs(30), || async {
+            Answer::<()>::Busy { after: Some(Duration::ZERO), why: "429".into() }
+        })
+        .await
+        .unwrap_err();
+        assert!(why.contains("after waiting 30 s"), "{why}");
+        assert_eq!(start.elapsed(), Duration::from_secs(30));
     }
 
     #[tokio::test(start_paused = true)]
