@@ -131,7 +131,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
             format!("{:?}{}", std::time::SystemTime::now(), std::process::id()).as_bytes()
         )
     );
-    let cdns = cdn::connect(&opts.purge, &project.shape, opts.purge_wait, &nonce)?;
+    let cdns = cdn::connect(&opts.purge, &project.shape, (opts.purge_wait, opts.dry_run), &nonce)?;
     // One thread for the requests (measured: a fifth less CPU than two workers, which the
     // store often shares the machine with); file reads and hashing run on the blocking
     // pool, so the lease's renewals never wait for them.

@@ -38,12 +38,19 @@ impl Cloudflare {
         cdn: Cdn,
         zone: &str,
         client: reqwest::Client,
-        patience: Duration,
+        (patience, dry_run): (Duration, bool),
     ) -> Result<Cloudflare, String> {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-        let token = var(TOKEN_VAR).ok_or_else(|| {
-            format!("{TOKEN_VAR} is not set (an API token with the zone's Cache Purge permission)")
-        })?;
+        // A dry run sends nothing, and needs no token to say what it would send.
+        let token = match var(TOKEN_VAR) {
+            Some(token) => token,
+            None if dry_run => String::new(),
+            None => {
+                return Err(format!(
+                    "{TOKEN_VAR} is not set (an API token with the zone's Cache Purge permission)"
+                ));
+            }
+        };
         let base = match var(BASE_VAR) {
             Some(b) if b.starts_with("https://") || b.starts_with("http://") => b,
             Some(_) => return Err(format!("{BASE_VAR} must start with https:// or http://")),

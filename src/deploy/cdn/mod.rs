@@ -188,11 +188,12 @@ fn client() -> Result<reqwest::Client, Failure> {
 /// The purgers for `cdns`, each checked before anything is sent: Cloudflare needs its token
 /// and a `base_url` with an origin (it purges absolute URLs). `nonce` makes this deploy's
 /// CloudFront caller references its own (a retried request repeats its reference, so an
-/// invalidation that landed with its answer lost is not made twice).
+/// invalidation that landed with its answer lost is not made twice). A dry run needs no
+/// Cloudflare token.
 pub fn connect(
     cdns: &[Cdn],
     shape: &Shape,
-    patience: Duration,
+    (patience, dry_run): (Duration, bool),
     nonce: &str,
 ) -> Result<Vec<Box<dyn Purger>>, Failure> {
     let mut out: Vec<Box<dyn Purger>> = Vec::new();
@@ -213,8 +214,11 @@ pub fn connect(
                         "purging {cdn}: Cloudflare purges absolute URLs, and base_url has no origin: set base_url = \"https://HOST\" in folio.toml; nothing was sent"
                     )));
                 }
-                let client = cloudflare::Cloudflare::new(cdn.clone(), zone, client()?, patience)
-                    .map_err(|why| refused(format!("purging {cdn}: {why}; nothing was sent")))?;
+                let client =
+                    cloudflare::Cloudflare::new(cdn.clone(), zone, client()?, (patience, dry_run))
+                        .map_err(|why| {
+                            refused(format!("purging {cdn}: {why}; nothing was sent"))
+                        })?;
                 out.push(Box::new(client));
             }
         }

@@ -391,9 +391,18 @@ fn a_cloudflare_auth_error_or_a_storm_past_purge_wait_fails_and_the_next_deploy_
     assert!(said.contains("would pass purge_wait (3 s)"), "{said}");
     assert!(storm.purged().is_empty());
 
-    // A deploy with no token at all is refused before anything is sent.
+    // A deploy with no token at all is refused before anything is sent; a dry run needs
+    // none to say what it would send.
     let refused = remote.deploy(&p, &["--purge", &cdn]).fails(1);
     assert!(refused.stderr().contains("CLOUDFLARE_API_TOKEN is not set"), "{}", refused.stderr());
+    let dry = remote.deploy(&p, &["--purge", &cdn, "--dry-run"]).success();
+    let would = format!("would purge {cdn}: {} changed objects", want.len());
+    assert!(dry.stdout().contains(&would), "{}", dry.stdout());
+    assert!(
+        dry.stdout().contains(&format!("purge {cdn} https://example.org/")),
+        "{}",
+        dry.stdout()
+    );
 
     // The next deploy, with nothing to upload, purges what the failed ones owe.
     let api = FakeCloudflare::start(0);
