@@ -66,6 +66,11 @@ pub struct Plan {
     /// Keys a deploy cut short (or anything but folio) may have changed or deleted: the
     /// CDN must forget them.
     pub cut: BTreeSet<String>,
+    /// Of `cut`, the keys there only because the record could not vouch for their objects
+    /// from the listing, with the MD5 the record holds: one a HEAD then shows holding
+    /// those bytes changed nothing, and leaves `cut` (`remote.check`). Where listings carry
+    /// no ETags and the record no time yet, that is every key.
+    pub unvouched: BTreeMap<String, Md5>,
 }
 
 /// Does `put` (an entry of folio's record) vouch for the listed object: the same ETag
@@ -143,9 +148,10 @@ pub fn plan(
     // An object folio recorded that changed behind the record's back (a request that
     // landed after its deploy was cut, another tool): whatever its bytes are now, the CDN
     // may hold the ones before.
+    let mut unvouched = BTreeMap::new();
     for (key, put) in &record.objects {
-        if listing.get(key).is_some_and(|l| !vouches(put, l)) {
-            cut.insert(key.clone());
+        if listing.get(key).is_some_and(|l| !vouches(put, l)) && cut.insert(key.clone()) {
+            unvouched.insert(key.clone(), put.md5);
         }
     }
     Plan {
@@ -153,6 +159,7 @@ pub fn plan(
         deletes: deletes.into_iter().map(|(k, p)| (k.clone(), p.clone())).collect(),
         orphans,
         cut,
+        unvouched,
     }
 }
 
@@ -368,6 +375,27 @@ mod tests {
         assert_eq!(p.actions[1], Action::Check, "the record does not vouch for it");
         assert_eq!(p.orphans, [("orphan".to_string(), [[4; 16]].into())]);
         assert!(p.deletes.is_empty());
+        // `uploaded` is cut because the cut deploy meant to write it: a HEAD showing the
+        // recorded bytes does not clear it. Nothing is there for want of vouching alone.
+        assert!(p.unvouched.is_empty());
+    }
+
+    #[test]
+    fn an_object_cut_for_want_of_vouching_alone_is_unvouched_with_its_recorded_md5() {
+        // A listing without ETags and a record without times (a first deploy learnt none):
+        // every object is cut until a HEAD shows it holds what the record says.
+        let etagless = Listed { size: 3, etag: String::new(), modified: Some(100) };
+        let listing: HashMap<String, Listed> =
+            [("a".to_string(), etagless.clone()), ("b".to_string(), etagless)].into();
+        let mut record = Record::default();
+        record.objects.insert("a".into(), put(1, "e1", "x"));
+        record.objects.insert("b".into(), put(2, "e2", "x"));
+        record.pending.insert("b".into(), [[7; 16]].into());
+        let p = plan(&[file("a", 1), file("b", 2)], &listing, &record, false);
+        assert_eq!(p.actions, [Action::Check, Action::Check]);
+        assert_eq!(p.cut, ["a".to_string(), "b".into()].into());
+        // `b` a cut deploy meant to write: it stays cut whatever a HEAD shows.
+        assert_eq!(p.unvouched, [("a".to_string(), [1; 16])].into());
     }
 
     #[test]

@@ -204,6 +204,12 @@ impl Remote<'_> {
                 Err(object_store::Error::NotFound { .. }) => Action::Upload(Reason::Missing),
                 Err(e) => return Err(self.failed("checking", &f.rel, e)),
             };
+            // Kept, and the bytes the record holds: nothing changed behind its back.
+            if matches!(plan.actions[i], Action::Keep(_))
+                && plan.unvouched.get(&f.rel) == Some(&f.md5)
+            {
+                plan.cut.remove(&f.rel);
+            }
             self.progress.inc();
         }
         Ok(())
