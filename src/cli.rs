@@ -218,7 +218,7 @@ pub struct DeployArgs {
     pub no_purge: bool,
     /// Wait at most this many seconds in all for a CDN that asks the purge to wait
     /// (throttled, busy), overriding `[deploy] purge_wait`.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(0..=86400))]
     pub purge_wait: Option<u64>,
     /// When folio's record on the store cannot be read: survey every object below the
     /// prefix, delete those that carry folio's metadata and the build does not have, and

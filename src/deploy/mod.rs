@@ -364,7 +364,15 @@ async fn run(
     }
     // Before anything changes, the store learns what is about to: a deploy cut from here
     // on is finished, purged and cleaned up by the next.
-    let intent = intent(&old, &local, &uploads, &doomed, &unpurged);
+    let mut intent = intent(&old, &local, &uploads, &doomed, &unpurged);
+    if let Some(intent) = &mut intent {
+        // And what each CDN named will be owed once it lands: a deploy killed before its
+        // purge leaves that debt in the record, whichever deploy comes next.
+        let about: BTreeSet<String> = (uploads.iter().map(|&(i, _)| local[i].rel.clone()))
+            .chain(doomed.iter().map(|d| d.key.clone()))
+            .collect();
+        intent.purging = owed.with(&about, purges.cdns);
+    }
     if let Some(intent) = &intent {
         remote.put_record(intent).await?;
     }

@@ -71,6 +71,23 @@ impl Owed {
         Owed { named, others }
     }
 
+    /// What the record owes every CDN if `about` is changed and no purge is accepted: the
+    /// record's `purging` for an intent.
+    pub fn with(
+        &self,
+        about: &BTreeSet<String>,
+        cdns: &[Box<dyn Purger>],
+    ) -> BTreeMap<String, BTreeSet<String>> {
+        let mut all = self.others.clone();
+        for (c, keys) in cdns.iter().zip(&self.named) {
+            let keys: BTreeSet<String> = keys.union(about).cloned().collect();
+            if !keys.is_empty() {
+                all.insert(c.cdn().to_string(), keys);
+            }
+        }
+        all
+    }
+
     /// This deploy's changes, owed to every CDN it names.
     pub fn add(&mut self, changed: &BTreeSet<String>) {
         for keys in &mut self.named {

@@ -227,8 +227,11 @@ impl Sets {
     }
 }
 
+/// A key folio could have written: a clean relative path, with no control character and
+/// none of `*?#` (which a purge would read as a wildcard or a query).
 fn clean(key: &str) -> bool {
     crate::output::paths::is_clean(key)
+        && !key.contains(|c: char| c.is_control() || "*?#".contains(c))
 }
 
 impl Record {
@@ -408,7 +411,7 @@ mod tests {
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!((back, format(&r)), (r.clone(), 3));
 
-        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,"",null]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,"",null]},"pending":{"a//b":[]},"unpurged":["../x"],"purging":{"cloudfront:E2QWRUHAPOMQZL":["../y"],"../z":["a.json"]}}"#;
+        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,"",null]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,"",null]},"pending":{"a//b":[]},"unpurged":["../x"],"purging":{"cloudfront:E2QWRUHAPOMQZL":["../y","api/*","a\nb"],"../z":["a.json"]}}"#;
         let hostile = Record::from_bytes(&gz(wire)).unwrap();
         assert_eq!(hostile, Record::default());
         assert!(Record::from_bytes(b"not gzip").is_err());

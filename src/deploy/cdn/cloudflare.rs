@@ -12,12 +12,12 @@
 //! There is no local Cloudflare to test against: `tests/it/deploy/cdn.rs` holds a contract
 //! test of this API as documented (batches, `429` with `Retry-After`, auth errors).
 
-use std::time::Duration;
-
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Answer, Purger, Sent, patiently, retry_after, send};
+use std::sync::Arc;
+
+use super::{Answer, Budget, Purger, Sent, patiently, retry_after, send, their_words};
 use crate::config::Cdn;
 use crate::deploy::purge::PurgeList;
 
@@ -30,7 +30,7 @@ pub struct Cloudflare {
     url: String,
     token: String,
     client: reqwest::Client,
-    patience: Duration,
+    budget: Arc<Budget>,
 }
 
 impl Cloudflare {
@@ -38,7 +38,7 @@ impl Cloudflare {
         cdn: Cdn,
         zone: &str,
         client: reqwest::Client,
-        (patience, dry_run): (Duration, bool),
+        (budget, dry_run): (Arc<Budget>, bool),
     ) -> Result<Cloudflare, String> {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         // A dry run sends nothing, and needs no token to say what it would send.
@@ -52,12 +52,11 @@ impl Cloudflare {
             }
         };
         let base = match var(BASE_VAR) {
-            Some(b) if b.starts_with("https://") || b.starts_with("http://") => b,
-            Some(_) => return Err(format!("{BASE_VAR} must start with https:// or http://")),
+            Some(b) => super::endpoint(BASE_VAR, &b)?,
             None => DEFAULT_BASE.to_string(),
         };
         let url = format!("{}/zones/{zone}/purge_cache", base.trim_end_matches('/'));
-        Ok(Cloudflare { cdn, url, token, client, patience })
+        Ok(Cloudflare { cdn, url, token, client, budget })
     }
 
     async fn request(&self, body: &Value) -> Answer<()> {
@@ -79,6 +78,7 @@ impl Cloudflare {
                 each.collect::<Vec<_>>().join("; ")
             })
             .unwrap_or_default();
+        let errors = their_words(&errors, &self.token);
         let why =
             if errors.is_empty() { status.to_string() } else { format!("{status}: {errors}") };
         if status.is_success() && answer.as_ref().is_some_and(|r| r.success) {
@@ -143,7 +143,7 @@ impl Purger for Cloudflare {
     async fn purge(&self, list: &PurgeList) -> Result<Sent, String> {
         let mut sent = self.plan(list);
         for body in &list.purge.cloudflare {
-            let ((), waits) = patiently(self.patience, || self.request(body)).await?;
+            let ((), waits) = patiently(&self.budget, || self.request(body)).await?;
             sent.waits += waits;
         }
         Ok(sent)

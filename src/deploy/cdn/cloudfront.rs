@@ -11,13 +11,12 @@
 //! deploy's, so a retry after a lost answer is the same invalidation, not a second one.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use object_store::CredentialProvider;
 use object_store::aws::{AwsAuthorizer, AwsCredential};
 use serde::{Deserialize, Serialize};
 
-use super::{Answer, Purger, Sent, patiently, retry_after, send};
+use super::{Answer, Budget, Purger, Sent, patiently, retry_after, send, their_words};
 use crate::config::Cdn;
 use crate::deploy::purge::PurgeList;
 
@@ -34,7 +33,7 @@ pub struct CloudFront {
     url: String,
     client: reqwest::Client,
     credentials: Credentials,
-    patience: Duration,
+    budget: Arc<Budget>,
     nonce: String,
 }
 
@@ -43,13 +42,12 @@ impl CloudFront {
         cdn: Cdn,
         id: &str,
         client: reqwest::Client,
-        patience: Duration,
+        budget: Arc<Budget>,
         nonce: &str,
     ) -> Result<CloudFront, String> {
         let endpoint = std::env::var(ENDPOINT_VAR).ok().filter(|v| !v.is_empty());
         let endpoint = match endpoint {
-            Some(e) if e.starts_with("https://") || e.starts_with("http://") => e,
-            Some(_) => return Err(format!("{ENDPOINT_VAR} must start with https:// or http://")),
+            Some(e) => super::endpoint(ENDPOINT_VAR, &e)?,
             None => DEFAULT_ENDPOINT.to_string(),
         };
         let s3 = crate::deploy::store::s3_from_env()
@@ -62,7 +60,7 @@ impl CloudFront {
             cdn,
             client,
             credentials: s3.credentials().clone(),
-            patience,
+            budget,
             nonce: nonce.to_string(),
         })
     }
@@ -112,7 +110,7 @@ impl CloudFront {
             };
         }
         let (code, message) = match quick_xml::de::from_str::<ErrorResponse>(&text) {
-            Ok(e) => (e.error.code, e.error.message),
+            Ok(e) => (their_words(&e.error.code, ""), their_words(&e.error.message, "")),
             Err(_) => (String::new(), String::new()),
         };
         let why = [status.to_string(), code.clone(), message]
@@ -169,7 +167,7 @@ impl Purger for CloudFront {
         for (n, paths) in batches(list).into_iter().enumerate() {
             let reference = format!("folio-{}-{n}", self.nonce);
             let (id, waits) =
-                patiently(self.patience, || self.invalidate(paths, &reference)).await?;
+                patiently(&self.budget, || self.invalidate(paths, &reference)).await?;
             sent.ids.push(id);
             sent.waits += waits;
         }

@@ -76,12 +76,26 @@ pub(crate) enum Answer<T> {
     Refused(String),
 }
 
+/// The waiting a deploy's purges may do, in all (`purge_wait`), shared by every request
+/// to every CDN.
+#[derive(Debug)]
+pub struct Budget {
+    total: Duration,
+    spent: std::sync::Mutex<Duration>,
+}
+
+impl Budget {
+    pub fn new(total: Duration) -> Budget {
+        Budget { total, spent: std::sync::Mutex::new(Duration::ZERO) }
+    }
+}
+
 /// Tries `attempt` until it is accepted or refused: a busy CDN is waited for (as it asks,
-/// else 1 s doubling to 60 s) while the waiting stays within `patience`; an unreachable one
-/// is tried 4 times. Returns the accepted value and how many waits it took. Waits on
-/// tokio's clock (virtual in tests).
+/// else 1 s doubling to 60 s) while the deploy's waiting stays within `budget`; an
+/// unreachable one is tried up to 4 times, with the same waits between. Returns the
+/// accepted value and how many waits it took. Waits on tokio's clock (virtual in tests).
 pub(crate) async fn patiently<T, F, Fut>(
-    patience: Duration,
+    budget: &Budget,
     mut attempt: F,
 ) -> Result<(T, u32), String>
 where
@@ -89,7 +103,7 @@ where
     Fut: Future<Output = Answer<T>>,
 {
     const UNREACHABLE_TRIES: u32 = 4;
-    let mut waited = Duration::ZERO;
+    let patience = budget.total;
     let mut backoff = Duration::from_secs(1);
     let (mut waits, mut unreachable) = (0, 0);
     loop {
@@ -108,7 +122,13 @@ where
                 (after.unwrap_or(backoff).max(Duration::from_secs(1)), why)
             }
         };
-        if waited + pause > patience {
+        let waited = *budget.spent.lock().unwrap_or_else(|e| e.into_inner());
+        // A `Retry-After` past any patience is past this one, not an overflow.
+        if waited.checked_add(pause).is_none_or(|total| total > patience) {
+            let why = match unreachable {
+                0 => why,
+                n => format!("{why} (tried {n} times)"),
+            };
             return Err(format!(
                 "{why}; still so after waiting {} s, and waiting {} s more would pass purge_wait ({} s)",
                 waited.as_secs(),
@@ -117,7 +137,7 @@ where
             ));
         }
         tokio::time::sleep(pause).await;
-        waited += pause;
+        *budget.spent.lock().unwrap_or_else(|e| e.into_inner()) += pause;
         waits += 1;
         backoff = (backoff * 2).min(Duration::from_secs(60));
     }
@@ -178,7 +198,11 @@ fn plain(e: &reqwest::Error) -> String {
 /// The HTTP client the purges share: 30 s for a request.
 fn client() -> Result<reqwest::Client, Failure> {
     let _ = rustls::crypto::ring::default_provider().install_default();
+    // No redirect is followed: an answer from elsewhere is no CDN's acceptance, and the
+    // credentials and the endpoint stay with the endpoint.
     reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .referer(false)
         .timeout(Duration::from_secs(30))
         .connect_timeout(Duration::from_secs(10))
         .build()
@@ -198,11 +222,13 @@ pub fn connect(
 ) -> Result<Vec<Box<dyn Purger>>, Failure> {
     let mut out: Vec<Box<dyn Purger>> = Vec::new();
     let refused = |text: String| Failure::Refused(Refusal::from(text));
-    for cdn in cdns {
+    let budget = std::sync::Arc::new(Budget::new(patience));
+    let mut seen = std::collections::BTreeSet::new();
+    for cdn in cdns.iter().filter(|c| seen.insert(*c)) {
         match cdn {
             Cdn::CloudFront(id) => {
                 let client =
-                    cloudfront::CloudFront::new(cdn.clone(), id, client()?, patience, nonce)
+                    cloudfront::CloudFront::new(cdn.clone(), id, client()?, budget.clone(), nonce)
                         .map_err(|why| {
                             refused(format!("purging {cdn}: {why}; nothing was sent"))
                         })?;
@@ -214,16 +240,43 @@ pub fn connect(
                         "purging {cdn}: Cloudflare purges absolute URLs, and base_url has no origin: set base_url = \"https://HOST\" in folio.toml; nothing was sent"
                     )));
                 }
-                let client =
-                    cloudflare::Cloudflare::new(cdn.clone(), zone, client()?, (patience, dry_run))
-                        .map_err(|why| {
-                            refused(format!("purging {cdn}: {why}; nothing was sent"))
-                        })?;
+                let client = cloudflare::Cloudflare::new(
+                    cdn.clone(),
+                    zone,
+                    client()?,
+                    (budget.clone(), dry_run),
+                )
+                .map_err(|why| refused(format!("purging {cdn}: {why}; nothing was sent")))?;
                 out.push(Box::new(client));
             }
         }
     }
     Ok(out)
+}
+
+/// An endpoint from the environment: `http://` or `https://` and a host, or why not
+/// (without repeating it: it is never printed).
+pub(crate) fn endpoint(var: &str, value: &str) -> Result<String, String> {
+    let ok = (value.starts_with("https://") || value.starts_with("http://"))
+        && url::Url::parse(value)
+            .is_ok_and(|u| u.host().is_some() && u.username().is_empty() && u.password().is_none());
+    if ok {
+        Ok(value.trim_end_matches('/').to_string())
+    } else {
+        Err(format!("{var} is no http:// or https:// URL with a host (and no user or password)"))
+    }
+}
+
+/// A CDN's own words as folio repeats them: one line of printable text, at most 300
+/// characters, with `secret` (a token it may echo) never in it.
+pub(crate) fn their_words(text: &str, secret: &str) -> String {
+    let text = if secret.is_empty() { text.to_string() } else { text.replace(secret, "[token]") };
+    let line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(300) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
 }
 
 #[cfg(test)]
@@ -233,7 +286,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_busy_cdn_is_waited_for_as_it_asks_within_the_patience() {
         let mut tries = 0;
-        let answer = patiently(Duration::from_secs(100), || {
+        let answer = patiently(&Budget::new(Duration::from_secs(100)), || {
             tries += 1;
             let busy = tries < 4;
             async move {
@@ -247,7 +300,7 @@ mod tests {
         .await;
         assert_eq!(answer, Ok(("id", 3)));
         // Past the patience: the last answer and how long it waited.
-        let why = patiently(Duration::from_secs(50), || async {
+        let why = patiently(&Budget::new(Duration::from_secs(50)), || async {
             Answer::<()>::Busy {
                 after: Some(Duration::from_secs(20)),
                 why: "429 Too Many Requests".into(),
@@ -262,7 +315,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_storm_that_asks_no_wait_still_waits_a_second_and_ends() {
         let start = tokio::time::Instant::now();
-        let why = patiently(Duration::from_secs(30), || async {
+        let why = patiently(&Budget::new(Duration::from_secs(30)), || async {
             Answer::<()>::Busy { after: Some(Duration::ZERO), why: "429".into() }
         })
         .await
@@ -274,7 +327,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_unreachable_cdn_is_tried_four_times_and_a_refusal_once() {
         let mut tries = 0;
-        let why = patiently(Duration::from_secs(600), || {
+        let why = patiently(&Budget::new(Duration::from_secs(600)), || {
             tries += 1;
             async { Answer::<()>::Unreachable("could not connect".into()) }
         })
@@ -282,13 +335,39 @@ mod tests {
         .unwrap_err();
         assert_eq!((tries, why.as_str()), (4, "could not connect (tried 4 times)"));
         let mut tries = 0;
-        let why = patiently(Duration::from_secs(600), || {
+        let why = patiently(&Budget::new(Duration::from_secs(600)), || {
             tries += 1;
             async { Answer::<()>::Refused("403 Forbidden".into()) }
         })
         .await
         .unwrap_err();
         assert_eq!((tries, why.as_str()), (1, "403 Forbidden"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_budget_is_shared_and_a_huge_retry_after_is_past_it() {
+        let budget = Budget::new(Duration::from_secs(5));
+        let busy = || async {
+            Answer::<()>::Busy { after: Some(Duration::from_secs(3)), why: "429".into() }
+        };
+        assert!(patiently(&budget, busy).await.is_err());
+        // The first request waited 3 s: a second one has 2 s left, less than it asks.
+        let why = patiently(&budget, busy).await.unwrap_err();
+        assert!(why.contains("after waiting 3 s"), "{why}");
+        let huge =
+            || async { Answer::<()>::Busy { after: Some(Duration::MAX), why: "503".into() } };
+        assert!(patiently(&Budget::new(Duration::from_secs(600)), huge).await.is_err());
+    }
+
+    #[test]
+    fn their_words_are_one_printable_line_without_the_token() {
+        let said = their_words("bad SECRET\n\u{1b}[31merror: forged", "SECRET");
+        assert_eq!(said, "bad [token] [31merror: forged");
+        assert_eq!(their_words(&"x".repeat(400), "").chars().count(), 301);
+        assert_eq!(endpoint("V", "http://127.0.0.1:9/"), Ok("http://127.0.0.1:9".into()));
+        for bad in ["http://[::1", "http://x@example.org", "ftp://h", "http://exa mple.com"] {
+            assert!(endpoint("V", bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -550,3 +550,45 @@ fn cloudfront_busy_with_other_invalidations_is_waited_for() {
     );
     assert_eq!(refusing.seen.lock().unwrap().len(), 1);
 }
+
+#[test]
+fn a_deploy_killed_before_its_purge_leaves_the_debt_whoever_deploys_next() {
+    let Some(moto) = Moto::start(false) else { return };
+    if !crate::harness::need_python_module("boto3") {
+        return;
+    }
+    let remote = Remote::s3(&moto, "travel");
+    let id = distribution(&moto);
+    let cdn = format!("cloudfront:{id}");
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let before = published(&p);
+    rename_first_record(&p);
+    p.folio(&["build"]).success();
+    let want = changed(&before, &published(&p));
+    // A CloudFront that takes the request and never answers: the deploy is killed there.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", silent.local_addr().unwrap().port());
+    let mut cmd = remote.command(&p, &["--purge", &cdn]);
+    cmd.env("AWS_ENDPOINT_URL_CLOUDFRONT", &endpoint).stdout(Stdio::null()).stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let (_held, _) = silent.accept().unwrap();
+    assert!(remote.objects() == published(&p), "the build is up before the purge");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The next deploy does not purge: it finishes the killed one's record, keeps the debt
+    // and says so.
+    let next = remote.deploy(&p, &["--no-purge"]).success();
+    let owed = format!("{cdn} is still owed a purge of {} keys", want.len());
+    assert!(next.stderr().contains(&owed), "{}", next.stderr());
+    // The deploy after, naming the CDN, purges exactly what the killed one changed.
+    let env = [("AWS_ENDPOINT_URL_CLOUDFRONT", moto_url(&moto))];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let paid = remote.deploy_env(&p, &["--purge", &cdn], &env).success();
+    assert!(paid.stdout().contains(&format!("purged {cdn}: {} changed objects", want.len())));
+    let sent = invalidations(&moto, &id);
+    for key in &want {
+        assert!(sent[0].contains(&format!("/{key}")), "{key}: {:?}", sent[0]);
+    }
+}
