@@ -305,28 +305,31 @@ pub struct Overrides {
 }
 
 /// The body of every page (`[listing] envelope`): folio's standard one, Laravel's
-/// paginator or API resource, or the project's template `templates/NAME.json.j2`.
+/// length-aware paginator, its simple paginator (no count) or API resource, or the
+/// project's template `templates/NAME.json.j2`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Envelope {
     Standard,
     Laravel,
+    LaravelSimple,
     LaravelResource,
     Template(String),
 }
 
 impl Envelope {
     /// The built-in envelopes' names, as `[listing] envelope` spells them.
-    pub const BUILT_IN: [&str; 3] = ["standard", "laravel", "laravel-resource"];
+    pub const BUILT_IN: [&str; 4] = ["standard", "laravel", "laravel-simple", "laravel-resource"];
 }
 
-/// As `[listing] envelope` spells it: `standard`, `laravel`, `laravel-resource`,
-/// `template:NAME`.
+/// As `[listing] envelope` spells it: `standard`, `laravel`, `laravel-simple`,
+/// `laravel-resource`, `template:NAME`.
 impl std::fmt::Display for Envelope {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
             Envelope::Standard => f.write_str(Envelope::BUILT_IN[0]),
             Envelope::Laravel => f.write_str(Envelope::BUILT_IN[1]),
-            Envelope::LaravelResource => f.write_str(Envelope::BUILT_IN[2]),
+            Envelope::LaravelSimple => f.write_str(Envelope::BUILT_IN[2]),
+            Envelope::LaravelResource => f.write_str(Envelope::BUILT_IN[3]),
             Envelope::Template(name) => write!(f, "template:{name}"),
         }
     }
@@ -340,6 +343,7 @@ impl std::str::FromStr for Envelope {
         match s {
             "standard" => Ok(Envelope::Standard),
             "laravel" => Ok(Envelope::Laravel),
+            "laravel-simple" => Ok(Envelope::LaravelSimple),
             "laravel-resource" => Ok(Envelope::LaravelResource),
             _ => match s.strip_prefix("template:") {
                 Some(name)

@@ -30,6 +30,9 @@ impl Shape {
 
     /// Whether a Laravel envelope is on: its spelling of a page's query is in links too.
     pub fn laravel(&self) -> bool {
-        matches!(self.envelope, Envelope::Laravel | Envelope::LaravelResource)
+        matches!(
+            self.envelope,
+            Envelope::Laravel | Envelope::LaravelSimple | Envelope::LaravelResource
+        )
     }
 }

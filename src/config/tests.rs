@@ -82,6 +82,13 @@ fn unknown_values_suggest_the_value_meant() {
     assert!(err[0].ends_with("did you mean `null`?"), "{err:?}");
     let err = project("[listing]\nenvelope = \"laravell\"\n").unwrap_err();
     assert!(err[0].ends_with("; did you mean `laravel`?"), "{err:?}");
+    let err = project("[listing]\nenvelope = \"laravel-simpel\"\n").unwrap_err();
+    assert_eq!(
+        err,
+        [
+            "folio.toml: listing.envelope `laravel-simpel` must be standard, laravel, laravel-simple, laravel-resource or template:NAME; did you mean `laravel-simple`?"
+        ]
+    );
     let err =
         project("[listing]\nlanguages = [\"en\", \"fr\"]\ndefault_language = \"fe\"").unwrap_err();
     assert!(err[0].ends_with("; did you mean `fr`?"), "{err:?}");

@@ -191,7 +191,7 @@ fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope)
     }
     let envelope = l.envelope.parse().unwrap_or_else(|()| {
         err("listing.envelope", format!(
-            "listing.envelope `{}` must be standard, laravel, laravel-resource or template:NAME{}",
+            "listing.envelope `{}` must be standard, laravel, laravel-simple, laravel-resource or template:NAME{}",
             l.envelope,
             crate::diag::did_you_mean(&l.envelope, Envelope::BUILT_IN)
         ));
@@ -471,6 +471,11 @@ mod tests {
         assert_eq!(p.precompress, [Codec::Brotli]);
         let p = project("[listing]\nenvelope = \"laravel-resource\"").unwrap();
         assert_eq!(p.shape.envelope, Envelope::LaravelResource);
+        let p = project("[listing]\nenvelope = \"laravel-simple\"").unwrap();
+        assert_eq!(
+            (p.shape.envelope.to_string(), p.shape.laravel()),
+            ("laravel-simple".into(), true)
+        );
         let p = project("[listing]\nenvelope = \"template:my_api-2\"").unwrap();
         assert_eq!(p.shape.envelope, Envelope::Template("my_api-2".into()));
         assert!(project("[listing]\nenvelope = \"template:../x\"").is_err());

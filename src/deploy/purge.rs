@@ -197,11 +197,14 @@ mod tests {
                 "/api/index.json"
             ]
         );
-        assert!(
-            purge(&site("", true), changed)
-                .urls
-                .contains(&"/api/attractions?per_page=20&page=3".to_string())
-        );
+        // Every Laravel envelope links a page at another size as `?per_page=S&page=P`.
+        use crate::config::Envelope;
+        for envelope in [Envelope::Laravel, Envelope::LaravelSimple, Envelope::LaravelResource] {
+            let mut map = site("", true);
+            map.shape.envelope = envelope.clone();
+            let urls = purge(&map, changed).urls;
+            assert!(urls.contains(&"/api/attractions?per_page=20&page=3".into()), "{envelope}");
+        }
         assert!(purge(&site("", false), changed).cloudflare.is_empty(), "no origin, no Cloudflare");
     }
 

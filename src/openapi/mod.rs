@@ -352,6 +352,20 @@ mod tests {
         assert_eq!(keys("laravel").len(), 13);
         assert_eq!(keys("laravel")[0], "current_page");
         assert_eq!(keys("laravel-resource"), ["data", "links", "meta"]);
+        assert_eq!(
+            keys("laravel-simple"),
+            [
+                "current_page",
+                "data",
+                "first_page_url",
+                "from",
+                "next_page_url",
+                "path",
+                "per_page",
+                "prev_page_url",
+                "to"
+            ]
+        );
         assert!(keys("template:mine").is_empty(), "a template's page may be any JSON");
     }
 

@@ -1,5 +1,5 @@
 //! The schemas of what the API answers with: a page in the configured envelope (standard,
-//! Laravel's two, or a template's, which is left open) and an item from `[fields]`, with
+//! Laravel's three, or a template's, which is left open) and an item from `[fields]`, with
 //! its types, nesting, required keys and what the i18n fallback makes nullable.
 
 use std::collections::BTreeMap;
@@ -89,6 +89,17 @@ fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
             "prev_page_url": url_or_null,
             "to": item_number,
             "total": count,
+        })),
+        Envelope::LaravelSimple => object(json!({
+            "current_page": page,
+            "data": data,
+            "first_page_url": url,
+            "from": item_number,
+            "next_page_url": url_or_null,
+            "path": url,
+            "per_page": per_page,
+            "prev_page_url": url_or_null,
+            "to": item_number,
         })),
         Envelope::LaravelResource => object(json!({
             "data": data,

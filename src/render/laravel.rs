@@ -1,4 +1,5 @@
-//! The two Laravel envelopes (docs/api.md, "Envelopes"), byte-built like the standard one:
+//! The two Laravel envelopes with a count (docs/api.md, "Envelopes"), byte-built like the
+//! standard one (the simple paginator's, which has none, is in `simple.rs`):
 //!
 //! - `laravel`: what `LengthAwarePaginator::toArray()` gives (Laravel 11/12): `current_page,
 //!   data, first_page_url, from, last_page, last_page_url, links, next_page_url, path,
@@ -61,25 +62,25 @@ pub fn window(current: usize, last: usize, mut each: impl FnMut(Slot)) {
     }
 }
 
-fn num(out: &mut Vec<u8>, n: Option<usize>) {
+pub(super) fn num(out: &mut Vec<u8>, n: Option<usize>) {
     match n {
         Some(n) => crate::bytes::push_fmt(out, format_args!("{n}")),
         None => out.extend_from_slice(b"null"),
     }
 }
 
-fn url(out: &mut Vec<u8>, links: &Links, info: &PageInfo, page: Option<usize>) {
+pub(super) fn url(out: &mut Vec<u8>, links: &Links, info: &PageInfo, page: Option<usize>) {
     match page {
         Some(p) => links.write_laravel(out, info.per_page, p),
         None => out.extend_from_slice(b"null"),
     }
 }
 
-fn prev_page(info: &PageInfo) -> Option<usize> {
+pub(super) fn prev_page(info: &PageInfo) -> Option<usize> {
     (info.page > 1).then(|| info.page - 1)
 }
 
-fn next_page(info: &PageInfo) -> Option<usize> {
+pub(super) fn next_page(info: &PageInfo) -> Option<usize> {
     (info.page < info.total_pages).then(|| info.page + 1)
 }
 
@@ -115,7 +116,7 @@ fn link_list(out: &mut Vec<u8>, links: &Links, info: &PageInfo) {
 }
 
 /// `"data":[…]`, the items between the brackets.
-fn data(out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
+pub(super) fn data(out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
     out.extend_from_slice(b"\"data\":[");
     items(out);
     out.push(b']');

@@ -1,9 +1,10 @@
-//! Rendering, pure: page envelopes (standard, the two Laravel ones, a user's template),
+//! Rendering, pure: page envelopes (standard, the three Laravel ones, a user's template),
 //! their links, the error documents (docs/api.md) and `api/index.json`. Items arrive
 //! pre-serialized; only a template's output is parsed back, to check that it is JSON.
 //! Reading the template file is the caller's job.
 
 pub mod laravel;
+pub mod simple;
 pub mod standard;
 pub mod template;
 
@@ -109,6 +110,7 @@ impl PageInfo {
 pub enum PageWriter {
     Standard,
     Laravel,
+    LaravelSimple,
     LaravelResource,
     Template(Box<template::PageTemplate>),
 }
@@ -128,6 +130,7 @@ impl PageWriter {
         match self {
             PageWriter::Standard => standard::write(info, links, out, items),
             PageWriter::Laravel => laravel::write(info, links, out, items),
+            PageWriter::LaravelSimple => simple::write(info, links, out, items),
             PageWriter::LaravelResource => laravel::write_resource(info, links, out, items),
             PageWriter::Template(t) => return t.render(variant, info, links, out, items),
         }

@@ -219,6 +219,7 @@ fn page_writer(project: &Project) -> Result<PageWriter, Failure> {
     Ok(match &project.shape.envelope {
         Envelope::Standard => PageWriter::Standard,
         Envelope::Laravel => PageWriter::Laravel,
+        Envelope::LaravelSimple => PageWriter::LaravelSimple,
         Envelope::LaravelResource => PageWriter::LaravelResource,
         Envelope::Template(name) => {
             let path = project.templates_dir.join(format!("{name}.json.j2"));

@@ -1,5 +1,5 @@
 //! The page envelopes (docs/api.md) other than the standard one: `laravel`,
-//! `laravel-resource` and `template:NAME`, built end to end.
+//! `laravel-simple`, `laravel-resource` and `template:NAME`, built end to end.
 
 use serde_json::{Value, json};
 
@@ -183,6 +183,84 @@ fn laravel_resource_envelope_has_data_links_and_meta() {
         "laravel_resource_en_10_3",
         p.read("output/api/en/attractions/10/3.json")
     );
+}
+
+const SIMPLE_KEYS: [&str; 9] = [
+    "current_page",
+    "data",
+    "first_page_url",
+    "from",
+    "next_page_url",
+    "path",
+    "per_page",
+    "prev_page_url",
+    "to",
+];
+
+#[test]
+fn laravel_simple_envelope_is_the_simple_paginator() {
+    let p = project(25, "envelope = \"laravel-simple\"");
+    p.folio(&["build"]).success();
+    let items = |from: usize, to: usize| -> Value {
+        (from..=to).map(|i| json!({"id": i, "name": format!("Item {i}")})).collect()
+    };
+    let page = |rel: &str| {
+        let v = p.json(&format!("output/api/{rel}"));
+        assert_eq!(keys(&v), SIMPLE_KEYS, "{rel}");
+        v
+    };
+    assert_eq!(
+        page("en/attractions/10/1.json"),
+        json!({
+            "current_page": 1, "data": items(1, 10),
+            "first_page_url": "/api/en/attractions?page=1", "from": 1,
+            "next_page_url": "/api/en/attractions?page=2", "path": "/api/en/attractions",
+            "per_page": 10, "prev_page_url": null, "to": 10
+        })
+    );
+    assert_eq!(
+        page("en/attractions/10/2.json"),
+        json!({
+            "current_page": 2, "data": items(11, 20),
+            "first_page_url": "/api/en/attractions?page=1", "from": 11,
+            "next_page_url": "/api/en/attractions?page=3", "path": "/api/en/attractions",
+            "per_page": 10, "prev_page_url": "/api/en/attractions?page=1", "to": 20
+        })
+    );
+    insta::assert_snapshot!(
+        "laravel_simple_en_10_3",
+        p.read("output/api/en/attractions/10/3.json")
+    );
+    let last = page("en/attractions/10/3.json");
+    assert_eq!((last["from"].clone(), last["to"].clone()), (json!(21), json!(25)));
+    assert_eq!(last["next_page_url"], Value::Null);
+    // Another size puts per_page first, as the `laravel` envelope does; the unprefixed
+    // variant links to its own endpoint; French items in the French pages.
+    let fr = page("fr/attractions/20/2.json");
+    assert_eq!(fr["data"][0]["name"], "Objet 21");
+    assert_eq!(fr["first_page_url"], "/api/fr/attractions?per_page=20&page=1");
+    assert_eq!(fr["prev_page_url"], "/api/fr/attractions?per_page=20&page=1");
+    assert_eq!(fr["next_page_url"], Value::Null);
+    let plain = page("attractions/20/1.json");
+    assert_eq!(plain["path"], "/api/attractions");
+    assert_eq!(plain["next_page_url"], "/api/attractions?per_page=20&page=2");
+}
+
+#[test]
+fn laravel_simple_empty_listing_and_path_style_urls() {
+    let p = project(0, "envelope = \"laravel-simple\"");
+    p.folio(&["build"]).success();
+    assert_eq!(
+        p.read("output/api/en/attractions/10/1.json"),
+        "{\"current_page\":1,\"data\":[],\"first_page_url\":\"/api/en/attractions?page=1\",\"from\":null,\"next_page_url\":null,\"path\":\"/api/en/attractions\",\"per_page\":10,\"prev_page_url\":null,\"to\":null}\n"
+    );
+    let p = project(25, "envelope = \"laravel-simple\"\nurl_style = \"path\"");
+    p.folio(&["build", "--base-url", "https://example.org/travel/"]).success();
+    let page = p.json("output/api/fr/attractions/10/2.json");
+    assert_eq!(page["first_page_url"], "https://example.org/travel/api/fr/attractions/10/1.json");
+    assert_eq!(page["prev_page_url"], "https://example.org/travel/api/fr/attractions/10/1.json");
+    assert_eq!(page["next_page_url"], "https://example.org/travel/api/fr/attractions/10/3.json");
+    assert_eq!(page["path"], "https://example.org/travel/api/fr/attractions");
 }
 
 /// A template that writes the standard envelope.

@@ -115,6 +115,7 @@ fn openapi_document_passes_openapi_spec_validator() {
             ("[hosting]", "[i18n]\nfallback = \"null\"\n\n[hosting]"),
         ]),
         sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"template:mine\"")]),
+        sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel-simple\"")]),
     ];
     projects[3].write("templates/mine.json.j2", "{\"items\": {{ items }}}\n");
     let mut files = Vec::new();
@@ -223,6 +224,7 @@ fn every_page_of_every_envelope_matches_the_openapi_page_schema() {
         ("envelope = \"standard\"", "default"),
         ("envelope = \"laravel\"", "default"),
         ("envelope = \"laravel-resource\"", "default"),
+        ("envelope = \"laravel-simple\"", "null"),
         ("envelope = \"laravel\"\nfields = [\"id\", \"name\", \"summary\", \"extra\"]", "null"),
         ("url_style = \"path\"", "null"),
     ];
@@ -485,7 +487,10 @@ fn openapi_document_passes_spectral_and_redocly_with_only_the_explained_warnings
         "[hosting]",
         "[fields.open]\ntype = \"boolean\"\n[fields.extra]\ntype = \"json\"\n[fields.label]\ntype = \"string\"\n[fields.opened]\ntype = \"date\"\n[fields.updated]\ntype = \"datetime\"\n\n[openapi]\nlicense = \"CC-BY-4.0\"\ncontact_email = \"api@example.org\"\n\n[hosting]",
     )]);
-    let projects = [(sample_with(&[]), false), (every, true)];
+    // The page schema of each envelope without a count, too.
+    let simple =
+        sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel-simple\"")]);
+    let projects = [(sample_with(&[]), false), (every, true), (simple, false)];
     let rules = tempfile::tempdir().unwrap();
     std::fs::write(rules.path().join(".spectral.yaml"), "extends: [\"spectral:oas\"]\n").unwrap();
     for (p, described) in &projects {
@@ -529,6 +534,10 @@ fn openapi_document_passes_spectral_and_redocly_with_only_the_explained_warnings
             assert!(api.contains(&format!("`{rule}`")), "docs/api.md does not explain {rule}");
         }
     }
+    let simple: Value =
+        serde_json::from_str(&projects[2].0.read("output/api/openapi.json")).unwrap();
+    let page = &simple["components"]["schemas"]["Page"];
+    assert_eq!(page["title"], "A page in the `laravel-simple` envelope", "{page}");
     let doc: Value = serde_json::from_str(&projects[1].0.read("output/api/openapi.json")).unwrap();
     assert_eq!(doc["security"], json!([]));
     assert_eq!(doc["info"]["license"], json!({"name": "CC-BY-4.0", "identifier": "CC-BY-4.0"}));
