@@ -64,7 +64,7 @@ fn assemble_page(b: divan::Bencher, size: usize) {
     let mut out = Vec::with_capacity(64 * 1024);
     b.bench_local(|| {
         out.clear();
-        standard::write(&info, &links, &mut out, |out| {
+        standard::write(&info, &links, true, &mut out, |out| {
             for (i, r) in recs.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
@@ -82,7 +82,7 @@ fn page(size: usize) -> Vec<u8> {
     let links =
         Links::new(&Map::new(&p.shape, 10_000), Variant { lang: 0, prefixed: true }, p.url_style);
     let mut out = Vec::new();
-    standard::write(&PageInfo::new(10_000, size as u64, 3), &links, &mut out, |out| {
+    standard::write(&PageInfo::new(10_000, size as u64, 3), &links, true, &mut out, |out| {
         for (i, r) in recs.iter().enumerate() {
             if i > 0 {
                 out.push(b',');

@@ -124,6 +124,8 @@ pub struct ListingConfig {
     pub sort: Vec<String>,
     pub fields: Vec<String>,
     pub envelope: String,
+    /// Whether pages carry the listing's count (`total`, `total_pages`, `links.last`).
+    pub totals: bool,
     pub url_style: UrlStyle,
 }
 
@@ -138,6 +140,7 @@ impl Default for ListingConfig {
             sort: vec!["id".into()],
             fields: Vec::new(),
             envelope: "standard".into(),
+            totals: true,
             url_style: UrlStyle::Query,
         }
     }

@@ -203,3 +203,23 @@ fn every_misspelled_table_is_named_at_its_own_header() {
     let got = problems("[[listing]]\nresource = \"x\"\n");
     assert_eq!(got, [(1, 1, "`listing` at the top level must be a table, not an array".into())]);
 }
+
+#[test]
+fn totals_off_is_refused_where_laravels_contract_has_the_count() {
+    for envelope in ["standard", "laravel-simple", "template:t"] {
+        let p = project(&format!("[listing]\nenvelope = \"{envelope}\"\ntotals = false\n"))
+            .unwrap_or_else(|e| panic!("{envelope}: {e:?}"));
+        assert!(!p.shape.totals, "{envelope}");
+    }
+    assert!(project("").unwrap().shape.totals, "on by default");
+    for envelope in ["laravel", "laravel-resource"] {
+        let err = project(&format!("[listing]\nenvelope = \"{envelope}\"\ntotals = false\n"))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            [format!(
+                "folio.toml: listing.totals = false: the `{envelope}` envelope is Laravel's, whose body always carries total and last_page; for pages without a count, use envelope = \"laravel-simple\" (Laravel's simplePaginate()) or \"standard\""
+            )]
+        );
+    }
+}

@@ -189,15 +189,7 @@ fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope)
             err("listing.fields", "listing.fields: an empty field name".into());
         }
     }
-    let envelope = l.envelope.parse().unwrap_or_else(|()| {
-        err("listing.envelope", format!(
-            "listing.envelope `{}` must be standard, laravel, laravel-simple, laravel-resource or template:NAME{}",
-            l.envelope,
-            crate::diag::did_you_mean(&l.envelope, Envelope::BUILT_IN)
-        ));
-        Envelope::Standard
-    });
-    (sort, envelope)
+    (sort, super::shape::envelope(l, err))
 }
 
 /// `[fields]`, `[output]`, `[hosting]` and `[deploy]`; the codecs to precompress with.
@@ -390,6 +382,7 @@ impl Config {
                 page_sizes: l.page_sizes,
                 default_page_size: l.default_page_size,
                 envelope,
+                totals: l.totals,
                 cache_control: self.output.cache_control,
             },
             sort,

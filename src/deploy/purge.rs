@@ -157,6 +157,7 @@ mod tests {
             page_sizes: vec![10, 20],
             default_page_size: 10,
             envelope,
+            totals: true,
             cache_control: String::new(),
         };
         Map { shape, sizes: vec![Size { size: 10, pages: 50 }, Size { size: 20, pages: 50 }] }

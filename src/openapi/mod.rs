@@ -349,6 +349,11 @@ mod tests {
                 .unwrap_or_default()
         };
         assert_eq!(keys("standard"), ["page", "per_page", "total", "total_pages", "data", "links"]);
+        let d = doc("[listing]\ntotals = false", 1);
+        let page = &d["components"]["schemas"]["Page"];
+        assert_eq!(page["required"], json!(["page", "per_page", "data", "links"]));
+        assert_eq!(page["properties"]["links"]["required"], json!(["first", "prev", "next"]));
+        assert_eq!(page["title"], "A page in the `standard` envelope, without totals");
         assert_eq!(keys("laravel").len(), 13);
         assert_eq!(keys("laravel")[0], "current_page");
         assert_eq!(keys("laravel-resource"), ["data", "links", "meta"]);

@@ -62,7 +62,7 @@ fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
         },
     });
     let mut schema = match &project.shape.envelope {
-        Envelope::Standard => object(json!({
+        Envelope::Standard if project.shape.totals => object(json!({
             "page": page,
             "per_page": per_page,
             "total": count,
@@ -73,6 +73,17 @@ fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
                 "prev": url_or_null,
                 "next": url_or_null,
                 "last": url,
+            })),
+        })),
+        // `[listing] totals = false`: nothing that follows the count.
+        Envelope::Standard => object(json!({
+            "page": page,
+            "per_page": per_page,
+            "data": data,
+            "links": object(json!({
+                "first": url,
+                "prev": url_or_null,
+                "next": url_or_null,
             })),
         })),
         Envelope::Laravel => object(json!({
@@ -127,7 +138,14 @@ fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
     };
     if let Some(obj) = schema.as_object_mut() {
         let envelope = project.shape.envelope.to_string();
-        obj.insert("title".into(), json!(format!("A page in the `{envelope}` envelope")));
+        // `totals` changes the standard envelope and a template's context only.
+        let counted = project.shape.totals
+            || !matches!(project.shape.envelope, Envelope::Standard | Envelope::Template(_));
+        let title = match counted {
+            true => format!("A page in the `{envelope}` envelope"),
+            false => format!("A page in the `{envelope}` envelope, without totals"),
+        };
+        obj.insert("title".into(), json!(title));
     }
     schema
 }

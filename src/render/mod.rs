@@ -108,7 +108,10 @@ impl PageInfo {
 
 /// How pages are written: the configured envelope, its template compiled once per build.
 pub enum PageWriter {
-    Standard,
+    /// The standard envelope; `totals`: with `total`, `total_pages` and `links.last`.
+    Standard {
+        totals: bool,
+    },
     Laravel,
     LaravelSimple,
     LaravelResource,
@@ -128,7 +131,7 @@ impl PageWriter {
         items: impl FnOnce(&mut Vec<u8>),
     ) -> Result<(), template::PageError> {
         match self {
-            PageWriter::Standard => standard::write(info, links, out, items),
+            PageWriter::Standard { totals } => standard::write(info, links, *totals, out, items),
             PageWriter::Laravel => laravel::write(info, links, out, items),
             PageWriter::LaravelSimple => simple::write(info, links, out, items),
             PageWriter::LaravelResource => laravel::write_resource(info, links, out, items),

@@ -4,7 +4,9 @@
 //! every page from many threads. Its context is `page`, `per_page`, `total`,
 //! `total_pages`, `from`, `to`, `lang`, `prefixed`, `resource`, `links` (`first`, `prev`,
 //! `next`, `last`, as in the standard envelope) and `items`: the page's items as one JSON
-//! array, a safe string inserted as is. Autoescape is off; `|tojson` writes a value as
+//! array, a safe string inserted as is. With `[listing] totals = false`, `total`,
+//! `total_pages` and `links.last` are not in the context (printing one is an error), so
+//! that no page the template writes can depend on the listing's count. Autoescape is off; `|tojson` writes a value as
 //! compact JSON (folio's own filter: minijinja's escapes `&` and `<` for HTML);
 //! printing an undefined name is an error (minijinja's semi-strict mode), so a typo fails
 //! with its line instead of writing nothing. The output must parse as JSON; a trailing
@@ -29,6 +31,8 @@ pub struct PageTemplate {
     /// The template's path as messages show it; also its name inside `env`.
     shown: String,
     resource: Value,
+    /// `[listing] totals`: the count is in the context.
+    totals: bool,
     /// Per variant, in [`Variant::all`] order: `lang` and `prefixed`.
     variants: Vec<(Value, bool)>,
 }
@@ -126,6 +130,7 @@ impl PageTemplate {
             env,
             shown: shown.to_string(),
             resource: Value::from(shape.resource.as_str()),
+            totals: shape.totals,
             variants,
         })
     }
@@ -153,6 +158,7 @@ impl PageTemplate {
         let span = info.span();
         let ctx = PageContext {
             info: *info,
+            totals: self.totals,
             from: span.map(|s| s.0),
             to: span.map(|s| s.1),
             lang: lang.clone(),
@@ -164,7 +170,7 @@ impl PageTemplate {
                 next: Value::from(
                     (page < info.total_pages).then(|| links.page(info.per_page, page + 1)),
                 ),
-                last: Value::from(links.page(info.per_page, info.total_pages)),
+                last: self.totals.then(|| Value::from(links.page(info.per_page, info.total_pages))),
             }),
             items: Value::from_safe_string(array),
         };
@@ -185,6 +191,7 @@ impl PageTemplate {
 #[derive(Debug)]
 struct PageContext {
     info: PageInfo,
+    totals: bool,
     from: Option<usize>,
     to: Option<usize>,
     lang: Value,
@@ -199,8 +206,8 @@ impl Object for PageContext {
         Some(match key.as_str()? {
             "page" => Value::from(self.info.page),
             "per_page" => Value::from(self.info.per_page),
-            "total" => Value::from(self.info.total),
-            "total_pages" => Value::from(self.info.total_pages),
+            "total" if self.totals => Value::from(self.info.total),
+            "total_pages" if self.totals => Value::from(self.info.total_pages),
             "from" => Value::from(self.from),
             "to" => Value::from(self.to),
             "lang" => self.lang.clone(),
@@ -213,7 +220,7 @@ impl Object for PageContext {
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        Enumerator::Str(&[
+        const ALL: [&str; 11] = [
             "page",
             "per_page",
             "total",
@@ -225,17 +232,21 @@ impl Object for PageContext {
             "resource",
             "links",
             "items",
-        ])
+        ];
+        const COUNT_FREE: [&str; 9] =
+            ["page", "per_page", "from", "to", "lang", "prefixed", "resource", "links", "items"];
+        Enumerator::Str(if self.totals { &ALL } else { &COUNT_FREE })
     }
 }
 
-/// `links`: the standard envelope's four links (`prev`/`next` none at the ends).
+/// `links`: the standard envelope's four links (`prev`/`next` none at the ends; no
+/// `last` without totals).
 #[derive(Debug)]
 struct PageLinks {
     first: Value,
     prev: Value,
     next: Value,
-    last: Value,
+    last: Option<Value>,
 }
 
 impl Object for PageLinks {
@@ -244,13 +255,16 @@ impl Object for PageLinks {
             "first" => self.first.clone(),
             "prev" => self.prev.clone(),
             "next" => self.next.clone(),
-            "last" => self.last.clone(),
+            "last" => return self.last.clone(),
             _ => return None,
         })
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        Enumerator::Str(&["first", "prev", "next", "last"])
+        match self.last {
+            Some(_) => Enumerator::Str(&["first", "prev", "next", "last"]),
+            None => Enumerator::Str(&["first", "prev", "next"]),
+        }
     }
 }
 
@@ -262,7 +276,13 @@ mod tests {
     use crate::config::{Config, Overrides, UrlStyle};
 
     fn project() -> crate::config::Project {
-        let text = "[listing]\nlanguages = [\"en\", \"fr\"]\nresource = \"sights\"\n";
+        project_with("")
+    }
+
+    fn project_with(extra: &str) -> crate::config::Project {
+        let text =
+            format!("[listing]\nlanguages = [\"en\", \"fr\"]\nresource = \"sights\"\n{extra}");
+        let text = text.as_str();
         let root = Path::new("/nonexistent/project");
         let cfg = Config::from_str(text, Path::new("folio.toml")).expect("valid TOML");
         cfg.validate(Path::new("folio.toml"), root, root, &Overrides::default()).expect("valid")
@@ -275,7 +295,16 @@ mod tests {
     /// Renders `source` for page `page` of `total` items (items `{"id":N}`) in variant 1
     /// (`fr`, prefixed).
     fn render(source: &str, total: usize, page: usize) -> Result<String, String> {
-        let t = PageTemplate::compile("templates/t.json.j2", source.into(), &project().shape)?;
+        render_in(&project(), source, total, page)
+    }
+
+    fn render_in(
+        project: &crate::config::Project,
+        source: &str,
+        total: usize,
+        page: usize,
+    ) -> Result<String, String> {
+        let t = PageTemplate::compile("templates/t.json.j2", source.into(), &project.shape)?;
         let info = PageInfo::new(total, 10, page);
         let ids: Vec<String> = crate::paginate::items_of_page(total, 10, page)
             .map(|i| format!("{{\"id\":{},\"n\":\"<&>\\\"\"}}", i + 1))
@@ -315,6 +344,25 @@ mod tests {
             out.contains(r#""first":"/api/fr/sights?page=1&per_page=10","#),
             "compact, & as is: {out}"
         );
+    }
+
+    #[test]
+    fn without_totals_the_count_is_not_in_the_context() {
+        let p = project_with("totals = false\n");
+        let out = render_in(&p, "{{ links|tojson }}", 25, 2).unwrap();
+        assert_eq!(
+            out,
+            "{\"first\":\"/api/fr/sights?page=1&per_page=10\",\"prev\":\"/api/fr/sights?page=1&per_page=10\",\"next\":\"/api/fr/sights?page=3&per_page=10\"}\n"
+        );
+        let keys = render_in(&p, "{{ links|list|tojson }}", 25, 3).unwrap();
+        assert_eq!(keys, "[\"first\",\"prev\",\"next\"]\n");
+        for name in ["total", "total_pages", "links.last"] {
+            let err = render_in(&p, &format!("{{{{ {name} }}}}"), 25, 2).unwrap_err();
+            assert!(err.starts_with("templates/t.json.j2:1: undefined value"), "{name}: {err}");
+        }
+        // The rest is as with totals.
+        let out = render_in(&p, "[{{ page }},{{ per_page }},{{ from }},{{ to }}]", 25, 3).unwrap();
+        assert_eq!(out, "[3,10,21,25]\n");
     }
 
     #[test]

@@ -231,6 +231,7 @@ pub(crate) fn sample(mount: &str) -> Map {
         page_sizes: vec![10, 25],
         default_page_size: 25,
         envelope: crate::config::Envelope::Standard,
+        totals: true,
         cache_control: "public, max-age=60".into(),
     };
     Map { shape, sizes: vec![Size { size: 10, pages: 14 }, Size { size: 25, pages: 6 }] }
@@ -249,6 +250,7 @@ mod tests {
             page_sizes: vec![10, 20],
             default_page_size: 10,
             envelope: crate::config::Envelope::Standard,
+            totals: true,
             cache_control: "public, max-age=300".into(),
         };
         Map { shape, sizes: vec![Size { size: 10, pages: 7 }, Size { size: 20, pages: 4 }] }

@@ -217,7 +217,7 @@ fn stage_all(
 /// once a build, so that a syntax error stops the build before anything is staged.
 fn page_writer(project: &Project) -> Result<PageWriter, Failure> {
     Ok(match &project.shape.envelope {
-        Envelope::Standard => PageWriter::Standard,
+        Envelope::Standard => PageWriter::Standard { totals: project.shape.totals },
         Envelope::Laravel => PageWriter::Laravel,
         Envelope::LaravelSimple => PageWriter::LaravelSimple,
         Envelope::LaravelResource => PageWriter::LaravelResource,

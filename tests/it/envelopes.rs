@@ -1,6 +1,8 @@
 //! The page envelopes (docs/api.md) other than the standard one: `laravel`,
 //! `laravel-simple`, `laravel-resource` and `template:NAME`, built end to end.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde_json::{Value, json};
 
 use crate::harness::{Project, folio_snapshot, repo};
@@ -376,4 +378,197 @@ fn a_template_error_while_rendering_names_its_line() {
     p.write("templates/undef.json.j2", "{\n\"page\": {{ page }},\n\"oops\": {{ pgae }}\n}");
     // The template's line, and the page it was rendering.
     insta::assert_snapshot!("undefined_value", folio_snapshot(p.dir.path(), &["build"]));
+}
+
+#[test]
+fn standard_without_totals_leaves_out_only_what_follows_the_count() {
+    let p = project(25, "totals = false");
+    p.folio(&["build"]).success();
+    let u = |page: usize| format!("/api/en/attractions?page={page}&per_page=10");
+    let items = |from: usize, to: usize| -> Value {
+        (from..=to).map(|i| json!({"id": i, "name": format!("Item {i}")})).collect()
+    };
+    let page = |rel: &str| {
+        let v = p.json(&format!("output/api/{rel}"));
+        assert_eq!(keys(&v), ["page", "per_page", "data", "links"], "{rel}");
+        assert_eq!(keys(&v["links"]), ["first", "prev", "next"], "{rel}");
+        v
+    };
+    assert_eq!(
+        page("en/attractions/10/1.json"),
+        json!({"page": 1, "per_page": 10, "data": items(1, 10),
+               "links": {"first": u(1), "prev": null, "next": u(2)}})
+    );
+    assert_eq!(
+        page("en/attractions/10/2.json"),
+        json!({"page": 2, "per_page": 10, "data": items(11, 20),
+               "links": {"first": u(1), "prev": u(1), "next": u(3)}})
+    );
+    assert_eq!(
+        page("en/attractions/10/3.json"),
+        json!({"page": 3, "per_page": 10, "data": items(21, 25),
+               "links": {"first": u(1), "prev": u(2), "next": null}})
+    );
+    let fr = page("fr/attractions/20/2.json");
+    assert_eq!(fr["data"][4]["name"], "Objet 25");
+    assert_eq!(fr["links"]["prev"], "/api/fr/attractions?page=1&per_page=20");
+    // The count is still in api/index.json, the one file that says it.
+    assert_eq!(p.json("output/api/index.json")["total"], 25);
+
+    let empty = project(0, "totals = false");
+    empty.folio(&["build"]).success();
+    assert_eq!(
+        empty.read("output/api/attractions/10/1.json"),
+        "{\"page\":1,\"per_page\":10,\"data\":[],\"links\":{\"first\":\"/api/attractions?page=1&per_page=10\",\"prev\":null,\"next\":null}}\n"
+    );
+}
+
+#[test]
+fn totals_off_with_a_laravel_envelope_that_carries_the_count_is_refused_at_its_line() {
+    let p = project(3, "envelope = \"laravel-resource\"\ntotals = false");
+    let run = p.folio(&["check"]).fails(1);
+    let line = p.read("folio.toml").lines().position(|l| l.contains("totals")).unwrap() + 1;
+    assert!(
+        run.stderr().starts_with(&format!(
+            "folio.toml:{line}: listing.totals = false: the `laravel-resource` envelope is Laravel's, whose body always carries total and last_page; for pages without a count, use envelope = \"laravel-simple\""
+        )),
+        "{}",
+        run.stderr()
+    );
+    p.folio(&["build"]).fails(1);
+    assert!(!p.path("output").exists(), "nothing was written");
+    // laravel-simple has no count to leave out: the key changes nothing there.
+    let simple = project(25, "envelope = \"laravel-simple\"\ntotals = false");
+    simple.folio(&["build"]).success();
+    let plain = project(25, "envelope = \"laravel-simple\"");
+    plain.folio(&["build"]).success();
+    let rel = "output/api/en/attractions/10/2.json";
+    assert_eq!(simple.read(rel), plain.read(rel));
+}
+
+#[test]
+fn a_template_without_totals_has_no_count_to_print() {
+    let p = project(25, "envelope = \"template:t\"\ntotals = false");
+    p.write(
+        "templates/t.json.j2",
+        r#"{"page":{{ page }},"links":{{ links|tojson }},"data":{{ items }}}"#,
+    );
+    p.folio(&["build"]).success();
+    let page = p.json("output/api/en/attractions/10/3.json");
+    assert_eq!(
+        page["links"],
+        json!({"first": "/api/en/attractions?page=1&per_page=10", "prev": "/api/en/attractions?page=2&per_page=10", "next": null})
+    );
+    // A template that prints the count fails, naming the line, instead of writing it.
+    p.write("templates/t.json.j2", "{\"page\": {{ page }},\n\"total\": {{ total }}}\n");
+    let run = p.folio(&["build"]).fails(1);
+    assert!(run.stderr().starts_with("templates/t.json.j2:2: undefined value"), "{}", run.stderr());
+}
+
+/// One record of the churn listing: `{"id": N, "name": ...}` in English and French.
+fn record(id: usize, en: &str) -> Value {
+    json!({"id": id, "name": {"en": format!("{en} {id}"), "fr": format!("Objet {id}")}})
+}
+
+/// A change to the listing, and what it does to the 100 records `10, 20, ..., 1000`.
+const EDITS: [&str; 4] = ["append", "insert", "delete", "edit"];
+
+fn edited(edit: &str) -> Vec<Value> {
+    let mut records: Vec<Value> = (1..=100).map(|i| record(i * 10, "Item")).collect();
+    match edit {
+        // Sorts last: one item more on the last page, or a new page.
+        "append" => records.push(record(1010, "Item")),
+        // Between the 45th (id 450) and the 46th: every item from there moves one down.
+        "insert" => records.push(record(455, "Item")),
+        // The 45th goes: every item after it moves one up.
+        "delete" => records.retain(|r| r["id"] != 450),
+        // The English name of the 45th changes: no record moves.
+        "edit" => records[44] = record(450, "Renamed"),
+        _ => {}
+    }
+    records
+}
+
+/// The page files a rebuild after `edit` wrote, added or removed, as `variant/size/page`
+/// (`en/10/5`, `-/20/6` for the unprefixed variant).
+fn churn(p: &Project, before: &BTreeMap<String, Vec<u8>>, edit: &str) -> Vec<String> {
+    p.write("data/items.json", serde_json::to_vec(&edited(edit)).unwrap());
+    p.folio(&["build"]).success();
+    let after = p.tree("output/api");
+    let pages = |t: &BTreeMap<String, Vec<u8>>| -> BTreeSet<String> {
+        t.keys().filter(|k| k.contains("attractions/")).cloned().collect()
+    };
+    let mut changed: Vec<String> = pages(before)
+        .union(&pages(&after))
+        .filter(|k| before.get(*k) != after.get(*k))
+        .map(|k| {
+            let parts: Vec<&str> = k.trim_end_matches(".json").split('/').collect();
+            let variant = if parts.len() == 4 { parts[0] } else { "-" };
+            format!("{variant}/{}/{}", parts[parts.len() - 2], parts[parts.len() - 1])
+        })
+        .collect();
+    changed.sort();
+    changed
+}
+
+#[test]
+fn count_free_envelopes_rewrite_only_the_pages_at_and_after_a_change() {
+    // 100 records, sizes 10 and 20, three variants (en, fr, unprefixed): 45 pages.
+    let envelopes = [
+        ("standard", ""),
+        ("laravel", "envelope = \"laravel\""),
+        ("standard, totals = false", "totals = false"),
+        ("laravel-simple", "envelope = \"laravel-simple\""),
+    ];
+    let mut table = Vec::new();
+    for (name, extra) in envelopes {
+        let p = project(0, extra);
+        p.write("data/items.json", serde_json::to_vec(&edited("none")).unwrap());
+        p.folio(&["build"]).success();
+        let before = p.tree("output/api");
+        assert_eq!(before.keys().filter(|k| k.contains("attractions/")).count(), 45);
+        let counts: Vec<usize> = EDITS
+            .iter()
+            .map(|edit| {
+                let changed = churn(&p, &before, edit);
+                let count_free = extra.contains("totals") || extra.contains("simple");
+                if count_free {
+                    // Only pages at and after the change, in every variant and size.
+                    let first = |size: &str| -> usize {
+                        changed
+                            .iter()
+                            .filter(|c| c.split('/').nth(1) == Some(size))
+                            .map(|c| c.rsplit('/').next().unwrap().parse().unwrap())
+                            .min()
+                            .unwrap()
+                    };
+                    let (ten, twenty) = match *edit {
+                        "append" => (10, 5),
+                        _ => (5, 3),
+                    };
+                    assert_eq!(
+                        (first("10"), first("20")),
+                        (ten, twenty),
+                        "{name}, {edit}: {changed:?}"
+                    );
+                }
+                changed.len()
+            })
+            .collect();
+        eprintln!("{name:>26}: {counts:?} pages of 45 for {EDITS:?}");
+        table.push(counts);
+    }
+    // With the count on every page, any insert or delete rewrites every page (45), plus
+    // the new last pages (11 at size 10, 6 at size 20, in 3 variants) when the listing
+    // grows to 101; an edit that moves nothing costs what it costs everywhere.
+    assert_eq!(table[0], [51, 51, 45, 4]);
+    assert_eq!(table[1], table[0], "laravel");
+    // Without it: an append rewrites the last page of each size, whose `next` link now
+    // points at the new page, and adds that page (2 + 2, in 3 variants); an insert at the
+    // 46th item rewrites pages 5-10 at size 10 and 3-5 at size 20 and adds the new last
+    // pages (7 + 4, in 3 variants); a delete of the 45th rewrites the same pages and adds
+    // none (6 + 3); an edit that moves nothing (the English name of the 45th), the one
+    // page that holds it at each size in the variants of its language (en, unprefixed).
+    assert_eq!(table[2], [12, 33, 27, 4]);
+    assert_eq!(table[3], table[2], "laravel-simple");
 }

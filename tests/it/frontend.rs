@@ -116,6 +116,7 @@ fn openapi_document_passes_openapi_spec_validator() {
         ]),
         sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"template:mine\"")]),
         sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel-simple\"")]),
+        sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\ntotals = false")]),
     ];
     projects[3].write("templates/mine.json.j2", "{\"items\": {{ items }}}\n");
     let mut files = Vec::new();
@@ -225,6 +226,7 @@ fn every_page_of_every_envelope_matches_the_openapi_page_schema() {
         ("envelope = \"laravel\"", "default"),
         ("envelope = \"laravel-resource\"", "default"),
         ("envelope = \"laravel-simple\"", "null"),
+        ("totals = false\nurl_style = \"path\"", "default"),
         ("envelope = \"laravel\"\nfields = [\"id\", \"name\", \"summary\", \"extra\"]", "null"),
         ("url_style = \"path\"", "null"),
     ];
@@ -430,6 +432,56 @@ fn explorer_falls_back_to_the_path_form_on_a_static_host() {
 }
 
 #[test]
+fn explorer_pages_through_a_listing_whose_pages_carry_no_count() {
+    if !need("chromium") {
+        return;
+    }
+    let _one_at_a_time = heavy();
+    for (tail, name) in
+        [("envelope = \"laravel-simple\"", "laravel-simple"), ("totals = false", "totals-false")]
+    {
+        let p = sample_with(&[("sort = [\"id\"]", &format!("sort = [\"id\"]\n{tail}"))]);
+        let served = serve(p.dir.path());
+        let url = served.url.clone();
+        let position = |text: &str| {
+            format!("document.getElementById('position').textContent === {}", json!(text))
+        };
+        let disabled = |b: &mut Browser, key: &str| {
+            b.eval(&format!("document.getElementById('{key}').disabled"))
+        };
+        let mut b = Browser::start();
+        b.navigate(&format!("{url}api/explorer.html#lang=fr&per_page=20&page=1&view=cards"));
+        // No "of N" and no count: the pages do not say them.
+        b.wait_for(&format!("{name}: page 1"), &position("Page 1"));
+        assert_eq!(b.eval("document.getElementById('totals').textContent"), "20 a page", "{name}");
+        assert_eq!(
+            (disabled(&mut b, "prev"), disabled(&mut b, "last")),
+            (json!(true), json!(true))
+        );
+        // Next, by the page's own link, to the last page, which has none.
+        for page in 2..=4 {
+            assert_eq!(disabled(&mut b, "next"), json!(false), "{name}: next from {}", page - 1);
+            b.click("next");
+            b.wait_for(&format!("{name}: page {page}"), &position(&format!("Page {page}")));
+        }
+        for item in names(&served.output, "api/fr/attractions/20/4.json") {
+            b.wait_for(&format!("{name}: {item} on the last page"), &shows(&item));
+        }
+        assert_eq!(disabled(&mut b, "next"), json!(true), "{name}: page 4 is the last");
+        let requested = b.eval("document.getElementById('request-url').textContent");
+        assert_eq!(requested, format!("{url}api/fr/attractions?page=4&per_page=20"), "{name}");
+        // Back by the previous link, and to the first.
+        b.click("prev");
+        b.wait_for(&format!("{name}: back to 3"), &position("Page 3"));
+        b.click("first");
+        b.wait_for(&format!("{name}: back to 1"), &position("Page 1"));
+        b.screenshot(&artifacts().join(format!("explorer-{name}.png")));
+        let errors = b.errors(|_| false);
+        assert!(errors.is_empty(), "{name}: the page logged errors:\n{}", errors.join("\n"));
+    }
+}
+
+#[test]
 fn a_project_template_replaces_the_explorer_and_a_broken_one_fails_the_build() {
     let p = Project::sample();
     p.write(
@@ -490,7 +542,8 @@ fn openapi_document_passes_spectral_and_redocly_with_only_the_explained_warnings
     // The page schema of each envelope without a count, too.
     let simple =
         sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"laravel-simple\"")]);
-    let projects = [(sample_with(&[]), false), (every, true), (simple, false)];
+    let no_totals = sample_with(&[("sort = [\"id\"]", "sort = [\"id\"]\ntotals = false")]);
+    let projects = [(sample_with(&[]), false), (every, true), (simple, false), (no_totals, false)];
     let rules = tempfile::tempdir().unwrap();
     std::fs::write(rules.path().join(".spectral.yaml"), "extends: [\"spectral:oas\"]\n").unwrap();
     for (p, described) in &projects {
@@ -538,6 +591,10 @@ fn openapi_document_passes_spectral_and_redocly_with_only_the_explained_warnings
         serde_json::from_str(&projects[2].0.read("output/api/openapi.json")).unwrap();
     let page = &simple["components"]["schemas"]["Page"];
     assert_eq!(page["title"], "A page in the `laravel-simple` envelope", "{page}");
+    let no_totals: Value =
+        serde_json::from_str(&projects[3].0.read("output/api/openapi.json")).unwrap();
+    let page = &no_totals["components"]["schemas"]["Page"];
+    assert_eq!(page["title"], "A page in the `standard` envelope, without totals", "{page}");
     let doc: Value = serde_json::from_str(&projects[1].0.read("output/api/openapi.json")).unwrap();
     assert_eq!(doc["security"], json!([]));
     assert_eq!(doc["info"]["license"], json!({"name": "CC-BY-4.0", "identifier": "CC-BY-4.0"}));

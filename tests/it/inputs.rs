@@ -132,7 +132,7 @@ fn unknown_config_key_names_key_and_file() {
     );
     let run = p.folio(&["build"]).fails(1);
     insta::assert_snapshot!(run.stderr(), @r"
-    folio.toml:4: unknown key `per_page` in [listing]; expected one of: resource, languages, default_language, page_sizes, default_page_size, sort, fields, envelope, url_style
+    folio.toml:4: unknown key `per_page` in [listing]; expected one of: resource, languages, default_language, page_sizes, default_page_size, sort, fields, envelope, totals, url_style
     error: invalid configuration; nothing was written
     ");
 }
