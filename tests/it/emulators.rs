@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::harness::{Server, free_port, need, repo};
-use crate::hosts::host_fixture;
+use crate::hosts::{each_listing, host_fixture};
 use crate::table::{self, Compression, Target};
 
 /// Set in the environment of the test binary that the netlify test re-runs inside a new
@@ -50,23 +50,25 @@ fn cloudfront_function_answers_the_whole_table() {
     if !need("node") {
         return;
     }
-    let port = free_port();
-    let p = host_fixture(&["cloudfront"], port, "");
-    let output = p.path("output");
-    let t = target("cloudfront", port, &output, &[]);
-    let _server = start(
-        "cloudfront emulator",
-        Command::new("node")
-            .arg(emulator("cloudfront-emulator.mjs"))
-            .arg(p.path("hosting/cloudfront-function.js"))
-            .arg(&output)
-            .arg(port.to_string())
-            .arg(t.cache_control),
-        port,
-        &p.path("cloudfront.log"),
-        Duration::from_secs(20),
-    );
-    table::run(&t);
+    each_listing("cloudfront", |listing| {
+        let port = free_port();
+        let p = host_fixture(&["cloudfront"], port, listing, "");
+        let output = p.path("output");
+        let t = target("cloudfront", port, &output, &[]);
+        let _server = start(
+            "cloudfront emulator",
+            Command::new("node")
+                .arg(emulator("cloudfront-emulator.mjs"))
+                .arg(p.path("hosting/cloudfront-function.js"))
+                .arg(&output)
+                .arg(port.to_string())
+                .arg(t.cache_control),
+            port,
+            &p.path("cloudfront.log"),
+            Duration::from_secs(20),
+        );
+        table::run(&t);
+    });
 }
 
 #[test]
@@ -74,21 +76,23 @@ fn vercel_routes_answer_the_whole_table() {
     if !need("node") {
         return;
     }
-    let port = free_port();
-    let p = host_fixture(&["vercel"], port, "");
-    let output = p.path("output");
-    let _server = start(
-        "vercel emulator",
-        Command::new("node")
-            .arg(emulator("vercel-emulator.mjs"))
-            .arg(&output)
-            .arg(port.to_string()),
-        port,
-        &p.path("vercel.log"),
-        Duration::from_secs(20),
-    );
-    // No Last-Modified on Vercel's static files (pinned in the rows that need one).
-    table::run(&target("vercel", port, &output, &["last-modified"]));
+    each_listing("vercel", |listing| {
+        let port = free_port();
+        let p = host_fixture(&["vercel"], port, listing, "");
+        let output = p.path("output");
+        let _server = start(
+            "vercel emulator",
+            Command::new("node")
+                .arg(emulator("vercel-emulator.mjs"))
+                .arg(&output)
+                .arg(port.to_string()),
+            port,
+            &p.path("vercel.log"),
+            Duration::from_secs(20),
+        );
+        // No Last-Modified on Vercel's static files (pinned in the rows that need one).
+        table::run(&target("vercel", port, &output, &["last-modified"]));
+    });
 }
 
 #[test]
@@ -97,29 +101,34 @@ fn cloudflare_pages_worker_answers_the_whole_table() {
     if !need("node") || !need(&wrangler) {
         return;
     }
-    let port = free_port();
-    let p = host_fixture(&["cloudflare"], port, "");
-    let output = p.path("output");
-    // wrangler writes its state (.wrangler/) into its working directory: a scratch one.
-    let scratch = tempfile::tempdir().unwrap();
-    let _server = start(
-        "wrangler pages dev",
-        Command::new(&wrangler)
-            .arg("pages")
-            .arg("dev")
-            .arg(&output)
-            .args(["--port", &port.to_string(), "--ip", "127.0.0.1"])
-            .args(["--compatibility-date", "2024-09-23"])
-            .env("WRANGLER_SEND_METRICS", "false")
-            .env("CI", "1")
-            .current_dir(scratch.path()),
-        port,
-        &scratch.path().join("wrangler.log"),
-        Duration::from_secs(60),
-    );
-    // The edge compresses by Accept-Encoding itself and never serves the siblings. Pages
-    // keeps no modification time: no Last-Modified (pinned in the rows that need one).
-    table::run_with(&target("cloudflare", port, &output, &["last-modified"]), Compression::Edge);
+    each_listing("cloudflare", |listing| {
+        let port = free_port();
+        let p = host_fixture(&["cloudflare"], port, listing, "");
+        let output = p.path("output");
+        // wrangler writes its state (.wrangler/) into its working directory: a scratch one.
+        let scratch = tempfile::tempdir().unwrap();
+        let _server = start(
+            "wrangler pages dev",
+            Command::new(&wrangler)
+                .arg("pages")
+                .arg("dev")
+                .arg(&output)
+                .args(["--port", &port.to_string(), "--ip", "127.0.0.1"])
+                .args(["--compatibility-date", "2024-09-23"])
+                .env("WRANGLER_SEND_METRICS", "false")
+                .env("CI", "1")
+                .current_dir(scratch.path()),
+            port,
+            &scratch.path().join("wrangler.log"),
+            Duration::from_secs(60),
+        );
+        // The edge compresses by Accept-Encoding itself and never serves the siblings. Pages
+        // keeps no modification time: no Last-Modified (pinned in the rows that need one).
+        table::run_with(
+            &target("cloudflare", port, &output, &["last-modified"]),
+            Compression::Edge,
+        );
+    });
 }
 
 /// `wrangler dev` of `config` on `port`, its state (the local R2 buckets) in `state`.
@@ -148,49 +157,55 @@ fn cloudflare_worker_from_r2_answers_the_whole_table() {
     if !need("node") || !need(&wrangler) {
         return;
     }
-    let port = free_port();
-    let extra = "[hosting.cloudflare]\nserve_from = \"r2\"\n[deploy]\nurl = \"s3://api-bucket/site\"\nendpoint = \"https://account.r2.cloudflarestorage.com\"";
-    let p = host_fixture(&["cloudflare"], port, extra);
-    let output = p.path("output");
-    assert!(!output.join("_worker.js").exists(), "from R2, nothing of Pages is published");
-    let config = p.path("hosting/wrangler.toml");
-    let scratch = tempfile::tempdir().unwrap();
-    let state = scratch.path().join("state");
+    each_listing("cloudflare (R2)", |listing| {
+        let port = free_port();
+        let extra = "[hosting.cloudflare]\nserve_from = \"r2\"\n[deploy]\nurl = \"s3://api-bucket/site\"\nendpoint = \"https://account.r2.cloudflarestorage.com\"";
+        let p = host_fixture(&["cloudflare"], port, listing, extra);
+        let output = p.path("output");
+        assert!(!output.join("_worker.js").exists(), "from R2, nothing of Pages is published");
+        let config = p.path("hosting/wrangler.toml");
+        let scratch = tempfile::tempdir().unwrap();
+        let state = scratch.path().join("state");
 
-    // What `folio deploy` puts in the bucket: deployed to a folder with the same prefix,
-    // then every object of it (folio's record and lock too: the Worker must not serve them)
-    // put into the local R2 bucket through a seeding Worker bound to it.
-    let bucket = scratch.path().join("bucket");
-    p.folio(&["deploy", "--to", &format!("file://{}/site", bucket.display())]).success();
-    let seed_config = scratch.path().join("seed.toml");
-    std::fs::write(
-        &seed_config,
-        format!(
-            "name = \"seed\"\nmain = {:?}\ncompatibility_date = \"2024-09-23\"\n\n[[r2_buckets]]\nbinding = \"BUCKET\"\nbucket_name = \"api-bucket\"\n",
-            emulator("r2-seed.mjs")
-        ),
-    )
-    .unwrap();
-    let seed_port = free_port();
-    let seeder = wrangler_dev(&seed_config, seed_port, &state, scratch.path(), "seed.log");
-    let mut objects = 0;
-    for (key, path) in crate::harness::files(&bucket) {
-        let body = std::fs::read(path).unwrap();
-        let res = table::request_with_body(seed_port, "PUT", &format!("/{key}"), &[], &body);
-        assert_eq!(res.status, 200, "seeding {key}");
-        objects += 1;
-    }
-    assert!(objects > 50, "{objects} objects");
-    drop(seeder);
+        // What `folio deploy` puts in the bucket: deployed to a folder with the same prefix,
+        // then every object of it (folio's record and lock too: the Worker must not serve them)
+        // put into the local R2 bucket through a seeding Worker bound to it.
+        let bucket = scratch.path().join("bucket");
+        p.folio(&["deploy", "--to", &format!("file://{}/site", bucket.display())]).success();
+        let seed_config = scratch.path().join("seed.toml");
+        std::fs::write(
+            &seed_config,
+            format!(
+                "name = \"seed\"\nmain = {:?}\ncompatibility_date = \"2024-09-23\"\n\n[[r2_buckets]]\nbinding = \"BUCKET\"\nbucket_name = \"api-bucket\"\n",
+                emulator("r2-seed.mjs")
+            ),
+        )
+        .unwrap();
+        let seed_port = free_port();
+        let seeder = wrangler_dev(&seed_config, seed_port, &state, scratch.path(), "seed.log");
+        let mut objects = 0;
+        for (key, path) in crate::harness::files(&bucket) {
+            let body = std::fs::read(path).unwrap();
+            let res = table::request_with_body(seed_port, "PUT", &format!("/{key}"), &[], &body);
+            assert_eq!(res.status, 200, "seeding {key}");
+            objects += 1;
+        }
+        assert!(objects > 50, "{objects} objects");
+        drop(seeder);
 
-    let _worker = wrangler_dev(&config, port, &state, scratch.path(), "worker.log");
-    // The objects carry no modification time the Worker passes on: no Last-Modified.
-    table::run_with(&target("cloudflare", port, &output, &["last-modified"]), Compression::Edge);
-    // folio's own objects in the bucket are no files of the API.
-    for path in ["/.folio-deploy.json.gz", "/api/../.folio-deploy.json.gz", "/site/api/index.json"]
-    {
-        assert_eq!(table::request(port, "GET", path, &[]).status, 404, "{path}");
-    }
+        let _worker = wrangler_dev(&config, port, &state, scratch.path(), "worker.log");
+        // The objects carry no modification time the Worker passes on: no Last-Modified.
+        table::run_with(
+            &target("cloudflare", port, &output, &["last-modified"]),
+            Compression::Edge,
+        );
+        // folio's own objects in the bucket are no files of the API.
+        for path in
+            ["/.folio-deploy.json.gz", "/api/../.folio-deploy.json.gz", "/site/api/index.json"]
+        {
+            assert_eq!(table::request(port, "GET", path, &[]).status, 404, "{path}");
+        }
+    });
 }
 
 /// netlify dev has no host option and listens on every interface, so the test runs in a
@@ -226,7 +241,11 @@ fn netlify_rules_answer_the_whole_table() {
         out.status
     );
     let ran = String::from_utf8_lossy(&out.stderr);
-    assert!(ran.contains("table on netlify: "), "the table did not run in the namespace");
+    assert_eq!(
+        ran.matches("table on netlify: ").count(),
+        table::LISTINGS.len(),
+        "the table did not run in the namespace with every listing"
+    );
 }
 
 #[test]
@@ -241,56 +260,58 @@ fn netlify_in_its_own_network_namespace() {
     let netlify = node_bin("netlify");
     // netlify dev writes .netlify/ into its working directory and edits the .gitignore of
     // an enclosing git repository: a scratch directory outside the repository.
-    let scratch = tempfile::tempdir().unwrap();
-    let cwd: PathBuf = scratch.path().into();
-    let port = free_port();
-    let p = host_fixture(&["netlify"], port, "");
-    let output = p.path("output");
-    let cli = |args: &[&str]| {
-        let mut c = Command::new(&netlify);
-        c.args(args).env("BROWSER", "none").env("NO_UPDATE_NOTIFIER", "1").current_dir(&cwd);
-        c
-    };
-    let status = cli(&["--telemetry-disable"]).stdout(Stdio::null()).status().unwrap();
-    assert!(status.success(), "netlify --telemetry-disable: {status}");
-    let _server = start(
-        "netlify dev",
-        cli(&[
-            "dev",
-            "--offline",
-            "--port",
-            &port.to_string(),
-            "--internal-disable-edge-functions",
-        ])
-        .arg("--dir")
-        .arg(&output),
-        port,
-        &cwd.join("netlify.log"),
-        Duration::from_secs(60),
-    );
-    // Its static server sets its own Content-Type (application/json; charset=UTF-8) and
-    // Cache-Control on files, over `_headers`; Netlify sends no Last-Modified.
-    let unchecked = ["content-type", "cache-control", "last-modified"];
-    table::run(&target("netlify", port, &output, &unchecked));
-    // OPTIONS gets the status of the path there (pinned in the rows); `_headers` gives it
-    // what a browser's preflight needs.
-    let preflight = table::request(
-        port,
-        "OPTIONS",
-        "/api/en/attractions?page=2",
-        &[
-            ("Origin", "https://app.example"),
-            ("Access-Control-Request-Method", "GET"),
-            ("Access-Control-Request-Headers", "authorization, x-trace-id"),
-        ],
-    );
-    assert_eq!(preflight.status, 200);
-    for (name, want) in [
-        ("access-control-allow-origin", "*"),
-        ("access-control-allow-methods", folio::routes::ALLOW),
-        ("access-control-allow-headers", "*, Authorization"),
-        ("access-control-max-age", "86400"),
-    ] {
-        assert_eq!(preflight.header(name), Some(want), "{name} of a preflight on netlify");
-    }
+    each_listing("netlify", |listing| {
+        let scratch = tempfile::tempdir().unwrap();
+        let cwd: PathBuf = scratch.path().into();
+        let port = free_port();
+        let p = host_fixture(&["netlify"], port, listing, "");
+        let output = p.path("output");
+        let cli = |args: &[&str]| {
+            let mut c = Command::new(&netlify);
+            c.args(args).env("BROWSER", "none").env("NO_UPDATE_NOTIFIER", "1").current_dir(&cwd);
+            c
+        };
+        let status = cli(&["--telemetry-disable"]).stdout(Stdio::null()).status().unwrap();
+        assert!(status.success(), "netlify --telemetry-disable: {status}");
+        let _server = start(
+            "netlify dev",
+            cli(&[
+                "dev",
+                "--offline",
+                "--port",
+                &port.to_string(),
+                "--internal-disable-edge-functions",
+            ])
+            .arg("--dir")
+            .arg(&output),
+            port,
+            &cwd.join("netlify.log"),
+            Duration::from_secs(60),
+        );
+        // Its static server sets its own Content-Type (application/json; charset=UTF-8) and
+        // Cache-Control on files, over `_headers`; Netlify sends no Last-Modified.
+        let unchecked = ["content-type", "cache-control", "last-modified"];
+        table::run(&target("netlify", port, &output, &unchecked));
+        // OPTIONS gets the status of the path there (pinned in the rows); `_headers` gives it
+        // what a browser's preflight needs.
+        let preflight = table::request(
+            port,
+            "OPTIONS",
+            "/api/en/attractions?page=2",
+            &[
+                ("Origin", "https://app.example"),
+                ("Access-Control-Request-Method", "GET"),
+                ("Access-Control-Request-Headers", "authorization, x-trace-id"),
+            ],
+        );
+        assert_eq!(preflight.status, 200);
+        for (name, want) in [
+            ("access-control-allow-origin", "*"),
+            ("access-control-allow-methods", folio::routes::ALLOW),
+            ("access-control-allow-headers", "*, Authorization"),
+            ("access-control-max-age", "86400"),
+        ] {
+            assert_eq!(preflight.header(name), Some(want), "{name} of a preflight on netlify");
+        }
+    });
 }

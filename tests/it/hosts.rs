@@ -10,18 +10,31 @@ use std::time::Duration;
 use crate::harness::{Project, Server, free_port, need};
 use crate::table::{self, Target};
 
-/// The sample project built with `targets` listening on `port`, plus the fixture siblings.
-pub fn host_fixture(targets: &[&str], port: u16, extra: &str) -> Project {
+/// The sample project built with `targets` listening on `port`, its `[listing]` with
+/// `listing` (one of [`table::LISTINGS`]), plus the fixture siblings.
+pub fn host_fixture(targets: &[&str], port: u16, listing: &str, extra: &str) -> Project {
     let list: Vec<String> = targets.iter().map(|t| format!("\"{t}\"")).collect();
-    table::fixture(&format!(
-        r#"
+    table::fixture_with(
+        listing,
+        &format!(
+            r#"
             [hosting]
             targets = [{}]
             listen = "127.0.0.1:{port}"
             {extra}
         "#,
-        list.join(", ")
-    ))
+            list.join(", ")
+        ),
+    )
+}
+
+/// Runs `each` with every page body of [`table::LISTINGS`] in turn (a fixture, a server
+/// and the whole table each), saying which on stderr.
+pub fn each_listing(host: &str, mut each: impl FnMut(&str)) {
+    for (name, listing) in table::LISTINGS {
+        eprintln!("{host} with pages in {name}:");
+        each(listing);
+    }
 }
 
 fn start(name: &str, cmd: &mut Command, port: u16) -> Server {
@@ -78,28 +91,30 @@ fn nginx_answers_the_whole_table() {
     if !need("nginx") {
         return;
     }
-    let port = free_port();
-    let p = host_fixture(&["nginx"], port, "");
-    let run = nginx_main(&p);
-    let globals =
-        format!("daemon off; pid {r}/nginx.pid; error_log {r}/error.log;", r = run.display());
-    let nginx = |extra: &[&str]| {
-        let mut c = Command::new("nginx");
-        c.args([
-            "-p",
-            &run.to_string_lossy(),
-            "-c",
-            &run.join("main.conf").to_string_lossy(),
-            "-g",
-            &globals,
-        ])
-        .args(extra);
-        c
-    };
-    gate("nginx -t", &mut nginx(&["-t"]));
-    let _server = start("nginx", &mut nginx(&[]), port);
-    let output = p.path("output");
-    table::run(&target("nginx", port, &output, true, &[]));
+    each_listing("nginx", |listing| {
+        let port = free_port();
+        let p = host_fixture(&["nginx"], port, listing, "");
+        let run = nginx_main(&p);
+        let globals =
+            format!("daemon off; pid {r}/nginx.pid; error_log {r}/error.log;", r = run.display());
+        let nginx = |extra: &[&str]| {
+            let mut c = Command::new("nginx");
+            c.args([
+                "-p",
+                &run.to_string_lossy(),
+                "-c",
+                &run.join("main.conf").to_string_lossy(),
+                "-g",
+                &globals,
+            ])
+            .args(extra);
+            c
+        };
+        gate("nginx -t", &mut nginx(&["-t"]));
+        let _server = start("nginx", &mut nginx(&[]), port);
+        let output = p.path("output");
+        table::run(&target("nginx", port, &output, true, &[]));
+    });
 }
 
 #[test]
@@ -107,23 +122,25 @@ fn lighttpd_answers_the_whole_table() {
     if !need("lighttpd") || !need("/usr/lib/lighttpd/mod_magnet.so") {
         return;
     }
-    let port = free_port();
-    let p = host_fixture(&["lighttpd"], port, "");
-    gate(
-        "lighttpd -tt",
-        Command::new("lighttpd")
-            .args(["-tt", "-f", "hosting/lighttpd.conf"])
-            .current_dir(p.dir.path()),
-    );
-    let _server = start(
-        "lighttpd",
-        Command::new("lighttpd")
-            .args(["-D", "-f", "hosting/lighttpd.conf"])
-            .current_dir(p.dir.path()),
-        port,
-    );
-    let output = p.path("output");
-    table::run(&target("lighttpd", port, &output, true, &[]));
+    each_listing("lighttpd", |listing| {
+        let port = free_port();
+        let p = host_fixture(&["lighttpd"], port, listing, "");
+        gate(
+            "lighttpd -tt",
+            Command::new("lighttpd")
+                .args(["-tt", "-f", "hosting/lighttpd.conf"])
+                .current_dir(p.dir.path()),
+        );
+        let _server = start(
+            "lighttpd",
+            Command::new("lighttpd")
+                .args(["-D", "-f", "hosting/lighttpd.conf"])
+                .current_dir(p.dir.path()),
+            port,
+        );
+        let output = p.path("output");
+        table::run(&target("lighttpd", port, &output, true, &[]));
+    });
 }
 
 #[test]
@@ -131,22 +148,24 @@ fn apache_answers_the_whole_table() {
     if !need("apache2") || !need("/usr/lib/apache2/modules/mod_rewrite.so") {
         return;
     }
-    let port = free_port();
-    let p = host_fixture(&["apache"], port, "");
-    let run = p.path("run");
-    std::fs::create_dir_all(&run).unwrap();
-    let main = folio::hosts::apache::MAIN_CONFIG
-        .replace("RUN", &run.to_string_lossy())
-        .replace("DIR", &p.path("hosting").to_string_lossy());
-    let conf = run.join("apache2.conf");
-    std::fs::write(&conf, main).unwrap();
-    // The worker user must be able to read the published folder.
-    Command::new("chmod").args(["-R", "a+rX"]).arg(p.dir.path()).status().unwrap();
-    gate("apache2 -t", Command::new("apache2").args(["-t", "-f"]).arg(&conf));
-    let _server =
-        start("apache", Command::new("apache2").args(["-DFOREGROUND", "-f"]).arg(&conf), port);
-    let output = p.path("output");
-    table::run(&target("apache", port, &output, true, &[]));
+    each_listing("apache", |listing| {
+        let port = free_port();
+        let p = host_fixture(&["apache"], port, listing, "");
+        let run = p.path("run");
+        std::fs::create_dir_all(&run).unwrap();
+        let main = folio::hosts::apache::MAIN_CONFIG
+            .replace("RUN", &run.to_string_lossy())
+            .replace("DIR", &p.path("hosting").to_string_lossy());
+        let conf = run.join("apache2.conf");
+        std::fs::write(&conf, main).unwrap();
+        // The worker user must be able to read the published folder.
+        Command::new("chmod").args(["-R", "a+rX"]).arg(p.dir.path()).status().unwrap();
+        gate("apache2 -t", Command::new("apache2").args(["-t", "-f"]).arg(&conf));
+        let _server =
+            start("apache", Command::new("apache2").args(["-DFOREGROUND", "-f"]).arg(&conf), port);
+        let output = p.path("output");
+        table::run(&target("apache", port, &output, true, &[]));
+    });
 }
 
 #[test]
@@ -154,23 +173,25 @@ fn caddy_answers_the_whole_table() {
     if !need("caddy") {
         return;
     }
-    let port = free_port();
-    let p = host_fixture(&["caddy"], port, "");
-    let home = p.path("run");
-    let caddy = |args: &[&str]| {
-        let mut c = Command::new("caddy");
-        c.args(args)
-            .args(["--adapter", "caddyfile", "--config", "hosting/Caddyfile"])
-            .current_dir(p.dir.path())
-            .env("HOME", &home)
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("XDG_CONFIG_HOME", home.join("config"));
-        c
-    };
-    gate("caddy validate", &mut caddy(&["validate"]));
-    let _server = start("caddy", &mut caddy(&["run"]), port);
-    let output = p.path("output");
-    table::run(&target("caddy", port, &output, true, &[]));
+    each_listing("caddy", |listing| {
+        let port = free_port();
+        let p = host_fixture(&["caddy"], port, listing, "");
+        let home = p.path("run");
+        let caddy = |args: &[&str]| {
+            let mut c = Command::new("caddy");
+            c.args(args)
+                .args(["--adapter", "caddyfile", "--config", "hosting/Caddyfile"])
+                .current_dir(p.dir.path())
+                .env("HOME", &home)
+                .env("XDG_DATA_HOME", home.join("data"))
+                .env("XDG_CONFIG_HOME", home.join("config"));
+            c
+        };
+        gate("caddy validate", &mut caddy(&["validate"]));
+        let _server = start("caddy", &mut caddy(&["run"]), port);
+        let output = p.path("output");
+        table::run(&target("caddy", port, &output, true, &[]));
+    });
 }
 
 #[test]

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::harness::{BIN, InThread, Project, serve, serve_with, serve_with_tmpdir};
-use crate::table::{self, Target, fixture, request};
+use crate::hosts::each_listing;
+use crate::table::{self, Target, fixture, fixture_with, request};
 
 /// The project of `p` as folio validates it.
 fn project_of(p: &Project) -> folio::config::Project {
@@ -32,24 +33,30 @@ fn in_process(p: &Project, output: &Path) -> InThread {
 
 #[test]
 fn the_preview_handler_answers_the_whole_table() {
-    // The fixture plants precompressed siblings and symlinks leading out of output/.
-    let p = fixture("");
-    let output = p.path("output");
-    let server = in_process(&p, &output);
-    table::run(&Target {
-        name: "serve (handler)",
-        port: server.port,
-        mount: "",
-        output: &output,
-        precompressed: true,
-        unchecked_headers: &[],
-        cache_control: "public, max-age=300",
+    each_listing("serve (handler)", |listing| {
+        // The fixture plants precompressed siblings and symlinks leading out of output/.
+        let p = fixture_with(listing, "");
+        let output = p.path("output");
+        let server = in_process(&p, &output);
+        table::run(&Target {
+            name: "serve (handler)",
+            port: server.port,
+            mount: "",
+            output: &output,
+            precompressed: true,
+            unchecked_headers: &[],
+            cache_control: "public, max-age=300",
+        });
     });
 }
 
 #[test]
 fn folio_serve_answers_the_whole_table_from_its_own_build_and_never_writes_output() {
-    let p = fixture("");
+    each_listing("serve", serves_the_table_and_never_writes_output);
+}
+
+fn serves_the_table_and_never_writes_output(listing: &str) {
+    let p = fixture_with(listing, "");
     let before = (p.tree("output"), p.stats("output"), p.stats("hosting"));
     let served = serve(p.dir.path());
     assert!(served.url.ends_with('/'), "{}", served.url);

@@ -502,11 +502,29 @@ pub fn run_with(target: &Target, compression: Compression) {
     );
 }
 
+/// The page bodies every target runs the table with, each a line for the sample's
+/// `[listing]`: the standard envelope, Laravel's simple paginator and the standard one
+/// without totals. The rows expect files of the build, so one table serves all three:
+/// what a page says (its count or none) must not change how a host routes it.
+pub const LISTINGS: [(&str, &str); 3] = [
+    ("standard", ""),
+    ("laravel-simple", "envelope = \"laravel-simple\""),
+    ("totals = false", "totals = false"),
+];
+
 /// A fixture: the sample project built, plus precompressed siblings for three pages
 /// (fake contents: servers pass them through, nobody decodes them).
 pub fn fixture(config_tail: &str) -> Project {
+    fixture_with("", config_tail)
+}
+
+/// [`fixture`] with `listing` added to the sample's `[listing]` table (one of
+/// [`LISTINGS`]).
+pub fn fixture_with(listing: &str, config_tail: &str) -> Project {
     let p = Project::sample();
     let cfg = p.read("folio.toml");
+    assert!(cfg.contains("\n[listing]\n"), "the sample has a [listing] table");
+    let cfg = cfg.replacen("\n[listing]\n", &format!("\n[listing]\n{listing}\n"), 1);
     // The sample config ends with its [hosting] table; a tail that brings its own replaces it.
     let cfg = match (cfg.find("\n[hosting]"), config_tail.contains("[hosting]")) {
         (Some(i), true) => format!("{}\n{config_tail}", &cfg[..i]),
