@@ -154,7 +154,7 @@ fn detail(code: ErrorCode, routes: &Map) -> String {
             format!("the language must be one of {}", routes.shape.languages.join(", "))
         }
         ErrorCode::PageNotFound => {
-            "page is past the last page of this listing (see total_pages)".into()
+            "page is past the last page of this listing (api/index.json has total_pages at each page size)".into()
         }
         ErrorCode::NotFound => {
             format!(
