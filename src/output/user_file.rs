@@ -182,10 +182,14 @@ fn write_fifo_within(
     mut bytes: &[u8],
     patience: std::time::Duration,
 ) -> std::io::Result<()> {
-    let start = std::time::Instant::now();
+    // Patience runs from the last bytes the reader took: a slow reader is waited for.
+    let mut start = std::time::Instant::now();
     while !bytes.is_empty() {
         match file.write(bytes) {
-            Ok(n) => bytes = &bytes[n..],
+            Ok(n) => {
+                bytes = &bytes[n..];
+                start = std::time::Instant::now();
+            }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 if start.elapsed() >= patience {
                     let why = format!(
@@ -376,6 +380,32 @@ mod tests {
             write_fifo_within(file, &vec![b'x'; 1 << 20], std::time::Duration::ZERO).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::TimedOut, "{err}");
         drop(reader);
+    }
+
+    #[test]
+    fn a_fifo_whose_reader_is_slow_but_takes_bytes_is_waited_for() {
+        use std::io::Read;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = fifo(dir.path());
+        let path = fifo.clone();
+        // A reader that takes 64 KiB every 100 ms: 1 MiB takes it 1.6 s, past a patience of
+        // 400 ms, but it never takes nothing for that long.
+        let reader = std::thread::spawn(move || {
+            let mut file = OpenOptions::new().read(true).open(&path).unwrap();
+            let (mut got, mut buf) = (0, vec![0; 64 << 10]);
+            loop {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                match file.read(&mut buf).unwrap() {
+                    0 => return got,
+                    n => got += n,
+                }
+            }
+        });
+        let file = UserFile::open(&fifo).unwrap();
+        let Some(Sink::Fifo(file)) = file.sink else { panic!("a FIFO sink") };
+        let patience = std::time::Duration::from_millis(400);
+        write_fifo_within(file, &vec![b'x'; 1 << 20], patience).unwrap();
+        assert_eq!(reader.join().unwrap(), 1 << 20);
     }
 
     #[test]
