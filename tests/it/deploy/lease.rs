@@ -117,3 +117,47 @@ fn a_killed_deploys_lease_is_taken_over_once_it_lapses(remote: &Remote) {
     assert!(remote.objects() == published(&p));
 }
 on_every_store!(a_killed_deploys_lease_is_taken_over_once_it_lapses, prefix = "travel");
+
+fn letting_go_of_the_lease_is_conditional_on_the_holders_version(remote: &Remote) {
+    // On the store's own protocol, seen by a proxy: the last write of the lease is a put
+    // that marks it free, made only if the lease is still the version this deploy wrote
+    // (`If-Match` on S3 and Azure, the generation on GCS), never a delete.
+    let server = match remote {
+        Remote::S3 { server, .. } | Remote::Azure { server, .. } | Remote::Gcs { server, .. } => {
+            *server
+        }
+        Remote::Dir(_) => unreachable!("stores with leases only"),
+    };
+    let proxy = Proxy::start(server, usize::MAX);
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.through(proxy.port).deploy(&p, &[]).success();
+    let heads = proxy.heads();
+    let lease: Vec<&String> = heads
+        .iter()
+        .filter(|h| {
+            let line = h.lines().next().unwrap_or("");
+            percent_encoding::percent_decode_str(line).decode_utf8_lossy().contains(LEASE)
+        })
+        .collect();
+    let last = lease.last().unwrap_or_else(|| panic!("the lease was not written: {heads:#?}"));
+    let line = last.lines().next().unwrap();
+    assert!(line.starts_with("PUT ") || line.starts_with("POST "), "{line}");
+    let lower = last.to_ascii_lowercase();
+    let conditional = lower.contains("\r\nif-match:")
+        || lower.contains("x-goog-if-generation-match:")
+        || line.contains("ifGenerationMatch=");
+    assert!(conditional, "letting go is not conditional:\n{last}");
+    assert!(!lower.contains("if-match: *"), "{last}");
+    let decoded =
+        |h: &String| percent_encoding::percent_decode_str(h).decode_utf8_lossy().to_string();
+    assert!(
+        !heads.iter().any(|h| h.starts_with("DELETE ") && decoded(h).contains(LEASE)),
+        "a delete"
+    );
+}
+on_every_store!(
+    letting_go_of_the_lease_is_conditional_on_the_holders_version,
+    prefix = "travel",
+    headers
+);

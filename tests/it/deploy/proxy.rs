@@ -17,6 +17,8 @@ pub struct Proxy {
     requests: Arc<AtomicUsize>,
     writes: Arc<AtomicUsize>,
     kinds: Arc<Mutex<BTreeMap<&'static str, usize>>>,
+    /// Each request's line and headers, as sent, in order.
+    heads: Arc<Mutex<Vec<String>>>,
     stop: Arc<AtomicBool>,
 }
 
@@ -46,7 +48,9 @@ impl Proxy {
         let writes = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let kinds = Arc::new(Mutex::new(BTreeMap::new()));
+        let heads = Arc::new(Mutex::new(Vec::new()));
         let (r, w, s, k) = (requests.clone(), writes.clone(), stop.clone(), kinds.clone());
+        let h = heads.clone();
         std::thread::spawn(move || {
             while !s.load(Ordering::SeqCst) {
                 let Ok((client, _)) = listener.accept() else {
@@ -60,9 +64,10 @@ impl Proxy {
                 client.set_nonblocking(false).unwrap();
                 let server = TcpStream::connect(("127.0.0.1", upstream)).unwrap();
                 let (r, w, s, k) = (r.clone(), w.clone(), s.clone(), k.clone());
+                let h = h.clone();
                 let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
                 std::thread::spawn(move || {
-                    pump_requests(client, server, &r, &w, &k, cut_after, &s);
+                    pump_requests(client, server, (&r, &w, &k, &h), cut_after, &s);
                 });
                 std::thread::spawn(move || {
                     let (mut from, mut to) = (s2, c2);
@@ -75,7 +80,12 @@ impl Proxy {
                 });
             }
         });
-        Proxy { port, requests, writes, kinds, stop }
+        Proxy { port, requests, writes, kinds, heads, stop }
+    }
+
+    /// Each request's line and headers seen so far (headers as sent, names in any case).
+    pub fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
     }
 
     /// Requests seen, by kind, in folio's words (`3 list, 0 head, 1 get, 0 put, 0 delete`).
@@ -102,12 +112,17 @@ impl Proxy {
 }
 
 /// Copies client → server, counting request lines by method, until `cut_after` writes.
+type Counters<'a> = (
+    &'a AtomicUsize,
+    &'a AtomicUsize,
+    &'a Mutex<BTreeMap<&'static str, usize>>,
+    &'a Mutex<Vec<String>>,
+);
+
 fn pump_requests(
     mut client: TcpStream,
     mut server: TcpStream,
-    requests: &AtomicUsize,
-    writes: &AtomicUsize,
-    kinds: &Mutex<BTreeMap<&'static str, usize>>,
+    (requests, writes, kinds, heads): Counters<'_>,
     cut_after: usize,
     stop: &AtomicBool,
 ) {
@@ -124,6 +139,14 @@ fn pump_requests(
                 writes.fetch_add(1, Ordering::SeqCst);
             }
             *kinds.lock().unwrap().entry(kind).or_default() += 1;
+        }
+        // A request's line and headers: the text from a request line to the blank line.
+        let text = String::from_utf8_lossy(chunk);
+        for part in text.split("\r\n\r\n") {
+            if let Some(at) = part.find(" HTTP/1.1\r\n") {
+                let start = part[..at].rfind('\n').map_or(0, |i| i + 1);
+                heads.lock().unwrap().push(part[start..].to_string());
+            }
         }
         if writes.load(Ordering::SeqCst) > cut_after
             || stop.load(Ordering::SeqCst)
