@@ -186,6 +186,29 @@ fn a_failed_cloudfront_purge_is_owed_and_sent_by_the_next_deploy_with_nothing_el
     assert_eq!(invalidations(&moto, &id).len(), 1);
 }
 
+/// One HTTP/1.1 request from `stream`: its request line, its `Authorization` and its body.
+fn read_request(stream: &std::net::TcpStream) -> (String, String, Vec<u8>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut head = String::new();
+    reader.read_line(&mut head).unwrap_or(0);
+    let (mut length, mut auth) = (0, String::new());
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        let (name, value) = line.split_once(':').unwrap_or(("", ""));
+        match name.to_ascii_lowercase().as_str() {
+            "content-length" => length = value.trim().parse().unwrap_or(0),
+            "authorization" => auth = value.trim().to_string(),
+            _ => {}
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap_or(());
+    (head, auth, body)
+}
+
 /// Cloudflare's purge API as its documentation describes it, on loopback.
 struct FakeCloudflare {
     port: u16,
@@ -214,24 +237,7 @@ impl FakeCloudflare {
             let (mut throttled, mut accepted) = (0, 0);
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut head = String::new();
-                reader.read_line(&mut head).unwrap_or(0);
-                let (mut length, mut auth) = (0, String::new());
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    let (name, value) = line.split_once(':').unwrap_or(("", ""));
-                    match name.to_ascii_lowercase().as_str() {
-                        "content-length" => length = value.trim().parse().unwrap_or(0),
-                        "authorization" => auth = value.trim().to_string(),
-                        _ => {}
-                    }
-                }
-                let mut body = vec![0; length];
-                reader.read_exact(&mut body).unwrap_or(());
+                let (head, auth, body) = read_request(&stream);
                 let body: serde_json::Value =
                     serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
                 let (status, extra, reply) =
@@ -481,23 +487,7 @@ impl Scripted {
         std::thread::spawn(move || {
             for (n, stream) in listener.incoming().enumerate() {
                 let Ok(mut stream) = stream else { continue };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut head = String::new();
-                reader.read_line(&mut head).unwrap_or(0);
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some((name, value)) = line.split_once(':')
-                        && name.eq_ignore_ascii_case("content-length")
-                    {
-                        length = value.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0; length];
-                reader.read_exact(&mut body).unwrap_or(());
+                let (head, _, body) = read_request(&stream);
                 let when = start.elapsed().as_secs_f64();
                 log.lock().unwrap().push((when, head, String::from_utf8_lossy(&body).into()));
                 let (status, text) = answers[n.min(answers.len() - 1)];
