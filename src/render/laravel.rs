@@ -122,27 +122,10 @@ pub(super) fn data(out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
     out.push(b']');
 }
 
-/// The keys both Laravel paginators start with: `current_page`, `data`, `first_page_url`
-/// and `from` (`simple.rs` writes the simple one's rest).
-pub(super) fn open(
-    info: &PageInfo,
-    links: &Links,
-    out: &mut Vec<u8>,
-    items: impl FnOnce(&mut Vec<u8>),
-) {
-    let span = info.span();
-    crate::bytes::push_fmt(out, format_args!("{{\"current_page\":{},", info.page));
-    data(out, items);
-    out.extend_from_slice(b",\"first_page_url\":");
-    url(out, links, info, Some(1));
-    out.extend_from_slice(b",\"from\":");
-    num(out, span.map(|s| s.0));
-}
-
 /// Writes one page as `LengthAwarePaginator::toArray()`.
 pub fn write(info: &PageInfo, links: &Links, out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
     let span = info.span();
-    open(info, links, out, items);
+    super::simple::open(info, links, out, items);
     crate::bytes::push_fmt(
         out,
         format_args!(",\"last_page\":{},\"last_page_url\":", info.total_pages),
