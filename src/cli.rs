@@ -196,6 +196,9 @@ pub struct DeployArgs {
     /// An S3-compatible store's endpoint (R2, MinIO, Ceph), overriding `[deploy] endpoint`.
     #[arg(long, value_name = "URL")]
     pub endpoint: Option<String>,
+    /// The S3 region, overriding `[deploy] region` (R2: auto).
+    #[arg(long, value_name = "REGION")]
+    pub region: Option<String>,
     /// Print the plan and send nothing that writes.
     #[arg(long)]
     pub dry_run: bool,
@@ -216,10 +219,23 @@ pub struct DeployArgs {
     /// Purge no CDN this time (what is owed stays owed, in the store's record).
     #[arg(long)]
     pub no_purge: bool,
-    /// Wait at most this many seconds in all for a CDN that asks the purge to wait
-    /// (throttled, busy), overriding `[deploy] purge_wait`.
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(0..=86400))]
+    /// Give the purges this many seconds in all, requests and waits for a CDN that asks
+    /// to wait included, overriding `[deploy] purge_wait`.
+    #[arg(long, value_name = "SECS")]
     pub purge_wait: Option<u64>,
+    /// Send a CDN at most this many paths (CloudFront; a wildcard counts as one) or URLs
+    /// and prefixes (Cloudflare), folding into wildcards past it, overriding
+    /// `[deploy] max_purge_paths`.
+    #[arg(long, value_name = "N")]
+    pub max_purge_paths: Option<u64>,
+    /// Drop what the store's record says this CDN is owed (one that no longer exists, or
+    /// was never meant): nothing is sent for it (repeat for more).
+    #[arg(long, value_name = "CDN")]
+    pub drop_owed: Vec<String>,
+    /// Move what the store's record says this CDN is owed to the CDNs this deploy purges
+    /// (an id corrected): they are sent it (repeat for more).
+    #[arg(long, value_name = "CDN")]
+    pub move_owed: Vec<String>,
     /// When folio's record on the store cannot be read: survey every object below the
     /// prefix, delete those that carry folio's metadata and the build does not have, and
     /// purge every key of the build.

@@ -183,7 +183,8 @@ pub struct ConfigError {
     /// `listing.languages`): whoever reports the problem may add the code meant.
     pub unknown_language: Option<String>,
     /// The dotted key a validation problem is about (`listing.page_sizes`), which places it
-    /// at that key's line in the file.
+    /// at that key's line in the file; or the command-line flag it is about (`--to`), when
+    /// the value came from it rather than from the file ([`ConfigError::flag`]).
     pub key: Option<Box<str>>,
 }
 
@@ -192,6 +193,12 @@ impl ConfigError {
         let message = message.into();
         let path = path.to_path_buf();
         ConfigError { path, line, column: None, message, unknown_language: None, key: None }
+    }
+
+    /// The command-line flag the problem is about (`--to`): its message names the flag, and
+    /// no file is named.
+    pub fn flag(&self) -> Option<&str> {
+        self.key.as_deref().filter(|k| k.starts_with("--"))
     }
 
     /// The problem, at `column` of its line.
@@ -203,6 +210,9 @@ impl ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.flag().is_some() {
+            return f.write_str(&self.message);
+        }
         write!(f, "{}", self.path.display())?;
         if let Some(line) = self.line {
             write!(f, ":{line}")?;

@@ -10,8 +10,12 @@ use folio::output::lock::Busy;
 use folio::site::{self, BuildOptions};
 
 pub fn run(args: BuildArgs) -> Result<(), Failure> {
-    let overrides =
-        Overrides { data_dir: args.data.path, output_dir: args.out, base_url: args.base_url };
+    let overrides = Overrides {
+        data_dir: args.data.path,
+        output_dir: args.out,
+        base_url: args.base_url,
+        ..Overrides::default()
+    };
     let project = super::discover(args.config.path.as_deref(), &overrides)?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let note = super::messages::note;

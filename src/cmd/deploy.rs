@@ -6,47 +6,41 @@ use std::path::Path;
 
 use super::{Bar, say};
 use crate::cli::DeployArgs;
-use folio::config::{Cdn, Overrides};
+use folio::config::{Cdn, DeployOverrides, Overrides};
 use folio::deploy::purge::PurgeList;
-use folio::deploy::{self, Hooks, Options};
+use folio::deploy::{self, Hooks, Options, Settle};
 use folio::error::Failure;
 use folio::output::lock::Busy;
 use folio::output::user_file::UserFile;
 use folio::site::Progress;
 
 pub fn run(args: DeployArgs) -> Result<(), Failure> {
-    let project = super::discover(args.config.path.as_deref(), &Overrides::default())?;
-    let d = &project.deploy;
-    let url = args.to.clone().unwrap_or_else(|| d.url.clone());
-    if url.is_empty() {
-        return Err(Failure::Refused(format!(
-            "nowhere to deploy: set `url` under [deploy] in {}, or pass --to s3://bucket/prefix",
-            project.config_path.display()
-        ).into()));
-    }
-    let named = if args.no_purge {
-        Vec::new()
-    } else if args.purge.is_empty() {
-        d.purge.clone()
-    } else {
-        args.purge.clone()
+    let purge = match (args.no_purge, args.purge.is_empty()) {
+        (true, _) => Some(Vec::new()),
+        (false, true) => None,
+        (false, false) => Some(args.purge.clone()),
     };
-    let purge = (named.iter())
-        .map(|c| Cdn::parse(c).map_err(|why| Failure::Usage(format!("--purge `{c}` {why}"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    let opts = Options {
-        url,
-        endpoint: args.endpoint.clone().unwrap_or_else(|| d.endpoint.clone()),
-        region: d.region.clone(),
-        dry_run: args.dry_run,
-        force: args.force,
-        repair: args.repair,
-        max_deletes: args.max_deletes.unwrap_or(d.max_deletes),
-        concurrency: d.concurrency as usize,
-        siblings: d.siblings,
+    let deploy = DeployOverrides {
+        url: args.to.clone(),
+        endpoint: args.endpoint.clone(),
+        region: args.region.clone(),
         purge,
-        purge_wait: std::time::Duration::from_secs(args.purge_wait.unwrap_or(d.purge_wait)),
+        max_deletes: args.max_deletes,
+        purge_wait: args.purge_wait,
+        max_purge_paths: args.max_purge_paths,
     };
+    let overrides = Overrides { deploy, ..Overrides::default() };
+    let project = super::discover(args.config.path.as_deref(), &overrides)?;
+    let cdns = |flag: &str, named: &[String]| {
+        (named.iter())
+            .map(|c| c.parse::<Cdn>().map_err(|why| Failure::Usage(format!("{flag} `{c}` {why}"))))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let settle = Settle {
+        drop: cdns("--drop-owed", &args.drop_owed)?,
+        moved: cdns("--move-owed", &args.move_owed)?,
+    };
+    let opts = Options { dry_run: args.dry_run, force: args.force, repair: args.repair, settle };
     // An unwritable purge list is found out before anything is sent.
     let mut purge_file = args.purge_list.as_deref().map(PurgeFile::create).transpose()?;
     // A purge list on stdout (`-`, `/dev/stdout`) has stdout to itself: the rest goes to

@@ -67,7 +67,9 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
 /// where the data shows it.
 pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Failure> {
     Project::discover(config, overrides).map_err(|e| match e {
-        config::Error::Invalid { mut errors, data: Some(data) } => {
+        config::Error::Invalid { mut errors, data: Some(data) }
+            if errors.iter().any(|e| e.flag().is_none()) =>
+        {
             languages_meant(&mut errors, &data);
             Failure::Config(errors)
         }

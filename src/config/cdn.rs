@@ -53,6 +53,14 @@ impl Cdn {
     }
 }
 
+impl std::str::FromStr for Cdn {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Cdn, String> {
+        Cdn::parse(text)
+    }
+}
+
 impl fmt::Display for Cdn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

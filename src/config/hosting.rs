@@ -1,5 +1,4 @@
-//! `[hosting]` and `[deploy]`: which host configs a build writes, with their plans and
-//! options, and where `folio deploy` publishes.
+//! `[hosting]`: which host configs a build writes, with their plans and options.
 
 use serde::Deserialize;
 
@@ -86,46 +85,6 @@ impl Default for HostingConfig {
             root: String::new(),
             listen: "127.0.0.1:8080".into(),
             cloudflare: CloudflareConfig::default(),
-        }
-    }
-}
-
-/// `[deploy]`: where `folio deploy` publishes `output/`. Credentials never live here: they
-/// come from the environment and the stores' standard provider chains.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct DeployConfig {
-    /// `s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix`, `file:///dir`.
-    pub url: String,
-    /// An S3-compatible store's endpoint (R2, MinIO, Ceph); `http://` works as is.
-    pub endpoint: String,
-    /// "" = from the environment (`AWS_REGION`, `AWS_DEFAULT_REGION`), else us-east-1.
-    pub region: String,
-    /// More stale objects than this: refuse to delete (exit 1).
-    pub max_deletes: u64,
-    /// Requests in flight at once.
-    pub concurrency: u64,
-    /// Upload the `.gz`/`.br` siblings too (for hosts that negotiate them).
-    pub siblings: bool,
-    /// The CDNs purged once the store holds the build: `cloudfront:DISTRIBUTION_ID`,
-    /// `cloudflare:ZONE_ID` ([`super::Cdn`]).
-    pub purge: Vec<String>,
-    /// How long a purge may wait for a CDN that asks it to (throttled, busy), in seconds,
-    /// before the deploy fails with the keys still owed.
-    pub purge_wait: u64,
-}
-
-impl Default for DeployConfig {
-    fn default() -> Self {
-        DeployConfig {
-            url: String::new(),
-            endpoint: String::new(),
-            region: String::new(),
-            max_deletes: 256,
-            concurrency: 32,
-            siblings: false,
-            purge: Vec::new(),
-            purge_wait: 600,
         }
     }
 }

@@ -4,12 +4,13 @@
 //! read here: a config with problems comes back with the project as far as it validated,
 //! for whoever reports the problems to add what the data suggests (`cmd::discover`). The
 //! checks are in `validate.rs`, `base_url` in `base_url.rs`, the folders in `paths.rs`, the
-//! `[hosting]` and `[deploy]` tables in `hosting.rs`, the listing's shape in `shape.rs`, the
-//! deploy URL in `target.rs`, the one parse that finds every problem of the text in
-//! `read.rs`, and how each reads in `explain.rs`.
-
+//! `[hosting]` table in `hosting.rs`, `[deploy]` with its command-line overrides in
+//! `deploy.rs` (the deploy URL in `target.rs`, the CDNs in `cdn.rs`), the listing's shape
+//! in `shape.rs`, the one parse that finds every problem of the text in `read.rs`, and how
+//! each reads in `explain.rs`.
 mod base_url;
 mod cdn;
+pub mod deploy;
 mod explain;
 mod hosting;
 mod paths;
@@ -26,7 +27,8 @@ use serde::Deserialize;
 
 pub use base_url::BaseUrl;
 pub use cdn::Cdn;
-pub use hosting::{CloudflareConfig, DeployConfig, HostPlan, HostTarget, HostingConfig, ServeFrom};
+pub use deploy::{Deploy, DeployConfig, DeployOverrides};
+pub use hosting::{CloudflareConfig, HostPlan, HostTarget, HostingConfig, ServeFrom};
 pub use paths::normalize;
 pub use shape::Shape;
 pub use validate::is_known_language;
@@ -54,6 +56,12 @@ impl From<Error> for crate::error::Failure {
         use crate::error::Failure;
         match e {
             Error::Missing(message) => Failure::Usage(message),
+            // Only the command line's flags are wrong: a usage error, as clap's own are.
+            Error::Invalid { errors, .. } if errors.iter().all(|e| e.flag().is_some()) => {
+                Failure::Usage(
+                    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"),
+                )
+            }
             Error::Invalid { errors, .. } => Failure::Config(errors),
             Error::Io(e) => Failure::Other(e),
         }
@@ -305,6 +313,8 @@ pub struct Overrides {
     pub data_dir: Option<PathBuf>,
     pub output_dir: Option<PathBuf>,
     pub base_url: Option<String>,
+    /// `folio deploy`'s flags over `[deploy]`.
+    pub deploy: DeployOverrides,
 }
 
 /// The body of every page (`[listing] envelope`): folio's standard one, Laravel's
@@ -393,7 +403,8 @@ pub struct Project {
     pub decimal_separator: u8,
     pub precompress: Vec<crate::compress::Codec>,
     pub hosting: HostingConfig,
-    pub deploy: DeployConfig,
+    /// `[deploy]` checked, with `folio deploy`'s flags applied.
+    pub deploy: Deploy,
     pub openapi: OpenApiConfig,
     /// Digest of every setting that shapes the output ([`Project::shape_digest`], set by
     /// [`Project::discover`]): a build records it, and `folio deploy` refuses an output
@@ -443,8 +454,8 @@ impl Project {
         // bucket and prefix of its url.
         let r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
             && self.hosting.targets.contains(&HostTarget::Cloudflare);
-        let url = if r2 { self.deploy.url.clone() } else { String::new() };
-        shape.deploy = DeployConfig { url, ..DeployConfig::default() };
+        let target = if r2 { self.deploy.target.clone() } else { None };
+        shape.deploy = Deploy { target, ..Deploy::default() };
         shape.config_digest = String::new();
         // Where things are is no shape of the output: `folio build --data DIR` (or a
         // project moved elsewhere) builds the same site from other records.

@@ -20,7 +20,7 @@ fn empty_config_gets_the_spec_defaults() {
     assert_eq!(p.shape.cache_control, "public, max-age=300");
     assert_eq!(p.fallback, Fallback::Default);
     assert_eq!(p.hosting.targets.len(), 5);
-    assert_eq!(p.deploy, DeployConfig::default());
+    assert_eq!(p.deploy, Deploy::default());
     assert_eq!((p.deploy.max_deletes, p.deploy.concurrency, p.deploy.siblings), (256, 32, false));
 }
 

@@ -192,7 +192,7 @@ fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope)
     (sort, super::shape::envelope(l, err))
 }
 
-/// `[fields]`, `[output]`, `[hosting]` and `[deploy]`; the codecs to precompress with.
+/// `[fields]`, `[output]` and `[hosting]`; the codecs to precompress with.
 fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
     for (name, spec) in &c.fields {
         if name.is_empty() || name.split('.').any(str::is_empty) {
@@ -252,43 +252,6 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
             );
         }
     }
-    let d = &c.deploy;
-    if d.concurrency == 0 || d.concurrency > 1024 {
-        err(
-            "deploy.concurrency",
-            format!("deploy.concurrency {} must be between 1 and 1024", d.concurrency),
-        );
-    }
-    let target = (!d.url.is_empty()).then(|| super::target::Target::parse(&d.url));
-    if let Some(Err(e)) = &target {
-        err("deploy.url", format!("deploy.url: {e}"));
-    }
-    let r2 = c.hosting.cloudflare.serve_from == super::ServeFrom::R2
-        && c.hosting.targets.contains(&HostTarget::Cloudflare);
-    let s3 = |t: &super::target::Target| t.scheme == super::target::Scheme::S3;
-    if r2 && (target.is_none() || matches!(&target, Some(Ok(t)) if !s3(t))) {
-        err("hosting.cloudflare.serve_from", "hosting.cloudflare.serve_from = \"r2\": the Worker reads the bucket `folio deploy` fills, so [deploy] needs url = \"s3://BUCKET/PREFIX\" (with endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\")".into());
-    } else if r2 && matches!(&target, Some(Ok(_))) && d.endpoint.is_empty() {
-        err("hosting.cloudflare.serve_from", "hosting.cloudflare.serve_from = \"r2\": [deploy] needs endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\" (without it, folio deploy would publish to AWS S3, where the Worker does not read)".into());
-    }
-    for cdn in &d.purge {
-        if let Err(why) = super::Cdn::parse(cdn) {
-            err("deploy.purge", format!("deploy.purge: `{cdn}` {why}"));
-        }
-    }
-    if d.purge_wait > 24 * 3600 {
-        err(
-            "deploy.purge_wait",
-            format!("deploy.purge_wait {} must be at most 86400 seconds (a day)", d.purge_wait),
-        );
-    }
-    let http = d.endpoint.starts_with("https://") || d.endpoint.starts_with("http://");
-    if !d.endpoint.is_empty() && !http {
-        err(
-            "deploy.endpoint",
-            format!("deploy.endpoint `{}` must start with https:// or http://", d.endpoint),
-        );
-    }
     precompress
 }
 
@@ -327,7 +290,10 @@ impl Config {
         };
         let base_raw = overrides.base_url.clone().unwrap_or_else(|| self.base_url.clone());
         let base = BaseUrl::parse(&base_raw).unwrap_or_else(|e| {
-            say("base_url", e, None);
+            match overrides.base_url {
+                Some(_) => say("--base-url", format!("--base-url: {e}"), None),
+                None => say("base_url", e, None),
+            }
             BaseUrl::default()
         });
         language_tags(&self.listing, &mut say);
@@ -366,6 +332,9 @@ impl Config {
             }
         };
         let folders = Folders::resolve(&self, root, cwd, overrides, &mut err);
+        let r2 = self.hosting.cloudflare.serve_from == super::ServeFrom::R2
+            && self.hosting.targets.contains(&HostTarget::Cloudflare);
+        let deploy = super::deploy::resolve(&self.deploy, &overrides.deploy, r2, &mut err);
         let l = self.listing;
         let project = Project {
             config_path: config_path.to_path_buf(),
@@ -394,7 +363,7 @@ impl Config {
             decimal_separator,
             precompress,
             hosting: self.hosting,
-            deploy: self.deploy,
+            deploy,
             openapi: self.openapi,
             config_digest: String::new(),
         };
@@ -480,7 +449,9 @@ mod tests {
     #[test]
     fn deploy_settings_are_checked() {
         let p = project("[deploy]\nurl = \"s3://b/site\"\nendpoint = \"http://127.0.0.1:9000\"\nregion = \"auto\"\nmax_deletes = 5\nconcurrency = 4\nsiblings = true").unwrap();
-        assert_eq!(p.deploy.url, "s3://b/site");
+        assert_eq!(p.deploy.target.unwrap().display(), "s3://b/site");
+        assert_eq!(p.deploy.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!((p.deploy.region.as_deref(), p.deploy.concurrency), (Some("auto"), 4));
         let err =
             project("[deploy]\nurl = \"ftp://x/y\"\nendpoint = \"minio:9000\"\nconcurrency = 0")
                 .unwrap_err();

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::local;
 use super::plan::Reason;
-use super::record::{Put, Record};
+use super::record::{Put, Recipient, Record};
 use super::remote;
 
 /// How long a takeover's record keeps what the previous holder was about to do: longer
@@ -15,19 +15,26 @@ use super::remote;
 const CARRIED: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// The record written before the first change: the old one, with what is about to be
-/// uploaded as pending, what is about to be deleted as deleting, and what is not purged
-/// yet. `None` when nothing is about to change.
+/// uploaded as pending, what is about to be deleted as deleting, and what will be owed a
+/// purge once it has (`owed`). `None` when nothing is about to change.
 pub(super) fn intent(
     old: &Record,
     local: &[local::LocalFile],
     uploads: &[(usize, Reason)],
     doomed: &[remote::Doomed],
-    unpurged: &BTreeSet<String>,
+    owed: BTreeMap<Recipient, BTreeSet<String>>,
 ) -> Option<Record> {
     if uploads.is_empty() && doomed.is_empty() {
         return None;
     }
-    let mut intent = old.clone();
+    // The record's debts are the ledger's now (`owed`): not copied.
+    let mut intent = Record {
+        objects: old.objects.clone(),
+        deleting: old.deleting.clone(),
+        pending: old.pending.clone(),
+        carried_until: old.carried_until,
+        owed,
+    };
     for &(i, _) in uploads {
         intent.pending.entry(local[i].rel.clone()).or_default().insert(local[i].md5);
     }
@@ -36,7 +43,6 @@ pub(super) fn intent(
             intent.deleting.insert(d.key.clone(), put.clone());
         }
     }
-    intent.unpurged = unpurged.clone();
     // An intent is unfinished until its deploy writes its record: the first deploy that
     // finds it (cut short) starts the time its intent is carried.
     intent.carried_until = None;

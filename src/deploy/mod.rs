@@ -8,11 +8,13 @@
 //! deploy cut short left), confirm with a request that each object to delete is still
 //! folio's, write the record's intent (what is about to be uploaded and deleted), upload
 //! pages and then what links to them (each file's bytes read once, checked against the
-//! scan's MD5, and sent as read), delete, hand over the purge list (`purge.rs`), and write
-//! the record. A kill or a failure at any point leaves a usable store (old pages are
-//! deleted last), and the next deploy finishes the job and purges what the cut one
-//! changed. The store-side operations are in `remote/`, what a `file://` target must not
-//! be in `folder/guard.rs`, the build it publishes in `built.rs`.
+//! scan's MD5, and sent as read), delete, write the record, and pay what is owed a purge
+//! (`ledger.rs`: the purge list file, each CDN, one request at a time, each struck from
+//! the record as it is accepted). A kill or a failure at any point leaves a usable store
+//! (old pages are deleted last), and the next deploy finishes the job and purges what the
+//! cut one changed. The store-side operations are in `remote/`, what a `file://` target
+//! must not be in `folder/guard.rs`, the build it publishes in `built.rs`; the settings
+//! come checked from `config::Deploy`.
 //!
 //! It does not build: it refuses an `output/` with no build, a build half switched in, or
 //! a build made from another `folio.toml` or another `base_url`.
@@ -25,8 +27,8 @@ mod failure;
 mod folder;
 mod journal;
 mod lease;
+mod ledger;
 pub mod local;
-mod owed;
 pub mod plan;
 pub mod purge;
 pub mod record;
@@ -44,36 +46,30 @@ use crate::routes::Map;
 use crate::site::Progress;
 use journal::intent;
 use lease::Lease;
+use ledger::{Evidence, Ledger};
 use local::Roles;
-use owed::{Owed, Purges};
 use plan::{Action, Reason};
 use purge::PurgeList;
-use record::Record;
+use record::{Recipient, Record};
 use remote::Remote;
-use store::{Store, Target};
+use store::Store;
 
 pub use crate::error::Unbuilt;
 pub use built::finished;
 pub(crate) use failure::remote_failure;
 pub use failure::store_says;
+pub use ledger::Settle;
 
-/// What a deploy was asked to do: `[deploy]` with the command line's overrides applied.
-#[derive(Debug, Clone)]
+/// What this one deploy is asked to do besides publishing as `[deploy]` (and its flags,
+/// applied in config) says.
+#[derive(Debug, Clone, Default)]
 pub struct Options {
-    pub url: String,
-    pub endpoint: String,
-    pub region: String,
     pub dry_run: bool,
     pub force: bool,
     /// Deploy past a record that cannot be read, surveying the whole prefix.
     pub repair: bool,
-    pub max_deletes: u64,
-    pub concurrency: usize,
-    pub siblings: bool,
-    /// The CDNs purged once the store holds the build (`cdn/`).
-    pub purge: Vec<crate::config::Cdn>,
-    /// How long a purge waits for a CDN that asks it to, in all.
-    pub purge_wait: std::time::Duration,
+    /// `--drop-owed`, `--move-owed`.
+    pub settle: Settle,
 }
 
 /// Writes a purge list (`--purge-list FILE`); see [`Hooks::purge_list`].
@@ -109,13 +105,23 @@ pub struct Deployed {
     pub purges: Vec<cdn::Sent>,
 }
 
-/// Publishes `output/` as `opts` say.
+/// Publishes `output/` where `project.deploy` says, as `opts` say.
 pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deployed, Failure> {
     let start = Instant::now();
-    let target = Target::parse(&opts.url)
-        .map_err(|e| Failure::Refused(format!("the deploy URL {e}").into()))?;
+    let settings = &project.deploy;
+    let Some(target) = &settings.target else {
+        return Err(Failure::Refused(format!(
+            "nowhere to deploy: set `url` under [deploy] in {}, or pass --to s3://bucket/prefix",
+            crate::diag::display_path(&project.config_path).display()
+        ).into()));
+    };
+    if !opts.settle.moved.is_empty() && settings.purge.is_empty() {
+        return Err(Failure::Refused(
+            "--move-owed moves a debt to the CDNs this deploy purges, and it purges none: name them with --purge or [deploy] purge".to_string().into(),
+        ));
+    }
     let out = &project.output_dir;
-    folder::refuse_overlap(project, &target)?;
+    folder::refuse_overlap(project, target)?;
     if !out.is_dir() {
         let output = crate::diag::display_path(out).display().to_string();
         return Err(Failure::Unbuilt(Unbuilt::Missing { output }));
@@ -124,14 +130,14 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     // file read below belongs to one build.
     let _lock = Lock::take(out, Access::Shared, hooks.busy)?;
     let manifest = finished(project)?;
-    let store = store::connect(&target, &opts.endpoint, &opts.region)?;
+    let store = store::connect(target, settings.endpoint.as_deref(), settings.region.as_deref())?;
     let nonce = format!(
         "{:x}",
         xxhash_rust::xxh3::xxh3_64(
             format!("{:?}{}", std::time::SystemTime::now(), std::process::id()).as_bytes()
         )
     );
-    let cdns = cdn::connect(&opts.purge, &project.shape, (opts.purge_wait, opts.dry_run), &nonce)?;
+    let cdns = cdn::connect(&settings.purge, &project.shape, opts.dry_run, &nonce)?;
     // One thread for the requests (measured: a fifth less CPU than two workers, which the
     // store often shares the machine with); file reads and hashing run on the blocking
     // pool, so the lease's renewals never wait for them.
@@ -149,15 +155,15 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
 }
 
 /// [`deploy`] to a store made by the caller, on the caller's runtime, with a lease of
-/// `lifetime`, purging the caller's CDNs (`opts.purge` is not read): what the simulation
-/// of deploys drives (`tests/it/deploy/sim/`), with an in-memory store and a CDN that
-/// misbehave on purpose, and tokio's virtual clock.
+/// `lifetime`, purging the caller's CDNs (`[deploy] purge` is not read): what the
+/// simulation of deploys drives (`tests/it/deploy/sim/`), with an in-memory store and a
+/// CDN that misbehave on purpose, and tokio's virtual clock.
 pub async fn deploy_to(
     project: &Project,
     store: &Store,
     opts: &Options,
     hooks: Hooks<'_>,
-    (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Purger>]),
+    (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Client>]),
 ) -> Result<Deployed, Failure> {
     let _lock = Lock::take(&project.output_dir, Access::Shared, hooks.busy)?;
     let manifest = finished(project)?;
@@ -171,7 +177,7 @@ async fn publish(
     store: &Store,
     opts: &Options,
     hooks: Hooks<'_>,
-    (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Purger>]),
+    (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Client>]),
 ) -> Result<Deployed, Failure> {
     let out = &project.output_dir;
     folder::refuse_links(store, false)?;
@@ -179,7 +185,7 @@ async fn publish(
     // The map of the build being deployed, made once: which file is a page, its headers,
     // its public URLs.
     let map = Map::new(&project.shape, manifest.stamp.records);
-    let mut roles = Roles::new(&map, opts.siblings);
+    let mut roles = Roles::new(&map, project.deploy.siblings);
     if store.keeps_headers {
         roles = roles.without_platform_config();
     }
@@ -189,6 +195,7 @@ async fn publish(
         lease: std::sync::OnceLock::new(),
         output: out,
         opts,
+        settings: &project.deploy,
         progress: hooks.progress,
         record_version: Default::default(),
     };
@@ -297,39 +304,72 @@ async fn survey(
     Ok(Surveyed { old, record_etag, local, modified, etagless, plan, doomed, repairing })
 }
 
+/// Where a deploy's changes go to be purged: the purge list file, the CDNs; and the map
+/// that names their URLs.
+struct Purges<'a, 'h> {
+    list: Option<WritePurgeList<'h>>,
+    cdns: &'a [Box<dyn cdn::Client>],
+    map: &'a Map,
+}
+
+impl Purges<'_, '_> {
+    /// Who this deploy pays: the list when one is asked for, then each CDN.
+    fn paying(&self) -> Vec<Recipient> {
+        let list = self.list.is_some().then_some(Recipient::List);
+        list.into_iter().chain(self.cdns.iter().map(|c| Recipient::Cdn(c.cdn().clone()))).collect()
+    }
+}
+
+/// The ledger of `s`'s record, checked against the build `s` surveyed.
+fn ledger(
+    remote: &Remote<'_>,
+    s: &Surveyed,
+    purges: &Purges<'_, '_>,
+    warnings: &mut Vec<String>,
+) -> Ledger {
+    let evidence = Evidence::new(purges.map, s.local.iter().map(|f| f.rel.clone()));
+    let settle = (purges.paying(), &remote.opts.settle);
+    Ledger::new(&s.old, &s.plan.cut, &evidence, settle, warnings)
+}
+
 /// Would acting on `s` write anything to the store (an object, a delete, the record) or
 /// send a purge?
-fn writes(s: &Surveyed, purges: &Purges<'_, '_>) -> bool {
-    let purge_list = purges.list.is_some();
+fn writes(s: &Surveyed, ledger: &Ledger) -> bool {
     let keeps = kept(&s.plan);
     keeps.iter().any(Option::is_none)
         || !s.doomed.is_empty()
         || !s.plan.cut.is_empty()
         || !s.old.pending.is_empty()
         || !s.old.deleting.is_empty()
-        || (purge_list && !s.old.unpurged.is_empty())
-        || purges.cdns.iter().any(|c| s.old.purging.contains_key(&c.cdn().to_string()))
+        || ledger.owes_payment()
+        || ledger.owed() != s.old.owed
         || s.repairing
         || plan::objects_after(&s.local, &keeps, &s.modified) != s.old.objects
 }
 
 /// The deploy on the store, phase by phase: survey, lease (when anything will be
-/// written), the intent record, uploads, deletes, the purge list, the CDN purges, the
-/// record.
+/// written), the intent record, uploads, deletes, the record, the purge list, the CDN
+/// purges.
 async fn run(
     remote: &Remote<'_>,
     scanned: &[local::Scanned],
     (busy, lifetime): (Busy<'_>, std::time::Duration),
     mut purges: Purges<'_, '_>,
 ) -> Result<Deployed, Failure> {
-    let opts = remote.opts;
+    let (opts, settings) = (remote.opts, remote.settings);
     let mut out = Deployed { dry_run: opts.dry_run, ..Deployed::default() };
     let mut s = survey(remote, scanned, &mut out.warnings).await?;
     // Refused before the lease is taken: a refusal sends no write request at all.
     refuse_mass_delete(remote, &s.doomed)?;
-    if !opts.dry_run && writes(&s, &purges) {
+    let mut said = Vec::new();
+    let mut ledger = ledger(remote, &s, &purges, &mut said);
+    if !opts.dry_run && writes(&s, &ledger) {
         s = lease(remote, scanned, s, (busy, lifetime), &mut out.warnings).await?;
+        // What the survey under the lease found.
+        said.clear();
+        ledger = self::ledger(remote, &s, &purges, &mut said);
     }
+    out.warnings.extend(said);
     let took_over = remote.lease.get().is_some_and(Lease::took_over);
     let Surveyed { old, local, mut modified, etagless, plan, doomed, .. } = s;
     // Again, in case the survey after the lease found more.
@@ -342,37 +382,26 @@ async fn run(
             _ => None,
         })
         .collect();
-    // What the next purge list must name: what earlier deploys changed and no purge list
-    // named yet, and what a deploy cut short may have changed.
-    let mut unpurged: BTreeSet<String> = old.unpurged.union(&plan.cut).cloned().collect();
-    let mut owed = Owed::new(&old, &plan.cut, purges.cdns, &mut out.warnings);
+    // What this deploy changes on the store, once it has.
+    let changed: BTreeSet<String> = (uploads.iter().map(|&(i, _)| local[i].rel.clone()))
+        .chain(doomed.iter().map(|d| d.key.clone()))
+        .collect();
+    let (map, bound) = (purges.map, settings.max_purge_paths);
     if opts.dry_run {
         out.uploaded = uploads.iter().map(|&(i, r)| (local[i].rel.clone(), r)).collect();
         out.bytes = uploads.iter().map(|&(i, _)| local[i].size).sum();
         out.deleted = doomed.iter().map(|d| d.key.clone()).collect();
-        let changed =
-            out.uploaded.iter().map(|(k, _)| k.clone()).chain(out.deleted.iter().cloned());
-        let changed: BTreeSet<String> = changed.collect();
-        owed.add(&changed);
-        out.purges = owed.plans(&purges);
-        unpurged.extend(changed);
-        let list = purges.of(&unpurged);
+        ledger.add(&changed);
+        out.purges = ledger.plans(purges.cdns, map, bound);
         if let Some(write) = purges.list.as_mut() {
-            write(&list)?;
+            write(&ledger.list(map, bound))?;
         }
         return Ok(out);
     }
-    // Before anything changes, the store learns what is about to: a deploy cut from here
-    // on is finished, purged and cleaned up by the next.
-    let mut intent = intent(&old, &local, &uploads, &doomed, &unpurged);
-    if let Some(intent) = &mut intent {
-        // And what each CDN named will be owed once it lands: a deploy killed before its
-        // purge leaves that debt in the record, whichever deploy comes next.
-        let about: BTreeSet<String> = (uploads.iter().map(|&(i, _)| local[i].rel.clone()))
-            .chain(doomed.iter().map(|d| d.key.clone()))
-            .collect();
-        intent.purging = owed.with(&about, purges.cdns);
-    }
+    // Before anything changes, the store learns what is about to, and what will then be
+    // owed: a deploy cut from here on is finished, purged and cleaned up by the next,
+    // whoever runs it.
+    let intent = intent(&old, &local, &uploads, &doomed, ledger.with(&changed));
     if let Some(intent) = &intent {
         remote.put_record(intent).await?;
     }
@@ -389,30 +418,27 @@ async fn run(
     remote.delete(&doomed, &mut out).await?;
     out.uploaded.sort();
     out.deleted.sort();
-    let changed: BTreeSet<String> =
-        out.uploaded.iter().map(|(k, _)| k.clone()).chain(out.deleted.iter().cloned()).collect();
-    unpurged.extend(changed.iter().cloned());
-    owed.add(&changed);
+    ledger.add(&changed);
     let mut after = journal::after(&old, plan::objects_after(&local, &etags, &modified), took_over);
-    let list = purges.of(&unpurged);
-    let written = purges.list.as_mut().map(|write| write(&list));
-    // Until a purge list names them, the record keeps them.
-    if !matches!(written, Some(Ok(()))) {
-        after.unpurged = unpurged;
+    // The purge list first (a file of the user's), then each CDN, after the store holds
+    // the build.
+    let written = purges.list.as_mut().map(|write| write(&ledger.list(map, bound)));
+    if let Some(Ok(())) = written {
+        ledger.strike(&Recipient::List, &ledger.of(&Recipient::List));
     }
-    // Each CDN, after the store holds the build.
-    let purged = owed.send(&purges, remote.progress).await;
-    out.purges = purged.sent;
-    after.purging = purged.owed;
+    after.owed = ledger.owed();
+    let budget = cdn::Budget::start(settings.purge_wait);
+    let paid = ledger.pay(purges.cdns, (map, bound, &budget), remote, &mut after).await?;
+    out.purges = paid.sent;
     // Compared with what the store holds now: the intent, when one was written (a deploy
     // that sent the bytes already there ends with the record it started from, and must
     // not leave its intent behind).
-    if after != *intent.as_ref().unwrap_or(&old) {
+    if !paid.stored && after != *intent.as_ref().unwrap_or(&old) {
         remote.put_record(&after).await?;
     }
     written.unwrap_or(Ok(()))?;
-    if !purged.failed.is_empty() {
-        return Err(owed::failure(&remote.store.target.display(), &out, &purged.failed));
+    if !paid.failed.is_empty() {
+        return Err(ledger::failure(&remote.store.target.display(), &out, &paid.failed));
     }
     Ok(out)
 }
@@ -441,7 +467,7 @@ async fn lease(
 /// `--max-deletes` (or `[deploy] max_deletes`) holds: more stale objects than that is
 /// taken for a mistake (a wrong prefix, an empty build).
 fn refuse_mass_delete(remote: &Remote<'_>, doomed: &[remote::Doomed]) -> Result<(), Failure> {
-    let max = remote.opts.max_deletes;
+    let max = remote.settings.max_deletes;
     if doomed.len() as u64 <= max {
         return Ok(());
     }

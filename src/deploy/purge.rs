@@ -1,142 +1,338 @@
-//! The purge list: what a CDN must forget after a deploy, pure. Every object uploaded or
-//! deleted becomes its public URLs under the build's base URL: a page's path form and the
-//! query forms folio emits in links and documents (`?page=P&per_page=S`; `?page=P` at the
-//! default size; the bare endpoint for page 1 at the default size; Laravel's
-//! `?per_page=S&page=P` when a Laravel envelope is on), and `?per_page=S` for page 1, the
-//! form a client writes that leaves the page out; a sibling (`.br`, `.gz`) is its page; any
-//! other file is its path.
+//! What a CDN must forget when keys change, pure: every changed key becomes its public URLs
+//! under the build's base URL — a page's path form and the query forms folio emits in links
+//! and documents (`?page=P&per_page=S`; `?page=P` at the default size; the bare endpoint for
+//! page 1 at the default size; Laravel's `?per_page=S&page=P` when a Laravel envelope is
+//! on), and `?per_page=S` for page 1, the form a client writes that leaves the page out; a
+//! sibling (`.br`, `.gz`) is its page; any other file is its path — and those URLs are
+//! folded into a [`Plan`] of requests that a CDN takes, each with the keys it pays.
 //!
-//! Shaped for the two big CDNs: CloudFront invalidation paths (root-relative, a trailing
-//! `*` allowed) and Cloudflare purge requests (absolute URLs, 30 a request). A variant
-//! (one language's endpoint, or the unprefixed one) whose exact entries pass
-//! [`VARIANT_LIMIT`] collapses to one wildcard (CloudFront) or prefix (Cloudflare):
-//! - CloudFront bills each path past 1,000 a month and counts a wildcard as one path. A
-//!   one-record change touches one page a size in each variant (about a dozen URLs); 30
-//!   and more means items moved across pages (a sort key changed), where one wildcard
-//!   costs 1 path instead of dozens and the pages it purges needlessly are few.
-//! - 30 URLs is what one Cloudflare purge-by-URL request takes on every plan; past that,
-//!   one prefix purge is one request instead of several rate-limited ones.
+//! The fold keeps a purge's cost bounded, whatever the keys (a deploy's own changes, or
+//! what a record says is owed):
+//! - a variant (one language's endpoint, or the unprefixed one) whose exact URLs pass
+//!   [`VARIANT_LIMIT`] becomes one wildcard (CloudFront) or prefix (Cloudflare). CloudFront
+//!   bills each path past 1,000 a month and counts a wildcard as one; 30 is also what one
+//!   Cloudflare purge-by-URL request takes on every plan;
+//! - CloudFront takes 15 wildcard invalidations at once: more variants than that become
+//!   the whole API, `{mount}/api/*`;
+//! - past the deploy's bound (`max_purge_paths`), the variants with the most URLs fold
+//!   first, then the whole API, then everything below the mount: one path, whatever the
+//!   number of keys.
 //!
-//! CloudFront allows 15 wildcard invalidations in progress: more variants than that
-//! collapse into one `{mount}/api/*`.
+//! Paths are percent-encoded as the CDNs expect: a file's name as a URL spells it (a
+//! space as `%20`, a `%` as `%25`); a page's query as its links spell it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::{Value, json};
 
 use crate::routes::Map;
-use crate::routes::layout::FileKind;
+use crate::routes::layout::{API, SIBLINGS};
 
-/// Past this many exact entries, a variant collapses to one wildcard or prefix.
+/// Past this many exact URLs, a variant folds into one wildcard or prefix.
 pub const VARIANT_LIMIT: usize = 30;
 /// URLs (or prefixes) in one Cloudflare purge request.
 pub const CLOUDFLARE_BATCH: usize = 30;
 /// Wildcard invalidations CloudFront runs at once.
 pub const CLOUDFRONT_WILDCARDS: usize = 15;
+/// Paths in one CloudFront invalidation.
+pub const CLOUDFRONT_BATCH: usize = 3000;
 
-/// The purge list of one deploy.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Purge {
-    /// Every public URL whose bytes changed or vanished, exact (absolute when the base
-    /// URL has an origin), sorted.
-    pub urls: Vec<String>,
-    /// CloudFront invalidation paths, collapsed where a variant has too many.
-    pub cloudfront: Vec<String>,
-    /// Cloudflare purge requests: `{"files": [...]}` or `{"prefixes": [...]}`; empty when
-    /// the base URL has no origin (Cloudflare purges absolute URLs only).
-    pub cloudflare: Vec<Value>,
+/// What a path segment of a URL may not hold as it is (RFC 1738's unsafe characters, and
+/// `*`, which a CDN reads as a wildcard, and `?`, which starts a query); non-ASCII is
+/// always encoded.
+const UNSAFE: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}')
+    .add(b'*')
+    .add(b'?');
+
+/// A file's path below the mount as a URL spells it.
+pub fn encoded(rel: &str) -> String {
+    utf8_percent_encode(rel, UNSAFE).to_string()
 }
 
-/// The URL paths (below the mount, without the leading `/`) of one changed object, and
-/// its variant's endpoint when it is a page or a page's sibling.
-fn paths(map: &Map, rel: &str) -> (Vec<String>, Option<String>) {
-    match map.kind(rel) {
-        FileKind::Page(p) | FileKind::Sibling(p, _) => {
-            (map.urls(&p), Some(map.endpoint(p.variant)))
-        }
-        _ => (vec![rel.to_string()], None),
+/// How a CDN takes a purge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// Root-relative paths, a trailing `*` a wildcard, [`CLOUDFRONT_BATCH`] a request.
+    CloudFront,
+    /// Absolute URLs, or prefixes without a scheme, [`CLOUDFLARE_BATCH`] a request.
+    Cloudflare,
+}
+
+/// What one request of a purge carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Items {
+    /// CloudFront's paths, exact and wildcards.
+    Paths,
+    /// Cloudflare's `files`: absolute URLs.
+    Files,
+    /// Cloudflare's `prefixes`: host and path.
+    Prefixes,
+}
+
+/// One request of a purge, and the keys its acceptance pays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    pub items: Items,
+    pub paths: Vec<String>,
+    pub keys: BTreeSet<String>,
+}
+
+/// A purge of some keys for one CDN, folded within a bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub dialect: Dialect,
+    /// The keys it covers.
+    pub objects: usize,
+    /// Exact paths or URLs.
+    pub exact: usize,
+    /// Wildcard paths (CloudFront) or prefixes (Cloudflare).
+    pub wildcards: usize,
+    pub batches: Vec<Batch>,
+}
+
+impl Plan {
+    /// Every path, URL and prefix, in the order sent.
+    pub fn items(&self) -> impl Iterator<Item = &String> {
+        self.batches.iter().flat_map(|b| &b.paths)
     }
 }
 
-/// The purge list for `changed`: keys below `output/` uploaded or deleted.
-pub fn purge<'a>(map: &Map, changed: impl IntoIterator<Item = &'a str>) -> Purge {
-    let origin = map.origin();
-    // Variant endpoint ("" for files that are no page) → exact paths below the mount.
-    let mut by_variant: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for rel in changed {
-        let (paths, variant) = paths(map, rel);
-        by_variant.entry(variant.unwrap_or_default()).or_default().extend(paths);
-    }
-    let urls: BTreeSet<String> = by_variant.values().flatten().map(|p| map.url(p)).collect();
+/// A page with its siblings, or one other file: the URLs (below the mount, without the
+/// leading `/`) that answer with it, and its keys.
+#[derive(Debug, Clone)]
+struct Unit {
+    urls: Vec<String>,
+    keys: BTreeSet<String>,
+}
 
-    let mut cloudfront = Vec::new();
-    let mut wildcards = Vec::new();
-    let mut files = Vec::new();
-    let mut prefixes = Vec::new();
-    for (variant, paths) in &by_variant {
-        if variant.is_empty() || paths.len() <= VARIANT_LIMIT {
-            cloudfront.extend(paths.iter().map(|p| map.path(p)));
-            files.extend(paths.iter().map(|p| map.url(p)));
-        } else {
-            wildcards.push(map.path(&format!("{variant}*")));
-            prefixes.push(format!("{}{}", origin_host(origin), map.path(variant)));
-        }
-    }
-    if wildcards.len() > CLOUDFRONT_WILDCARDS {
-        // Too many wildcards in progress for CloudFront: the whole API at once.
-        let api = map.api_prefix();
-        cloudfront.retain(|p| !p.starts_with(&api));
-        wildcards = vec![format!("{api}*")];
-    }
-    cloudfront.extend(wildcards);
-    let cloudflare = if origin.is_empty() {
-        Vec::new()
-    } else {
-        let batches = |key: &str, items: Vec<String>| -> Vec<Value> {
-            items.chunks(CLOUDFLARE_BATCH).map(|c| json!({ key: c })).collect()
+/// The keys grouped as a fold takes them: per variant (its endpoint below the mount), the
+/// units of its pages; then the other files.
+struct Grouped {
+    variants: BTreeMap<String, Vec<Unit>>,
+    others: Vec<Unit>,
+}
+
+fn group(map: &Map, keys: &BTreeSet<String>) -> Grouped {
+    let mut pages: BTreeMap<String, (String, Unit)> = BTreeMap::new();
+    let mut others = Vec::new();
+    for key in keys {
+        let page = match map.former_page(key) {
+            Some(p) => Some((key.as_str(), p)),
+            None => SIBLINGS.iter().find_map(|(ext, _)| {
+                let of = key.strip_suffix(ext)?;
+                Some((of, map.former_page(of)?))
+            }),
         };
-        let mut out = batches("files", files);
-        out.extend(batches("prefixes", prefixes));
-        out
+        match page {
+            Some((file, p)) => {
+                let (_, unit) = pages.entry(file.to_string()).or_insert_with(|| {
+                    let urls = map.urls(&p);
+                    (map.endpoint(p.variant), Unit { urls, keys: BTreeSet::new() })
+                });
+                unit.keys.insert(key.clone());
+            }
+            None => others.push(Unit { urls: vec![encoded(key)], keys: [key.clone()].into() }),
+        }
+    }
+    let mut variants: BTreeMap<String, Vec<Unit>> = BTreeMap::new();
+    for (endpoint, unit) in pages.into_values() {
+        variants.entry(endpoint).or_default().push(unit);
+    }
+    Grouped { variants, others }
+}
+
+/// A fold: the units sent exact, and the wildcards (a prefix below the mount: a variant's
+/// endpoint, `api/`, or `` for everything) with the keys each covers.
+struct Fold {
+    exact: Vec<Unit>,
+    wild: Vec<(String, BTreeSet<String>)>,
+}
+
+impl Fold {
+    fn cost(&self) -> usize {
+        self.exact.iter().map(|u| u.urls.len()).sum::<usize>() + self.wild.len()
+    }
+}
+
+/// The finest fold of `g` within `bound` paths and `max_wild` wildcards: variants past
+/// [`VARIANT_LIMIT`] wildcarded, then the busiest variants one by one, then the whole API,
+/// then everything below the mount.
+fn fold(g: &Grouped, bound: usize, max_wild: usize) -> Fold {
+    let size = |units: &[Unit]| units.iter().map(|u| u.urls.len()).sum::<usize>();
+    // Variants by how many URLs they hold, the busiest first.
+    let mut order: Vec<(&String, &Vec<Unit>)> = g.variants.iter().collect();
+    order.sort_by_key(|(endpoint, units)| (std::cmp::Reverse(size(units)), *endpoint));
+    let keys_of = |units: &[Unit]| -> BTreeSet<String> {
+        units.iter().flat_map(|u| u.keys.iter().cloned()).collect()
     };
-    Purge { urls: urls.into_iter().collect(), cloudfront, cloudflare }
+    let by_variant = |folded: usize| -> Fold {
+        let mut fold = Fold { exact: g.others.clone(), wild: Vec::new() };
+        for (i, (endpoint, units)) in order.iter().enumerate() {
+            if i < folded || size(units) > VARIANT_LIMIT {
+                fold.wild.push(((*endpoint).clone(), keys_of(units)));
+            } else {
+                fold.exact.extend(units.iter().cloned());
+            }
+        }
+        fold
+    };
+    for folded in 0..=order.len() {
+        let fold = by_variant(folded);
+        if fold.wild.len() <= max_wild && fold.cost() <= bound {
+            return fold;
+        }
+    }
+    // The whole API: every page, and the files below `api/`.
+    let mut api = Fold { exact: Vec::new(), wild: Vec::new() };
+    let mut under: BTreeSet<String> = g.variants.values().flat_map(|u| keys_of(u)).collect();
+    for unit in &g.others {
+        if unit.keys.iter().all(|k| k.starts_with(API)) {
+            under.extend(unit.keys.iter().cloned());
+        } else {
+            api.exact.push(unit.clone());
+        }
+    }
+    api.wild.push((API.to_string(), under));
+    if api.cost() <= bound {
+        return api;
+    }
+    let all: BTreeSet<String> = (api.wild.iter().flat_map(|(_, k)| k.iter().cloned()))
+        .chain(api.exact.iter().flat_map(|u| u.keys.iter().cloned()))
+        .collect();
+    Fold { exact: Vec::new(), wild: vec![(String::new(), all)] }
 }
 
-/// `https://example.org` → `example.org`: Cloudflare's prefixes have no scheme.
-fn origin_host(origin: &str) -> &str {
-    origin.split_once("://").map_or(origin, |(_, host)| host)
+/// The purge of `keys` (below `output/`, changed or owed) for a CDN that takes `dialect`,
+/// sending at most `bound` paths, URLs and prefixes (at least one).
+pub fn plan(map: &Map, keys: &BTreeSet<String>, dialect: Dialect, bound: usize) -> Plan {
+    let bound = bound.max(1);
+    let grouped = group(map, keys);
+    let max_wild = match dialect {
+        Dialect::CloudFront => CLOUDFRONT_WILDCARDS,
+        Dialect::Cloudflare => usize::MAX,
+    };
+    let fold = fold(&grouped, bound, max_wild);
+    let mut plan = Plan {
+        dialect,
+        objects: keys.len(),
+        exact: fold.exact.iter().map(|u| u.urls.len()).sum(),
+        wildcards: fold.wild.len(),
+        batches: Vec::new(),
+    };
+    let origin = map.origin();
+    let host = origin.split_once("://").map_or(origin, |(_, host)| host);
+    let (exact_items, wild_items, per) = match dialect {
+        Dialect::CloudFront => (Items::Paths, Items::Paths, CLOUDFRONT_BATCH),
+        Dialect::Cloudflare => (Items::Files, Items::Prefixes, CLOUDFLARE_BATCH),
+    };
+    let spell_exact = |url: &String| match dialect {
+        Dialect::CloudFront => map.path(url),
+        Dialect::Cloudflare => map.url(url),
+    };
+    let spell_wild = |prefix: &String| match dialect {
+        Dialect::CloudFront => format!("{}*", map.path(prefix)),
+        Dialect::Cloudflare => format!("{host}{}", map.path(prefix)),
+    };
+    let mut pack = |items: Items, units: Vec<(Vec<String>, BTreeSet<String>)>| {
+        let mut batch = Batch { items, paths: Vec::new(), keys: BTreeSet::new() };
+        for (paths, keys) in units {
+            if !batch.paths.is_empty() && batch.paths.len() + paths.len() > per {
+                let full = std::mem::replace(
+                    &mut batch,
+                    Batch { items, paths: Vec::new(), keys: BTreeSet::new() },
+                );
+                plan.batches.push(full);
+            }
+            batch.paths.extend(paths);
+            batch.keys.extend(keys);
+        }
+        if !batch.paths.is_empty() {
+            plan.batches.push(batch);
+        }
+    };
+    let exact =
+        fold.exact.iter().map(|u| (u.urls.iter().map(spell_exact).collect(), u.keys.clone()));
+    let wild = fold.wild.iter().map(|(prefix, keys)| (vec![spell_wild(prefix)], keys.clone()));
+    if exact_items == wild_items {
+        pack(exact_items, exact.chain(wild).collect());
+    } else {
+        pack(exact_items, exact.collect());
+        pack(wild_items, wild.collect());
+    }
+    plan
 }
 
-/// A deploy's purge list: the objects whose bytes changed or vanished since the last
-/// purge list was written, and their URLs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Every public URL whose bytes changed or vanished for `keys`, exact (absolute when the
+/// base URL has an origin), sorted: what the purge list file names besides its requests.
+pub fn urls(map: &Map, keys: &BTreeSet<String>) -> Vec<String> {
+    let g = group(map, keys);
+    let all = g.variants.values().flatten().chain(&g.others);
+    let urls: BTreeSet<String> = all.flat_map(|u| u.urls.iter().map(|p| map.url(p))).collect();
+    urls.into_iter().collect()
+}
+
+/// A deploy's purge list file: the objects whose bytes changed or vanished since a deploy
+/// last wrote one, their URLs, and the requests each CDN would take for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PurgeList {
     pub base_url: String,
     /// Keys below the deploy prefix, sorted.
     pub objects: Vec<String>,
-    pub purge: Purge,
+    /// Every public URL of them, exact.
+    pub urls: Vec<String>,
+    pub cloudfront: Plan,
+    /// `None` when the base URL has no origin (Cloudflare purges absolute URLs only).
+    pub cloudflare: Option<Plan>,
 }
 
 impl PurgeList {
-    /// The list for `objects` of the build `map` describes (its base URL included).
-    pub fn new(map: &Map, objects: Vec<String>) -> PurgeList {
-        let purge = purge(map, objects.iter().map(String::as_str));
-        PurgeList { base_url: map.shape.base.prefix(), objects, purge }
+    /// The list for `keys` of the build `map` describes, its requests within `bound`.
+    pub fn new(map: &Map, keys: &BTreeSet<String>, bound: usize) -> PurgeList {
+        let cloudflare =
+            (!map.origin().is_empty()).then(|| plan(map, keys, Dialect::Cloudflare, bound));
+        PurgeList {
+            base_url: map.shape.base.prefix(),
+            objects: keys.iter().cloned().collect(),
+            urls: urls(map, keys),
+            cloudfront: plan(map, keys, Dialect::CloudFront, bound),
+            cloudflare,
+        }
     }
 
     /// The purge list file: the URLs, CloudFront's invalidation batch (ready for
     /// `aws cloudfront create-invalidation --invalidation-batch`), Cloudflare's requests.
     pub fn to_json(&self, reference: &str) -> Value {
-        let p = &self.purge;
+        let paths: Vec<&String> = self.cloudfront.items().collect();
+        let cloudflare: Vec<Value> = (self.cloudflare.iter().flat_map(|p| &p.batches))
+            .map(|b| match b.items {
+                Items::Prefixes => json!({ "prefixes": b.paths }),
+                _ => json!({ "files": b.paths }),
+            })
+            .collect();
         json!({
             "base_url": self.base_url,
             "objects": self.objects,
-            "urls": p.urls,
+            "urls": self.urls,
             "cloudfront": {
-                "Paths": { "Quantity": p.cloudfront.len(), "Items": p.cloudfront },
+                "Paths": { "Quantity": paths.len(), "Items": paths },
                 "CallerReference": reference,
             },
-            "cloudflare": p.cloudflare,
+            "cloudflare": cloudflare,
         })
     }
 }
@@ -163,15 +359,20 @@ mod tests {
         Map { shape, sizes: vec![Size { size: 10, pages: 50 }, Size { size: 20, pages: 50 }] }
     }
 
-    fn purge<'a>(map: &Map, changed: impl IntoIterator<Item = &'a str>) -> Purge {
-        super::purge(map, changed)
+    fn keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+        keys.into_iter().map(String::from).collect()
+    }
+
+    fn paths(plan: &Plan) -> Vec<String> {
+        plan.items().cloned().collect()
     }
 
     #[test]
     fn a_page_is_its_path_and_the_query_forms_of_links() {
-        let p = purge(&site("https://example.org/travel", false), ["api/en/attractions/10/1.json"]);
+        let map = site("https://example.org/travel", false);
+        let one = keys(["api/en/attractions/10/1.json"]);
         assert_eq!(
-            p.urls,
+            urls(&map, &one),
             [
                 "https://example.org/travel/api/en/attractions",
                 "https://example.org/travel/api/en/attractions/10/1.json",
@@ -181,44 +382,59 @@ mod tests {
             ]
         );
         // Page 1 at another size: also the size alone, as clients write it.
-        let first = purge(&site("", false), ["api/fr/attractions/20/1.json"]).urls;
+        let first = urls(&site("", false), &keys(["api/fr/attractions/20/1.json"]));
         assert!(first.contains(&"/api/fr/attractions?per_page=20".to_string()), "{first:?}");
         assert!(!first.contains(&"/api/fr/attractions".to_string()), "{first:?}");
-        assert_eq!(p.cloudfront[0], "/travel/api/en/attractions");
-        assert_eq!(p.cloudflare, [json!({"files": p.urls})]);
+        let cf = plan(&map, &one, Dialect::CloudFront, 30);
+        assert_eq!(cf.batches[0].paths[0], "/travel/api/en/attractions/10/1.json");
+        assert_eq!((cf.exact, cf.wildcards, cf.batches.len()), (5, 0, 1));
+        let flare = plan(&map, &one, Dialect::Cloudflare, 30);
+        let mut sent = paths(&flare);
+        sent.sort();
+        assert_eq!(sent, urls(&map, &one));
         // Another size: no default-size forms; Laravel's order only with its envelope;
         // siblings are their page; other files their path.
-        let changed =
-            ["api/attractions/20/3.json.br", "api/attractions/20/3.json.gz", "api/index.json"];
+        let changed = keys([
+            "api/attractions/20/3.json.br",
+            "api/attractions/20/3.json.gz",
+            "api/index.json",
+        ]);
         assert_eq!(
-            purge(&site("", false), changed).urls,
+            urls(&site("", false), &changed),
             [
                 "/api/attractions/20/3.json",
                 "/api/attractions?page=3&per_page=20",
                 "/api/index.json"
             ]
         );
-        // Every Laravel envelope links a page at another size as `?per_page=S&page=P`.
+        let unit = plan(&site("", false), &changed, Dialect::CloudFront, 30);
+        assert_eq!(unit.batches[0].keys, changed, "one batch pays every key");
         use crate::config::Envelope;
         for envelope in [Envelope::Laravel, Envelope::LaravelSimple, Envelope::LaravelResource] {
             let mut map = site("", true);
             map.shape.envelope = envelope.clone();
-            let urls = purge(&map, changed).urls;
+            let urls = urls(&map, &changed);
             assert!(urls.contains(&"/api/attractions?per_page=20&page=3".into()), "{envelope}");
         }
-        assert!(purge(&site("", false), changed).cloudflare.is_empty(), "no origin, no Cloudflare");
+    }
+
+    #[test]
+    fn a_page_at_a_size_since_removed_is_still_purged_with_its_query_forms() {
+        let gone = keys(["api/en/attractions/100/2.json"]);
+        let got = urls(&site("", false), &gone);
+        assert!(got.contains(&"/api/en/attractions?page=2&per_page=100".into()), "{got:?}");
     }
 
     #[test]
     fn a_busy_variant_collapses_to_a_wildcard_and_a_prefix() {
-        let many: Vec<String> =
+        let mut changed: BTreeSet<String> =
             (1..=20).map(|p| format!("api/fr/attractions/20/{p}.json")).collect();
-        let mut changed: Vec<&str> = many.iter().map(String::as_str).collect();
-        changed.push("api/en/attractions/20/1.json");
-        let p = purge(&site("https://example.org", false), changed);
-        assert_eq!(p.urls.len(), 20 * 2 + 1 + 3, "page 1 of fr (and en) has one form more");
+        changed.insert("api/en/attractions/20/1.json".into());
+        let map = site("https://example.org", false);
+        assert_eq!(urls(&map, &changed).len(), 20 * 2 + 1 + 3);
+        let cf = plan(&map, &changed, Dialect::CloudFront, 30);
         assert_eq!(
-            p.cloudfront,
+            paths(&cf),
             [
                 "/api/en/attractions/20/1.json",
                 "/api/en/attractions?page=1&per_page=20",
@@ -226,7 +442,11 @@ mod tests {
                 "/api/fr/attractions*"
             ]
         );
-        assert_eq!(p.cloudflare[1], json!({"prefixes": ["example.org/api/fr/attractions"]}));
+        assert_eq!(cf.batches[0].keys, changed);
+        let flare = plan(&map, &changed, Dialect::Cloudflare, 30);
+        let prefixes = flare.batches.iter().find(|b| b.items == Items::Prefixes).unwrap();
+        assert_eq!(prefixes.paths, ["example.org/api/fr/attractions"]);
+        assert_eq!(prefixes.keys.len(), 20, "the prefix pays the 20 pages it covers");
     }
 
     #[test]
@@ -234,12 +454,70 @@ mod tests {
         let langs: Vec<String> = (0..20).map(|i| format!("l{i}")).collect();
         let mut s = site("https://example.org", false);
         s.shape.languages = langs.clone();
-        let changed: Vec<String> = langs
+        let changed: BTreeSet<String> = langs
             .iter()
             .flat_map(|l| (1..=40).map(move |p| format!("api/{l}/attractions/20/{p}.json")))
             .chain(["robots.txt".to_string()])
             .collect();
-        let p = purge(&s, changed.iter().map(String::as_str));
-        assert_eq!(p.cloudfront, ["/robots.txt", "/api/*"]);
+        let p = plan(&s, &changed, Dialect::CloudFront, 30);
+        assert_eq!(paths(&p), ["/robots.txt", "/api/*"]);
+        assert_eq!(p.batches[0].keys, changed);
+    }
+
+    #[test]
+    fn past_the_bound_the_busiest_variants_fold_first_then_everything() {
+        let map = site("", false);
+        // Three pages of en, one of fr: 3 × 2 + 2 = 8 paths, and the index.
+        let changed = keys([
+            "api/en/attractions/20/2.json",
+            "api/en/attractions/20/3.json",
+            "api/en/attractions/20/4.json",
+            "api/fr/attractions/20/2.json",
+            "api/index.json",
+        ]);
+        assert_eq!(plan(&map, &changed, Dialect::CloudFront, 30).exact, 9);
+        let five = plan(&map, &changed, Dialect::CloudFront, 5);
+        assert_eq!(paths(&five).len(), 4, "{:?}", paths(&five));
+        assert!(paths(&five).contains(&"/api/en/attractions*".to_string()));
+        // Two: both variants folded leave three paths; the whole API is one.
+        let two = plan(&map, &changed, Dialect::CloudFront, 2);
+        assert_eq!(paths(&two), ["/api/*"]);
+        let one = plan(&map, &changed, Dialect::CloudFront, 1);
+        assert_eq!(paths(&one), ["/api/*"]);
+        assert_eq!(one.batches[0].keys, changed);
+        let mut root = changed.clone();
+        root.insert("robots.txt".into());
+        let one = plan(&map, &root, Dialect::CloudFront, 1);
+        assert_eq!(paths(&one), ["/*"]);
+        assert_eq!(one.batches[0].keys, root);
+        let one = plan(&site("https://example.org/travel", false), &root, Dialect::Cloudflare, 1);
+        assert_eq!(paths(&one), ["example.org/travel/"]);
+    }
+
+    #[test]
+    fn a_file_name_is_spelled_as_a_url_spells_it() {
+        let map = site("https://example.org", false);
+        let odd = keys(["my file.txt", "100%.html", "ünï.css", "a*b?.txt"]);
+        let p = plan(&map, &odd, Dialect::CloudFront, 30);
+        assert_eq!(
+            paths(&p),
+            ["/100%25.html", "/a%2Ab%3F.txt", "/my%20file.txt", "/%C3%BCn%C3%AF.css"]
+        );
+    }
+
+    #[test]
+    fn cloudflare_requests_hold_thirty_and_never_split_a_page() {
+        let map = site("https://example.org", false);
+        // 10 pages of en at size 20 beyond page 1: 2 URLs each = 20; 6 of fr = 12.
+        let changed: BTreeSet<String> = (2..=11)
+            .map(|p| format!("api/en/attractions/20/{p}.json"))
+            .chain((2..=7).map(|p| format!("api/fr/attractions/20/{p}.json")))
+            .collect();
+        let p = plan(&map, &changed, Dialect::Cloudflare, 100);
+        assert_eq!(p.exact, 32);
+        assert_eq!(p.batches.len(), 2);
+        assert!(p.batches.iter().all(|b| b.paths.len() <= CLOUDFLARE_BATCH));
+        let paid: BTreeSet<String> = p.batches.iter().flat_map(|b| b.keys.clone()).collect();
+        assert_eq!(paid, changed);
     }
 }

@@ -10,16 +10,17 @@
 //!   leaves the next one knowing what may have changed: those keys are purged, and
 //!   deleted when the next build no longer has them.
 //! - `deleting`: folio's objects it is about to delete, kept until they are gone.
-//! - `unpurged`: keys changed since the last purge list was written (by a deploy without
-//!   `--purge-list`, or one cut short); the next purge list names them.
-//! - `purging`: per CDN a deploy purges (`cloudfront:ID`, `cloudflare:ZONE`), the keys it
-//!   has not yet accepted a purge of: a purge that failed, or a deploy cut short before
-//!   its purge. The next deploy naming that CDN purges them, even one with nothing else to
-//!   do. Written as format 3, which a folio that does not purge refuses to read rather
-//!   than drop; a record owing no CDN anything is still format 2.
+//! - `owed`: the one ledger of what is owed a purge, per [`Recipient`]: the purge list file
+//!   (`list`: keys changed since a deploy last wrote one) and each CDN a deploy purges
+//!   (`cloudfront:ID`, `cloudflare:ZONE`: keys it has not accepted a purge of, from a purge
+//!   that failed or a deploy cut short before it). Written as format 4 while anything is
+//!   owed, which an older folio refuses to read rather than drop the debt; a record owing
+//!   nothing is format 2, which every folio reads. Formats 2 and 3 kept the same debts as
+//!   `unpurged` (the list's) and `purging` (the CDNs'): they are read into `owed`.
 //!
-//! It is read back from the store, so it is input like a manifest: keys that are not
-//! clean relative paths are dropped. A record that cannot be read (truncated, damaged, a
+//! It is read back from the store, so it is input like a manifest: keys of objects that
+//! are not clean relative paths are dropped here; what is owed is evidence the deploy
+//! checks against its build before it pays anything (`ledger.rs`). A record that cannot be read (truncated, damaged, a
 //! gzip bomb: decompression stops at [`limit`] of the size the store lists) or one of a
 //! newer format is never dropped or overwritten: the deploy stops and says why
 //! ([`Unreadable`]); `folio deploy --repair` surveys the store without it.
@@ -33,9 +34,46 @@ use crate::output::manifest::hex128;
 
 /// The record's key below the deploy prefix.
 pub const RECORD: &str = ".folio-deploy.json.gz";
-const VERSION: u32 = 3;
-/// The format of a record that owes no CDN a purge: what folio before CDN purges reads.
+const VERSION: u32 = 4;
+/// The format of a record that owes nothing: what every folio since format 2 reads.
 const PLAIN: u32 = 2;
+/// The format that kept what a CDN is owed beside the list's keys (`purging`).
+const CDNS: u32 = 3;
+
+/// Who is owed a purge of changed keys: whoever writes the purge list file, or a CDN.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Recipient {
+    /// The purge list (`--purge-list`): what changed since one was last written.
+    List,
+    Cdn(crate::config::Cdn),
+}
+
+impl Recipient {
+    /// As the record names it: `list`, `cloudfront:ID`, `cloudflare:ZONE`.
+    fn wire(&self) -> String {
+        match self {
+            Recipient::List => "list".into(),
+            Recipient::Cdn(cdn) => cdn.to_string(),
+        }
+    }
+
+    /// The recipient a record names, or `None` for a name no folio writes.
+    fn from_wire(name: &str) -> Option<Recipient> {
+        match name {
+            "list" => Some(Recipient::List),
+            cdn => cdn.parse().ok().map(Recipient::Cdn),
+        }
+    }
+}
+
+impl std::fmt::Display for Recipient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Recipient::List => f.write_str("the purge list"),
+            Recipient::Cdn(cdn) => write!(f, "{cdn}"),
+        }
+    }
+}
 
 /// Who writes records: this folio and its version, written into each.
 fn writer() -> String {
@@ -124,16 +162,14 @@ pub struct Record {
     pub deleting: BTreeMap<String, Put>,
     /// Keys a deploy was about to upload, with every MD5 it meant to write there.
     pub pending: BTreeMap<String, BTreeSet<Md5>>,
-    /// Keys changed on the store since the last purge list was written.
-    pub unpurged: BTreeSet<String>,
     /// Until when (seconds since the Unix epoch) `pending` and `deleting` are kept for a
     /// deploy cut short that may still have a request on its way: every deploy until then
     /// checks them against the store again and keeps them. `None` with something pending:
     /// an intent no deploy has found yet (the first to find it starts the time).
     pub carried_until: Option<i64>,
-    /// Per CDN (`cloudfront:ID`), keys changed on the store that it has not accepted a
-    /// purge of yet; a CDN owed nothing has no entry.
-    pub purging: BTreeMap<String, BTreeSet<String>>,
+    /// Per recipient, keys changed on the store that it has not been sent (the list) or
+    /// has not accepted a purge of (a CDN); one owed nothing has no entry.
+    pub owed: BTreeMap<Recipient, BTreeSet<String>>,
 }
 
 /// One object as stored: `[md5, size, etag, header set, xxh3, modified]`, the ETag left
@@ -157,12 +193,17 @@ struct Wire {
     deleting: BTreeMap<String, WirePut>,
     #[serde(default)]
     pending: BTreeMap<String, Vec<String>>,
-    #[serde(default)]
+    /// Formats 2 and 3: the list's keys.
+    #[serde(default, skip_serializing)]
     unpurged: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     carried_until: Option<i64>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    /// Format 3: the CDNs' keys.
+    #[serde(default, skip_serializing)]
     purging: BTreeMap<String, Vec<String>>,
+    /// Format 4: every recipient's keys.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    owed: BTreeMap<String, Vec<String>>,
 }
 
 /// Format 1 (folio before deploys were journaled): objects as now, `deleting` as key to
@@ -240,21 +281,22 @@ impl Record {
         let entries = |map: &BTreeMap<String, Put>| -> BTreeMap<String, WirePut> {
             map.iter().map(|(k, p)| (k.clone(), sets.wire(p))).collect()
         };
-        let purging: BTreeMap<String, Vec<String>> = (self.purging.iter())
+        let owed: BTreeMap<String, Vec<String>> = (self.owed.iter())
             .filter(|(_, keys)| !keys.is_empty())
-            .map(|(cdn, keys)| (cdn.clone(), keys.iter().cloned().collect()))
+            .map(|(to, keys)| (to.wire(), keys.iter().cloned().collect()))
             .collect();
         let wire = Wire {
-            version: if purging.is_empty() { PLAIN } else { VERSION },
+            version: if owed.is_empty() { PLAIN } else { VERSION },
             writer: writer(),
             objects: entries(&self.objects),
             deleting: entries(&self.deleting),
             pending: (self.pending.iter())
                 .map(|(k, md5s)| (k.clone(), md5s.iter().map(md5_hex).collect()))
                 .collect(),
-            unpurged: self.unpurged.iter().cloned().collect(),
+            unpurged: Vec::new(),
             carried_until: self.carried_until,
-            purging,
+            purging: BTreeMap::new(),
+            owed,
             headers: sets.0,
         };
         let mut json = serde_json::to_vec(&wire).expect("writing to a Vec cannot fail");
@@ -309,7 +351,7 @@ impl Record {
                     }
                 }
             }
-            PLAIN | VERSION => {
+            PLAIN | CDNS | VERSION => {
                 let wire: Wire = serde_json::from_slice(&text).map_err(not)?;
                 let sets = Sets(wire.headers);
                 for (key, entry) in wire.objects.into_iter().filter(|(k, _)| clean(k)) {
@@ -326,14 +368,16 @@ impl Record {
                         .pending
                         .insert(key.clone(), md5s.ok_or(format!("a bad entry for `{key}`"))?);
                 }
-                record.unpurged = wire.unpurged.into_iter().filter(|k| clean(k)).collect();
                 record.carried_until = wire.carried_until;
-                for (cdn, keys) in wire.purging {
-                    let keys: BTreeSet<String> = keys.into_iter().filter(|k| clean(k)).collect();
-                    if !keys.is_empty() && crate::config::Cdn::parse(&cdn).is_ok() {
-                        record.purging.insert(cdn, keys);
+                let list = ("list".to_string(), wire.unpurged);
+                // Taken as written: the ledger checks each against the build, and says
+                // what it drops.
+                for (to, keys) in wire.owed.into_iter().chain([list]).chain(wire.purging) {
+                    if let Some(to) = Recipient::from_wire(&to) {
+                        record.owed.entry(to).or_default().extend(keys);
                     }
                 }
+                record.owed.retain(|_, keys| !keys.is_empty());
             }
             other => return Err(format!("record format {other} is no format folio wrote")),
         }
@@ -398,29 +442,33 @@ mod tests {
             },
         );
         r.pending.insert("api/b.json".into(), [[1; 16], [2; 16]].into());
-        r.unpurged.insert("api/c.json".into());
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!(back, r);
         let format = |r: &Record| -> u64 {
             let text = gunzip_within(&r.to_bytes(), 1 << 20).unwrap();
             serde_json::from_slice::<serde_json::Value>(&text).unwrap()["version"].as_u64().unwrap()
         };
-        assert_eq!(format(&r), 2, "a record that owes no CDN is what an older folio reads");
-        // Owing a CDN a purge, it is format 3: a folio that does not purge refuses it.
-        r.purging.insert("cloudfront:E2QWRUHAPOMQZL".into(), ["api/d.json".into()].into());
+        assert_eq!(format(&r), 2, "a record that owes nothing is what an older folio reads");
+        // Owing a purge, it is format 4: an older folio refuses it rather than drop it.
+        r.owed.insert(Recipient::List, ["api/c.json".into()].into());
+        let cdn = Recipient::Cdn(crate::config::Cdn::CloudFront("E2QWRUHAPOMQZL".into()));
+        r.owed.insert(cdn, ["api/d.json".into()].into());
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
-        assert_eq!((back, format(&r)), (r.clone(), 3));
+        assert_eq!((back, format(&r)), (r.clone(), 4));
 
         let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,"",null]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,"",null]},"pending":{"a//b":[]},"unpurged":["../x"],"purging":{"cloudfront:E2QWRUHAPOMQZL":["../y","api/*","a\nb"],"../z":["a.json"]}}"#;
         let hostile = Record::from_bytes(&gz(wire)).unwrap();
-        assert_eq!(hostile, Record::default());
+        // What is owed is taken as written, for the ledger to check against the build.
+        let owed: Vec<usize> = hostile.owed.values().map(BTreeSet::len).collect();
+        assert_eq!(owed, [1, 3], "the list's and the one CDN's; `../z` is no recipient");
+        assert_eq!(Record { owed: BTreeMap::new(), ..hostile }, Record::default());
         assert!(Record::from_bytes(b"not gzip").is_err());
         assert_eq!(
-            Record::from_bytes(&gz(r#"{"version":4,"writer":"folio 9.0.0"}"#)).unwrap_err(),
-            Unreadable::Newer { format: 4, writer: "folio 9.0.0".into(), this: writer() }
+            Record::from_bytes(&gz(r#"{"version":5,"writer":"folio 9.0.0"}"#)).unwrap_err(),
+            Unreadable::Newer { format: 5, writer: "folio 9.0.0".into(), this: writer() }
         );
-        let newer = Record::from_bytes(&gz(r#"{"version":4}"#)).unwrap_err().to_string();
-        assert!(newer.starts_with("it is record format 4, written by a newer folio"), "{newer}");
+        let newer = Record::from_bytes(&gz(r#"{"version":5}"#)).unwrap_err().to_string();
+        assert!(newer.starts_with("it is record format 5, written by a newer folio"), "{newer}");
     }
 
     #[test]
@@ -453,6 +501,21 @@ mod tests {
             let e = Record::from_bytes(&bytes[..cut]).unwrap_err().to_string();
             assert!(e.contains("cut short"), "{cut}: {e}");
         }
+    }
+
+    #[test]
+    fn formats_2_and_3_owe_what_they_kept_apart_in_one_ledger() {
+        let v3 = r#"{"version":3,"headers":[],"objects":{},"unpurged":["api/a.json"],"purging":{"cloudfront:E2QWRUHAPOMQZL":["api/b.json"],"fastly:x":["api/c.json"]}}"#;
+        let r = Record::from_bytes(&gz(v3)).unwrap();
+        let cdn = Recipient::Cdn(crate::config::Cdn::CloudFront("E2QWRUHAPOMQZL".into()));
+        let want: BTreeMap<Recipient, BTreeSet<String>> = [
+            (Recipient::List, ["api/a.json".to_string()].into()),
+            (cdn, ["api/b.json".to_string()].into()),
+        ]
+        .into();
+        assert_eq!(r.owed, want, "a recipient no folio names is no debt");
+        let v2 = r#"{"version":2,"headers":[],"objects":{},"unpurged":["api/a.json"]}"#;
+        assert_eq!(Record::from_bytes(&gz(v2)).unwrap().owed.len(), 1);
     }
 
     #[test]

@@ -88,6 +88,12 @@ impl Map {
     /// number), or `None`: the inverse of [`Map::page_file`]. Page counts are not
     /// consulted: a page past the last one is still named as a page.
     pub fn parse(&self, rel: &str) -> Option<PageFile> {
+        self.former_page(rel).filter(|p| self.sizes.iter().any(|c| c.size == p.size))
+    }
+
+    /// `rel` as a page file of a configured language at any size, as an earlier build may
+    /// have written it (a size since removed): what a purge of it must name.
+    pub fn former_page(&self, rel: &str) -> Option<PageFile> {
         let stem = rel.strip_suffix(".json")?.strip_prefix(API)?;
         let (rest, page) = stem.rsplit_once('/')?;
         let (endpoint, size) = rest.rsplit_once('/')?;
@@ -105,8 +111,7 @@ impl Map {
         if !valid_page(size) || !valid_page(page) {
             return None;
         }
-        let size: u64 = size.parse().ok().filter(|s| self.sizes.iter().any(|c| c.size == *s))?;
-        Some(PageFile { variant, size, page: page.parse().ok()? })
+        Some(PageFile { variant, size: size.parse().ok()?, page: page.parse().ok()? })
     }
 
     /// What `rel` (a path below the output folder) is.

@@ -19,6 +19,7 @@ use crate::harness::{BIN, Gate, Project, Run, Running, Stderr, files};
 
 mod adversary;
 mod cdn;
+mod evidence;
 mod gcs;
 mod proxy;
 mod remote;

@@ -432,7 +432,8 @@ pub fn free_port() -> u16 {
 /// Is `program` installed? Locally a missing program skips the test with a reason; under
 /// CI (the `CI` variable set) it fails, because `.ci/run` installs it.
 pub fn need(program: &str) -> bool {
-    let found = tool(program).is_absolute()
+    let local = tool(program);
+    let found = (local.is_absolute() && local.is_file())
         || std::env::var_os("PATH")
             .map(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
             .unwrap_or(false)

@@ -3,6 +3,9 @@
 //! zone's Cache Purge permission from `CLOUDFLARE_API_TOKEN`. The API's base is
 //! `https://api.cloudflare.com/client/v4`, or `CLOUDFLARE_API_BASE_URL` as wrangler reads it.
 //!
+//! A zone that does not exist answers `404` (or error 7003, "could not route"): a
+//! mistyped id.
+//!
 //! Limits (Cloudflare's cache docs): at most 100 URLs or prefixes a request on every plan
 //! (folio sends 30, the most its dashboard takes for prefixes); URLs at 800 a second on
 //! Free and more on paid plans, prefix purges at 5 requests a minute on Free, 5 to 50 a
@@ -13,13 +16,13 @@
 //! test of this API as documented (batches, `429` with `Retry-After`, auth errors).
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use std::sync::Arc;
-
-use super::{Answer, Budget, Purger, Sent, patiently, retry_after, send, their_words};
+use super::{
+    Accepted, Answer, Budget, Client, Declined, patiently, retry_after, send, their_words,
+};
 use crate::config::Cdn;
-use crate::deploy::purge::PurgeList;
+use crate::deploy::purge::{Batch, Dialect, Items};
 
 const DEFAULT_BASE: &str = "https://api.cloudflare.com/client/v4";
 const BASE_VAR: &str = "CLOUDFLARE_API_BASE_URL";
@@ -30,7 +33,6 @@ pub struct Cloudflare {
     url: String,
     token: String,
     client: reqwest::Client,
-    budget: Arc<Budget>,
 }
 
 impl Cloudflare {
@@ -38,7 +40,7 @@ impl Cloudflare {
         cdn: Cdn,
         zone: &str,
         client: reqwest::Client,
-        (budget, dry_run): (Arc<Budget>, bool),
+        dry_run: bool,
     ) -> Result<Cloudflare, String> {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         // A dry run sends nothing, and needs no token to say what it would send.
@@ -56,7 +58,7 @@ impl Cloudflare {
             None => DEFAULT_BASE.to_string(),
         };
         let url = format!("{}/zones/{zone}/purge_cache", base.trim_end_matches('/'));
-        Ok(Cloudflare { cdn, url, token, client, budget })
+        Ok(Cloudflare { cdn, url, token, client })
     }
 
     async fn request(&self, body: &Value) -> Answer<()> {
@@ -69,6 +71,8 @@ impl Cloudflare {
             Err(why) => return Answer::Unreachable(why),
         };
         let answer: Option<Reply> = serde_json::from_slice(&body).ok();
+        let unrouted =
+            answer.as_ref().is_some_and(|r| r.errors.iter().any(|e| e.code == Some(7003)));
         let errors = (answer.as_ref())
             .map(|r| {
                 let each = r.errors.iter().map(|e| match e.code {
@@ -83,6 +87,9 @@ impl Cloudflare {
             if errors.is_empty() { status.to_string() } else { format!("{status}: {errors}") };
         if status.is_success() && answer.as_ref().is_some_and(|r| r.success) {
             return Answer::Accepted(());
+        }
+        if status == http::StatusCode::NOT_FOUND || unrouted {
+            return Answer::Missing(why);
         }
         if status == http::StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
             return Answer::Busy { after: retry_after(&headers), why };
@@ -110,42 +117,22 @@ struct ApiError {
     message: String,
 }
 
-/// How many URLs and prefixes the requests of `list` carry.
-fn count(list: &PurgeList, key: &str) -> usize {
-    let each = list.purge.cloudflare.iter().filter_map(|r| r.get(key)?.as_array());
-    each.map(Vec::len).sum()
-}
-
 #[async_trait::async_trait]
-impl Purger for Cloudflare {
+impl Client for Cloudflare {
     fn cdn(&self) -> &Cdn {
         &self.cdn
     }
 
-    fn plan(&self, list: &PurgeList) -> Sent {
-        Sent {
-            cdn: self.cdn.to_string(),
-            objects: list.objects.len(),
-            requests: list.purge.cloudflare.len(),
-            exact: count(list, "files"),
-            wildcards: count(list, "prefixes"),
-            billed_paths: false,
-            ids: Vec::new(),
-            waits: 0,
-            items: (list.purge.cloudflare.iter())
-                .flat_map(|r| r.as_object().into_iter().flat_map(|o| o.values()))
-                .flat_map(|v| v.as_array().into_iter().flatten())
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect(),
-        }
+    fn dialect(&self) -> Dialect {
+        Dialect::Cloudflare
     }
 
-    async fn purge(&self, list: &PurgeList) -> Result<Sent, String> {
-        let mut sent = self.plan(list);
-        for body in &list.purge.cloudflare {
-            let ((), waits) = patiently(&self.budget, || self.request(body)).await?;
-            sent.waits += waits;
-        }
-        Ok(sent)
+    async fn send(&self, batch: &Batch, _: usize, budget: &Budget) -> Result<Accepted, Declined> {
+        let body = match batch.items {
+            Items::Prefixes => json!({ "prefixes": batch.paths }),
+            _ => json!({ "files": batch.paths }),
+        };
+        let ((), waits) = patiently(budget, || self.request(&body)).await?;
+        Ok(Accepted { id: None, waits })
     }
 }

@@ -9,6 +9,7 @@
 //! that CloudFront answers `TooManyInvalidationsInProgress` (or `Throttling`) waits until
 //! earlier invalidations finish. Each invalidation carries a caller reference of this
 //! deploy's, so a retry after a lost answer is the same invalidation, not a second one.
+//! `NoSuchDistribution` is a distribution that does not exist (a mistyped id).
 
 use std::sync::Arc;
 
@@ -16,12 +17,12 @@ use object_store::CredentialProvider;
 use object_store::aws::{AwsAuthorizer, AwsCredential};
 use serde::{Deserialize, Serialize};
 
-use super::{Answer, Budget, Purger, Sent, patiently, retry_after, send, their_words};
+use super::{
+    Accepted, Answer, Budget, Client, Declined, patiently, retry_after, send, their_words,
+};
 use crate::config::Cdn;
-use crate::deploy::purge::PurgeList;
+use crate::deploy::purge::{Batch, Dialect};
 
-/// Paths CloudFront takes in progress at once, so in one invalidation.
-pub const PATHS: usize = 3000;
 const API: &str = "2020-05-31";
 const DEFAULT_ENDPOINT: &str = "https://cloudfront.amazonaws.com";
 const ENDPOINT_VAR: &str = "AWS_ENDPOINT_URL_CLOUDFRONT";
@@ -33,7 +34,6 @@ pub struct CloudFront {
     url: String,
     client: reqwest::Client,
     credentials: Credentials,
-    budget: Arc<Budget>,
     nonce: String,
 }
 
@@ -42,7 +42,6 @@ impl CloudFront {
         cdn: Cdn,
         id: &str,
         client: reqwest::Client,
-        budget: Arc<Budget>,
         nonce: &str,
     ) -> Result<CloudFront, String> {
         let endpoint = std::env::var(ENDPOINT_VAR).ok().filter(|v| !v.is_empty());
@@ -60,7 +59,6 @@ impl CloudFront {
             cdn,
             client,
             credentials: s3.credentials().clone(),
-            budget,
             nonce: nonce.to_string(),
         })
     }
@@ -118,6 +116,9 @@ impl CloudFront {
             .filter(|s| !s.is_empty())
             .collect::<Vec<_>>()
             .join(": ");
+        if code == "NoSuchDistribution" || status == http::StatusCode::NOT_FOUND {
+            return Answer::Missing(why);
+        }
         let busy = matches!(code.as_str(), "TooManyInvalidationsInProgress" | "Throttling")
             || status == http::StatusCode::TOO_MANY_REQUESTS
             || status.is_server_error();
@@ -131,47 +132,20 @@ impl CloudFront {
     }
 }
 
-/// The batches of a purge: every path, `PATHS` at a time.
-fn batches(list: &PurgeList) -> Vec<&[String]> {
-    list.purge.cloudfront.chunks(PATHS).collect()
-}
-
-fn is_wildcard(path: &&String) -> bool {
-    path.ends_with('*')
-}
-
 #[async_trait::async_trait]
-impl Purger for CloudFront {
+impl Client for CloudFront {
     fn cdn(&self) -> &Cdn {
         &self.cdn
     }
 
-    fn plan(&self, list: &PurgeList) -> Sent {
-        let paths = &list.purge.cloudfront;
-        let wildcards = paths.iter().filter(is_wildcard).count();
-        Sent {
-            cdn: self.cdn.to_string(),
-            objects: list.objects.len(),
-            requests: batches(list).len(),
-            exact: paths.len() - wildcards,
-            wildcards,
-            billed_paths: true,
-            ids: Vec::new(),
-            waits: 0,
-            items: paths.clone(),
-        }
+    fn dialect(&self) -> Dialect {
+        Dialect::CloudFront
     }
 
-    async fn purge(&self, list: &PurgeList) -> Result<Sent, String> {
-        let mut sent = self.plan(list);
-        for (n, paths) in batches(list).into_iter().enumerate() {
-            let reference = format!("folio-{}-{n}", self.nonce);
-            let (id, waits) =
-                patiently(&self.budget, || self.invalidate(paths, &reference)).await?;
-            sent.ids.push(id);
-            sent.waits += waits;
-        }
-        Ok(sent)
+    async fn send(&self, batch: &Batch, n: usize, budget: &Budget) -> Result<Accepted, Declined> {
+        let reference = format!("folio-{}-{n}", self.nonce);
+        let (id, waits) = patiently(budget, || self.invalidate(&batch.paths, &reference)).await?;
+        Ok(Accepted { id: Some(id), waits })
     }
 }
 

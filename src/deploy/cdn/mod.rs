@@ -1,18 +1,13 @@
 //! The CDN purge inside a deploy (`[deploy] purge`, `--purge`): once the store holds the
-//! build, each CDN named is sent the purge its purge list describes (`purge.rs`: exact
-//! paths and query forms while a variant has few, a wildcard or prefix past that), within
-//! its documented limits, waiting when it says to (`TooManyInvalidationsInProgress`, a
-//! `429` with `Retry-After`) for up to `purge_wait` seconds.
-//!
-//! A CDN is owed the changes of every deploy that names it until it accepts a purge of
-//! them: the record keeps them per CDN (`record.rs`, `purging`) when a purge fails or a
-//! deploy is cut short, and the next deploy naming it purges them with its own changes
-//! (one purge, so one set of wildcards and paths to pay for), also when it has nothing
-//! else to do.
+//! build, each CDN named is sent the purge of what it is owed (`ledger.rs`), as a plan of
+//! requests folded within the deploy's bound (`purge.rs`), one request at a time, waiting
+//! when it says to (`TooManyInvalidationsInProgress`, a `429` with `Retry-After`); all of a
+//! deploy's purges, requests and waits, fit in `purge_wait` ([`Budget`]).
 //!
 //! The clients (`cloudfront.rs`, `cloudflare.rs`) speak each provider's HTTP API with
-//! reqwest; their endpoints and credentials come from the environment the way the
-//! providers' own tools read them, and no message names either.
+//! reqwest, as `folio/VERSION` ([`USER_AGENT`]); their endpoints and credentials come from
+//! the environment the way the providers' own tools read them, and no message names
+//! either.
 
 mod cloudflare;
 mod cloudfront;
@@ -20,9 +15,12 @@ mod cloudfront;
 use std::future::Future;
 use std::time::Duration;
 
-use super::purge::PurgeList;
+use super::purge::{Batch, Dialect, Plan};
 use crate::config::{Cdn, Shape};
 use crate::error::{Failure, Refusal};
+
+/// What every CDN request says it is.
+pub const USER_AGENT: &str = concat!("folio/", env!("CARGO_PKG_VERSION"));
 
 /// What a purge sent (or, with `--dry-run`, would send) to one CDN.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,15 +46,54 @@ pub struct Sent {
     pub items: Vec<String>,
 }
 
+impl Sent {
+    /// What `plan` sends `cdn`, before anything is sent.
+    pub fn of(cdn: &Cdn, plan: &Plan) -> Sent {
+        Sent {
+            cdn: cdn.to_string(),
+            objects: plan.objects,
+            requests: plan.batches.len(),
+            exact: plan.exact,
+            wildcards: plan.wildcards,
+            billed_paths: plan.dialect == Dialect::CloudFront,
+            ids: Vec::new(),
+            waits: 0,
+            items: plan.items().cloned().collect(),
+        }
+    }
+}
+
+/// A request the CDN accepted: its id for it (CloudFront's invalidation id), and how many
+/// times it asked to wait first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accepted {
+    pub id: Option<String>,
+    pub waits: u32,
+}
+
+/// Why a CDN did not accept a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declined {
+    pub why: String,
+    /// The CDN says the distribution or zone does not exist (a mistyped id, one deleted).
+    pub missing: bool,
+}
+
+impl From<String> for Declined {
+    fn from(why: String) -> Declined {
+        Declined { why, missing: false }
+    }
+}
+
 /// A CDN folio purges.
 #[async_trait::async_trait]
-pub trait Purger: Send + Sync {
+pub trait Client: Send + Sync {
     /// The CDN, as folio.toml names it.
     fn cdn(&self) -> &Cdn;
-    /// What purging `list` sends, as counts, without sending it.
-    fn plan(&self, list: &PurgeList) -> Sent;
-    /// Purges `list`; `Err` says why the CDN did not accept it (all of it is then owed).
-    async fn purge(&self, list: &PurgeList) -> Result<Sent, String>;
+    /// How it takes a purge.
+    fn dialect(&self) -> Dialect;
+    /// Sends request `n` of a deploy's purge to it, waiting as it asks within `budget`.
+    async fn send(&self, batch: &Batch, n: usize, budget: &Budget) -> Result<Accepted, Declined>;
 }
 
 /// CloudFront's free invalidation paths a month.
@@ -72,48 +109,71 @@ pub(crate) enum Answer<T> {
     },
     /// No answer (refused connection, timeout, a broken response): tried a few times.
     Unreachable(String),
-    /// Refused for good (credentials, an unknown distribution or zone, a bad request).
+    /// Refused for good (credentials, a bad request).
     Refused(String),
+    /// The distribution or zone does not exist.
+    Missing(String),
 }
 
-/// The waiting a deploy's purges may do, in all (`purge_wait`), shared by every request
-/// to every CDN.
+/// The time a deploy's purges may take in all (`purge_wait`), every request and every
+/// wait of every CDN within it; on tokio's clock (virtual in tests).
 #[derive(Debug)]
 pub struct Budget {
     total: Duration,
-    spent: std::sync::Mutex<Duration>,
+    deadline: tokio::time::Instant,
 }
 
 impl Budget {
-    pub fn new(total: Duration) -> Budget {
-        Budget { total, spent: std::sync::Mutex::new(Duration::ZERO) }
+    /// `total` from now.
+    pub fn start(total: Duration) -> Budget {
+        Budget { total, deadline: tokio::time::Instant::now() + total }
+    }
+
+    fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(tokio::time::Instant::now())
+    }
+
+    fn spent(&self) -> Duration {
+        self.total.saturating_sub(self.left())
     }
 }
 
-/// Tries `attempt` until it is accepted or refused: a busy CDN is waited for (as it asks,
-/// else 1 s doubling to 60 s) while the deploy's waiting stays within `budget`; an
-/// unreachable one is tried up to 4 times, with the same waits between. Returns the
-/// accepted value and how many waits it took. Waits on tokio's clock (virtual in tests).
+/// Tries `attempt` until it is accepted or refused, all within `budget`: an attempt gets
+/// what is left of it; a busy CDN is waited for (as it asks, else 1 s doubling to 60 s,
+/// at least a second) while the wait fits; an unreachable one is tried up to 4 times, with
+/// the same waits between. Returns the accepted value and how many waits it took.
 pub(crate) async fn patiently<T, F, Fut>(
     budget: &Budget,
     mut attempt: F,
-) -> Result<(T, u32), String>
+) -> Result<(T, u32), Declined>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Answer<T>>,
 {
     const UNREACHABLE_TRIES: u32 = 4;
-    let patience = budget.total;
+    let total = budget.total.as_secs();
     let mut backoff = Duration::from_secs(1);
     let (mut waits, mut unreachable) = (0, 0);
     loop {
-        let (pause, why) = match attempt().await {
+        let left = budget.left();
+        let answer = match tokio::time::timeout(left, attempt()).await {
+            Ok(answer) => answer,
+            Err(_) => {
+                return Err(format!(
+                    "no answer within the {} s left of purge_wait ({total} s)",
+                    left.as_secs()
+                )
+                .into());
+            }
+        };
+        let (pause, why) = match answer {
             Answer::Accepted(value) => return Ok((value, waits)),
-            Answer::Refused(why) => return Err(why),
+            Answer::Refused(why) => return Err(why.into()),
+            Answer::Missing(why) => return Err(Declined { why, missing: true }),
             Answer::Unreachable(why) => {
                 unreachable += 1;
                 if unreachable >= UNREACHABLE_TRIES {
-                    return Err(format!("{why} (tried {unreachable} times)"));
+                    return Err(format!("{why} (tried {unreachable} times)").into());
                 }
                 (backoff, why)
             }
@@ -122,22 +182,20 @@ where
                 (after.unwrap_or(backoff).max(Duration::from_secs(1)), why)
             }
         };
-        let waited = *budget.spent.lock().unwrap_or_else(|e| e.into_inner());
-        // A `Retry-After` past any patience is past this one, not an overflow.
-        if waited.checked_add(pause).is_none_or(|total| total > patience) {
+        // A `Retry-After` past any budget is past this one, not an overflow.
+        if pause > budget.left() {
             let why = match unreachable {
                 0 => why,
                 n => format!("{why} (tried {n} times)"),
             };
             return Err(format!(
-                "{why}; still so after waiting {} s, and waiting {} s more would pass purge_wait ({} s)",
-                waited.as_secs(),
+                "{why}; still so after waiting {} s, and waiting {} s more would pass purge_wait ({total} s)",
+                budget.spent().as_secs(),
                 pause.as_secs(),
-                patience.as_secs()
-            ));
+            )
+            .into());
         }
         tokio::time::sleep(pause).await;
-        *budget.spent.lock().unwrap_or_else(|e| e.into_inner()) += pause;
         waits += 1;
         backoff = (backoff * 2).min(Duration::from_secs(60));
     }
@@ -201,6 +259,7 @@ fn client() -> Result<reqwest::Client, Failure> {
     // No redirect is followed: an answer from elsewhere is no CDN's acceptance, and the
     // credentials and the endpoint stay with the endpoint.
     reqwest::Client::builder()
+        .user_agent(USER_AGENT)
         .redirect(reqwest::redirect::Policy::none())
         .referer(false)
         .timeout(Duration::from_secs(30))
@@ -209,7 +268,7 @@ fn client() -> Result<reqwest::Client, Failure> {
         .map_err(|e| Failure::Other(anyhow::anyhow!("starting the HTTP client: {}", plain(&e))))
 }
 
-/// The purgers for `cdns`, each checked before anything is sent: Cloudflare needs its token
+/// The clients for `cdns`, each checked before anything is sent: Cloudflare needs its token
 /// and a `base_url` with an origin (it purges absolute URLs). `nonce` makes this deploy's
 /// CloudFront caller references its own (a retried request repeats its reference, so an
 /// invalidation that landed with its answer lost is not made twice). A dry run needs no
@@ -217,54 +276,40 @@ fn client() -> Result<reqwest::Client, Failure> {
 pub fn connect(
     cdns: &[Cdn],
     shape: &Shape,
-    (patience, dry_run): (Duration, bool),
+    dry_run: bool,
     nonce: &str,
-) -> Result<Vec<Box<dyn Purger>>, Failure> {
-    let mut out: Vec<Box<dyn Purger>> = Vec::new();
+) -> Result<Vec<Box<dyn Client>>, Failure> {
+    let mut out: Vec<Box<dyn Client>> = Vec::new();
     let refused = |text: String| Failure::Refused(Refusal::from(text));
-    let budget = std::sync::Arc::new(Budget::new(patience));
-    let mut seen = std::collections::BTreeSet::new();
-    for cdn in cdns.iter().filter(|c| seen.insert(*c)) {
-        match cdn {
-            Cdn::CloudFront(id) => {
-                let client =
-                    cloudfront::CloudFront::new(cdn.clone(), id, client()?, budget.clone(), nonce)
-                        .map_err(|why| {
-                            refused(format!("purging {cdn}: {why}; nothing was sent"))
-                        })?;
-                out.push(Box::new(client));
-            }
+    for cdn in cdns {
+        let client: Box<dyn Client> = match cdn {
+            Cdn::CloudFront(id) => Box::new(
+                cloudfront::CloudFront::new(cdn.clone(), id, client()?, nonce)
+                    .map_err(|why| refused(format!("purging {cdn}: {why}; nothing was sent")))?,
+            ),
             Cdn::Cloudflare(zone) => {
                 if shape.base.origin.is_empty() {
                     return Err(refused(format!(
                         "purging {cdn}: Cloudflare purges absolute URLs, and base_url has no origin: set base_url = \"https://HOST\" in folio.toml; nothing was sent"
                     )));
                 }
-                let client = cloudflare::Cloudflare::new(
-                    cdn.clone(),
-                    zone,
-                    client()?,
-                    (budget.clone(), dry_run),
+                Box::new(
+                    cloudflare::Cloudflare::new(cdn.clone(), zone, client()?, dry_run).map_err(
+                        |why| refused(format!("purging {cdn}: {why}; nothing was sent")),
+                    )?,
                 )
-                .map_err(|why| refused(format!("purging {cdn}: {why}; nothing was sent")))?;
-                out.push(Box::new(client));
             }
-        }
+        };
+        out.push(client);
     }
     Ok(out)
 }
 
-/// An endpoint from the environment: `http://` or `https://` and a host, or why not
-/// (without repeating it: it is never printed).
+/// An endpoint from the environment variable `var`, checked by the one rule for endpoints
+/// (`config::deploy::endpoint`), or why not (without repeating it: it is never printed).
 pub(crate) fn endpoint(var: &str, value: &str) -> Result<String, String> {
-    let ok = (value.starts_with("https://") || value.starts_with("http://"))
-        && url::Url::parse(value)
-            .is_ok_and(|u| u.host().is_some() && u.username().is_empty() && u.password().is_none());
-    if ok {
-        Ok(value.trim_end_matches('/').to_string())
-    } else {
-        Err(format!("{var} is no http:// or https:// URL with a host (and no user or password)"))
-    }
+    crate::config::deploy::endpoint(value)
+        .map_err(|why| format!("{var} {why}: expected http:// or https:// and a host"))
 }
 
 /// A CDN's own words as folio repeats them: one line of printable text, at most 300
@@ -286,7 +331,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_busy_cdn_is_waited_for_as_it_asks_within_the_patience() {
         let mut tries = 0;
-        let answer = patiently(&Budget::new(Duration::from_secs(100)), || {
+        let answer = patiently(&Budget::start(Duration::from_secs(100)), || {
             tries += 1;
             let busy = tries < 4;
             async move {
@@ -300,14 +345,15 @@ mod tests {
         .await;
         assert_eq!(answer, Ok(("id", 3)));
         // Past the patience: the last answer and how long it waited.
-        let why = patiently(&Budget::new(Duration::from_secs(50)), || async {
+        let why = patiently(&Budget::start(Duration::from_secs(50)), || async {
             Answer::<()>::Busy {
                 after: Some(Duration::from_secs(20)),
                 why: "429 Too Many Requests".into(),
             }
         })
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .why;
         assert!(why.starts_with("429 Too Many Requests; still so after waiting 40 s"), "{why}");
         assert!(why.contains("purge_wait (50 s)"), "{why}");
     }
@@ -315,11 +361,12 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_storm_that_asks_no_wait_still_waits_a_second_and_ends() {
         let start = tokio::time::Instant::now();
-        let why = patiently(&Budget::new(Duration::from_secs(30)), || async {
+        let why = patiently(&Budget::start(Duration::from_secs(30)), || async {
             Answer::<()>::Busy { after: Some(Duration::ZERO), why: "429".into() }
         })
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .why;
         assert!(why.contains("after waiting 30 s"), "{why}");
         assert_eq!(start.elapsed(), Duration::from_secs(30));
     }
@@ -327,36 +374,52 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_unreachable_cdn_is_tried_four_times_and_a_refusal_once() {
         let mut tries = 0;
-        let why = patiently(&Budget::new(Duration::from_secs(600)), || {
+        let why = patiently(&Budget::start(Duration::from_secs(600)), || {
             tries += 1;
             async { Answer::<()>::Unreachable("could not connect".into()) }
         })
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .why;
         assert_eq!((tries, why.as_str()), (4, "could not connect (tried 4 times)"));
         let mut tries = 0;
-        let why = patiently(&Budget::new(Duration::from_secs(600)), || {
+        let why = patiently(&Budget::start(Duration::from_secs(600)), || {
             tries += 1;
             async { Answer::<()>::Refused("403 Forbidden".into()) }
         })
         .await
         .unwrap_err();
-        assert_eq!((tries, why.as_str()), (1, "403 Forbidden"));
+        assert_eq!((tries, why.why.as_str(), why.missing), (1, "403 Forbidden", false));
+        let gone = patiently(&Budget::start(Duration::from_secs(600)), || async {
+            Answer::<()>::Missing("404 Not Found: NoSuchDistribution".into())
+        })
+        .await
+        .unwrap_err();
+        assert!(gone.missing, "a CDN that does not exist is said to be missing");
     }
 
     #[tokio::test(start_paused = true)]
     async fn the_budget_is_shared_and_a_huge_retry_after_is_past_it() {
-        let budget = Budget::new(Duration::from_secs(5));
+        let budget = Budget::start(Duration::from_secs(5));
         let busy = || async {
             Answer::<()>::Busy { after: Some(Duration::from_secs(3)), why: "429".into() }
         };
         assert!(patiently(&budget, busy).await.is_err());
         // The first request waited 3 s: a second one has 2 s left, less than it asks.
-        let why = patiently(&budget, busy).await.unwrap_err();
+        let why = patiently(&budget, busy).await.unwrap_err().why;
         assert!(why.contains("after waiting 3 s"), "{why}");
         let huge =
             || async { Answer::<()>::Busy { after: Some(Duration::MAX), why: "503".into() } };
-        assert!(patiently(&Budget::new(Duration::from_secs(600)), huge).await.is_err());
+        assert!(patiently(&Budget::start(Duration::from_secs(600)), huge).await.is_err());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cdn_that_never_answers_ends_at_purge_wait_timeouts_included() {
+        let start = tokio::time::Instant::now();
+        let never = || std::future::pending::<Answer<()>>();
+        let why = patiently(&Budget::start(Duration::from_secs(5)), never).await.unwrap_err().why;
+        assert_eq!(start.elapsed(), Duration::from_secs(5));
+        assert_eq!(why, "no answer within the 5 s left of purge_wait (5 s)");
     }
 
     #[test]

@@ -48,7 +48,7 @@ impl Remote<'_> {
             let written = self.written(&key).await;
             (key, written)
         }))
-        .buffer_unordered(self.opts.concurrency);
+        .buffer_unordered(self.settings.concurrency);
         futures::pin_mut!(found);
         let (mut owned, mut unmarked) = (Vec::new(), Vec::new());
         while let Some((key, written)) = found.next().await {
@@ -79,7 +79,7 @@ impl Remote<'_> {
         self.progress.start("list", folders.len() as u64);
         let listed =
             futures::stream::iter(folders.into_iter().map(|folder| self.list_folder(folder)))
-                .buffer_unordered(self.opts.concurrency);
+                .buffer_unordered(self.settings.concurrency);
         futures::pin_mut!(listed);
         let mut listing = HashMap::new();
         while let Some(found) = listed.next().await {
@@ -144,7 +144,7 @@ impl Remote<'_> {
             };
             Ok::<_, Failure>(changed.iter().filter_map(seen).collect::<Vec<_>>())
         }))
-        .buffer_unordered(self.opts.concurrency);
+        .buffer_unordered(self.settings.concurrency);
         futures::pin_mut!(lists);
         while let Some(found) = lists.next().await {
             out.extend(found?);
@@ -158,7 +158,7 @@ impl Remote<'_> {
                 (i, self.store.inner.get_opts(&key, head).await)
             }
         }))
-        .buffer_unordered(self.opts.concurrency);
+        .buffer_unordered(self.settings.concurrency);
         futures::pin_mut!(heads);
         while let Some((i, got)) = heads.next().await {
             match got {

@@ -41,6 +41,8 @@ pub struct Remote<'a> {
     pub lease: std::sync::OnceLock<Lease>,
     pub output: &'a Path,
     pub opts: &'a Options,
+    /// `[deploy]`, checked.
+    pub settings: &'a crate::config::Deploy,
     pub progress: &'a dyn Progress,
     /// The record's version as this deploy last read or wrote it (`None`: there was
     /// none): a record write is conditional on it, so that a deploy that lost its lease
@@ -195,7 +197,7 @@ impl Remote<'_> {
             let options = GetOptions { head: true, ..GetOptions::default() };
             (i, self.store.inner.get_opts(&key, options).await)
         }))
-        .buffer_unordered(self.opts.concurrency);
+        .buffer_unordered(self.settings.concurrency);
         futures::pin_mut!(heads);
         while let Some((i, got)) = heads.next().await {
             let f = &local[i];
@@ -238,7 +240,7 @@ impl Remote<'_> {
             let written = self.written_md5(&d.key).await;
             (d, md5s, written)
         }))
-        .buffer_unordered(self.opts.concurrency);
+        .buffer_unordered(self.settings.concurrency);
         futures::pin_mut!(confirmed);
         let mut doomed = Vec::new();
         while let Some((d, md5s, written)) = confirmed.next().await {
@@ -323,7 +325,7 @@ impl Remote<'_> {
                     .map_err(|e| self.failed("uploading", &f.rel, e))?;
                 Ok::<_, Failure>((i, reason, put.e_tag.map(|e| e.trim_matches('"').to_string())))
             }))
-            .buffer_unordered(self.opts.concurrency);
+            .buffer_unordered(self.settings.concurrency);
             futures::pin_mut!(puts);
             while let Some(done) = puts.next().await {
                 let (i, reason, etag) = done?;

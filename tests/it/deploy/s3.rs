@@ -70,23 +70,28 @@ fn malformed_endpoints_and_regions_are_refused_naming_them() {
     assert!(run.stderr().contains("(from AWS_ENDPOINT_URL)"), "{}", run.stderr());
     for var in ["AWS_REGION", "AWS_DEFAULT_REGION"] {
         let run = deploy(&["--endpoint", "http://127.0.0.1:9"], &[(var, "eu west")]).fails(1);
-        assert!(
-            run.stderr()
-                .contains(&format!("the region `eu west` (from {var}) is not a region name")),
-            "{}",
-            run.stderr()
-        );
+        let said = run.stderr();
+        assert!(said.contains(&format!("{var}: `eu west` is not a region name")), "{said}");
     }
-    set_config(&p, "[hosting]", "[deploy]\nregion = \"eu west 1\"\n\n[hosting]");
-    p.folio(&["build"]).success();
-    let run = deploy(&["--endpoint", "http://127.0.0.1:9"], &[]).fails(1);
-    assert!(run.stderr().contains("(from [deploy] region)"), "{}", run.stderr());
+    // A flag's problem is the command line's (exit 2); the file's, at its line (exit 1),
+    // for every command, as any other key of folio.toml.
+    let run = deploy(&["--endpoint", "http://127.0.0.1:9", "--region", "eu west 1"], &[]).fails(2);
+    assert!(
+        run.stderr().contains("--region: `eu west 1` is not a region name"),
+        "{}",
+        run.stderr()
+    );
     for target in ["s3://b%zz/x", "s3://user@site/x", "s3://site:9000/x"] {
         let mut cmd = Command::new(BIN);
         cmd.args(["deploy", "--to", target]).current_dir(p.dir.path());
-        let run = Run::of(format!("folio deploy --to {target}"), cmd.output().unwrap()).fails(1);
-        assert!(run.stderr().contains("the deploy URL"), "{}", run.stderr());
+        let run = Run::of(format!("folio deploy --to {target}"), cmd.output().unwrap()).fails(2);
+        assert!(run.stderr().contains(&format!("--to: `{target}`")), "{}", run.stderr());
     }
+    set_config(&p, "[hosting]", "[deploy]\nregion = \"eu west 1\"\n\n[hosting]");
+    let build = p.folio(&["build"]).fails(1);
+    assert!(build.stderr().contains("deploy.region: `eu west 1`"), "{}", build.stderr());
+    let run = deploy(&["--endpoint", "http://127.0.0.1:9"], &[]).fails(1);
+    assert!(run.stderr().contains("folio.toml:"), "{}", run.stderr());
 }
 
 #[test]

@@ -105,6 +105,8 @@ pub(super) struct Client {
     pub(super) frozen_until: Option<tokio::time::Instant>,
     /// When the machine was suspended, for how long: time its monotonic clock missed.
     pub(super) suspends: Vec<(tokio::time::Instant, Duration)>,
+    /// Every path its deploy sent its CDN.
+    pub(super) paid_paths: Vec<String>,
 }
 
 /// The store as one client sees it.
@@ -546,7 +548,8 @@ pub(super) fn schedule(seed: u64, i: usize, rng: &mut Rng) -> Scheduled {
 }
 
 /// The CDN one client purges: what it accepts is recorded in the world, at the virtual
-/// moment it accepts it; the client's plan says how it misbehaves.
+/// moment it accepts it, with every path it was sent; the client's plan says how it
+/// misbehaves.
 pub(super) struct SimCdn {
     pub(super) world: Shared,
     pub(super) client: usize,
@@ -554,41 +557,100 @@ pub(super) struct SimCdn {
 }
 
 #[async_trait]
-impl folio::deploy::cdn::Purger for SimCdn {
+impl folio::deploy::cdn::Client for SimCdn {
     fn cdn(&self) -> &folio::config::Cdn {
         &self.cdn
     }
 
-    fn plan(&self, list: &folio::deploy::purge::PurgeList) -> folio::deploy::cdn::Sent {
-        folio::deploy::cdn::Sent {
-            cdn: self.cdn.to_string(),
-            objects: list.objects.len(),
-            requests: 1,
-            ..Default::default()
-        }
+    fn dialect(&self) -> folio::deploy::purge::Dialect {
+        folio::deploy::purge::Dialect::CloudFront
     }
 
-    async fn purge(
+    async fn send(
         &self,
-        list: &folio::deploy::purge::PurgeList,
-    ) -> Result<folio::deploy::cdn::Sent, String> {
-        let mishap = self.world.lock().unwrap().clients[self.client].plan.cdn;
+        batch: &folio::deploy::purge::Batch,
+        _: usize,
+        _: &folio::deploy::cdn::Budget,
+    ) -> Result<folio::deploy::cdn::Accepted, folio::deploy::cdn::Declined> {
+        let mishap = {
+            let mut w = self.world.lock().unwrap();
+            // What is sent is what is paid for, accepted or not.
+            w.clients[self.client].paid_paths.extend(batch.paths.iter().cloned());
+            w.clients[self.client].plan.cdn
+        };
         match mishap {
             Some(CdnMishap::Refuse) => {
-                return Err("403 Forbidden: 10000 Authentication error".into());
+                return Err("403 Forbidden: 10000 Authentication error".to_string().into());
             }
-            Some(CdnMishap::Gone) => return Err("could not connect (tried 4 times)".into()),
+            Some(CdnMishap::Gone) => {
+                return Err("could not connect (tried 4 times)".to_string().into());
+            }
             Some(CdnMishap::Storm(long)) => {
                 tokio::time::sleep(long).await;
-                return Err("429 Too Many Requests; still so past purge_wait".into());
+                return Err("429 Too Many Requests; still so past purge_wait".to_string().into());
             }
             Some(CdnMishap::Slow(long)) => tokio::time::sleep(long).await,
             None => {}
         }
         let mut w = self.world.lock().unwrap();
         let at = w.now_ms();
-        trace(&w, self.client, format_args!("CDN purge {:?}", list.objects));
-        w.cdn_purges.push((at, list.objects.iter().cloned().collect()));
-        Ok(self.plan(list))
+        trace(&w, self.client, format_args!("CDN purge {:?}", batch.paths));
+        w.cdn_purges.push((at, batch.keys.clone()));
+        Ok(folio::deploy::cdn::Accepted { id: None, waits: 0 })
+    }
+}
+
+/// What someone who can write the bucket (and not the CDN) puts in folio's record between
+/// deploys: keys owed a purge that folio never changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Forgery {
+    /// Junk: other sites, traversals, URLs, control characters, languages and resources
+    /// the build has not.
+    Junk,
+    /// A million pages the layout could hold, at sizes and numbers the build has not.
+    Million,
+    /// Every key the store holds.
+    Everything,
+}
+
+/// When and how the bucket's record is forged in seed `seed`, drawn from a source of its
+/// own (the schedules of the deploys stay as they were).
+pub(super) fn forgery(seed: u64) -> Option<(Duration, Forgery)> {
+    let mut rng = Rng(seed ^ 0xF0_4CE5);
+    if !rng.chance(35) {
+        return None;
+    }
+    let at = Duration::from_millis(rng.below(60_000));
+    let kind = match rng.below(10) {
+        0..5 => Forgery::Junk,
+        5..7 => Forgery::Million,
+        _ => Forgery::Everything,
+    };
+    Some((at, kind))
+}
+
+/// The keys a forgery adds to what every recipient is owed; `held`: the keys the store
+/// holds below the prefix.
+pub(super) fn forged(kind: Forgery, held: &[String]) -> Vec<String> {
+    match kind {
+        Forgery::Junk => [
+            "../../other-site/index.html",
+            "%2e%2e/%2e%2e/other-site/index.html",
+            "https:/evil.example/x",
+            "api/de/attractions/10/1.json",
+            "api/en/museums/10/1.json",
+            "api/en/attractions/10/0.json",
+            "secrets/passwords.txt",
+            "api/en/attractions/10/1.json/../../../../x",
+            "a\u{7}b",
+        ]
+        .map(String::from)
+        .to_vec(),
+        Forgery::Million => (1..=1_000_000u64)
+            .map(|n| {
+                format!("api/{}/attractions/{}/{n}.json", ["en", "fr"][n as usize % 2], 7 + n % 3)
+            })
+            .collect(),
+        Forgery::Everything => held.to_vec(),
     }
 }

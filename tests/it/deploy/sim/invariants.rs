@@ -2,7 +2,9 @@
 //! first page links to an object that is not there; after every schedule, one clean
 //! deploy leaves the store equal to its build (a foreign object as it was), no write went
 //! out without the lease, and every key whose bytes changed is named by a purge list
-//! written at or after that moment and by a purge the CDN accepted at or after it.
+//! written at or after that moment and by a purge the CDN accepted at or after it; no
+//! deploy sent its CDN more paths than the bound, or a path outside the builds' paths,
+//! whatever the record said was owed.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -96,6 +98,40 @@ pub(super) fn held(w: &World) -> Result<(), String> {
             return Err(format!(
                 "`{key}` changed at {at} ms and the CDN accepted no later purge of it"
             ));
+        }
+    }
+    Ok(())
+}
+
+/// What each deploy sent its CDN: at most `bound` paths, each one of the builds' files, a
+/// query form of an endpoint, or a wildcard of an endpoint, of the API or of the mount.
+pub(super) fn paid_within(w: &World, bound: usize, keys: &BTreeSet<String>) -> Result<(), String> {
+    let endpoint = |p: &str| {
+        let segs: Vec<&str> = p.split('/').collect();
+        matches!(
+            segs.as_slice(),
+            ["api", "attractions"] | ["api", "en" | "fr" | "ja" | "th", "attractions"]
+        )
+    };
+    for (i, c) in w.clients.iter().enumerate() {
+        if c.paid_paths.len() > bound {
+            return Err(format!(
+                "client {i} sent its CDN {} paths, past the bound of {bound}",
+                c.paid_paths.len()
+            ));
+        }
+        for path in &c.paid_paths {
+            let rel = path.strip_prefix('/').unwrap_or("/");
+            let inside = match rel.strip_suffix('*') {
+                Some(prefix) => prefix.is_empty() || prefix == "api/" || endpoint(prefix),
+                None => match rel.split_once('?') {
+                    Some((endpoint_path, _)) => endpoint(endpoint_path),
+                    None => keys.contains(rel) || endpoint(rel),
+                },
+            };
+            if !inside {
+                return Err(format!("client {i} sent its CDN `{path}`, no path of the build"));
+            }
         }
     }
     Ok(())

@@ -9,11 +9,16 @@
 //! pause as it lets go of its lease, a failed request, an answer lost. Leases of 30 s lapse
 //! in no time. Only the lease's holder may send a write, or let go of the lease.
 //!
+//! Someone who can write the bucket and not the CDN rewrites folio's record between
+//! deploys in some schedules (`fault::Forgery`): junk and traversals owed a purge, a
+//! million pages the build has not, every key the store holds.
+//!
 //! After every step the store takes, no page reachable from a listing's first page links
 //! to an object that is not there. After every schedule, one clean deploy must leave the
 //! store equal to its build (and a foreign object as it was: no folio-owned orphan), and
 //! every key whose bytes changed at any moment must be named by a purge list written at
-//! or after that moment.
+//! or after that moment; no deploy sent its CDN more paths than its bound, and none a path
+//! outside the build's paths.
 //!
 //! `cargo test` runs [`SEEDS`] seeds and the regression seeds; `scripts/sim.sh N` runs N
 //! (`FOLIO_SIM_SEEDS`); a failing seed is printed and replays alone with
@@ -37,6 +42,9 @@ use object_store::{ObjectStoreExt, PutPayload};
 use super::{LEASE, add_a_record, rename_first_record, set_config};
 use crate::harness::Project;
 use fault::{Chaos, Client, Process, Rng, SharedDebug, SimClock, trace};
+
+/// The paths a deploy may send its CDN at most (`[deploy] max_purge_paths`'s default).
+const BOUND: usize = 30;
 
 mod fault;
 mod invariants;
@@ -99,6 +107,8 @@ type Shared = Arc<Mutex<World>>;
 /// path-form, so that a page names the objects it links to.
 struct Builds {
     projects: Vec<(Project, folio::config::Project)>,
+    /// Every key any of them publishes.
+    keys: BTreeSet<String>,
 }
 
 fn validated(p: &Project) -> folio::config::Project {
@@ -108,6 +118,10 @@ fn validated(p: &Project) -> folio::config::Project {
     let mut project =
         cfg.validate(std::path::Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap();
     project.config_digest = project.shape_digest();
+    project.deploy.max_deletes = 100_000;
+    project.deploy.concurrency = 4;
+    project.deploy.purge_wait = Duration::from_secs(60);
+    assert_eq!(project.deploy.max_purge_paths, BOUND);
     project
 }
 
@@ -129,7 +143,8 @@ fn builds() -> Builds {
         rename_first_record(p);
         set_config(p, "page_sizes = [10, 20, 50, 100]", "page_sizes = [10, 20, 50]");
     });
-    Builds { projects: vec![x, y, z] }
+    let keys = [&x, &y, &z].iter().flat_map(|(p, _)| published(p).into_keys()).collect();
+    Builds { projects: vec![x, y, z], keys }
 }
 
 /// What a deploy of a build publishes: its files but hidden ones.
@@ -137,27 +152,13 @@ fn published(p: &Project) -> BTreeMap<String, Vec<u8>> {
     super::published(p)
 }
 
-fn options() -> folio::deploy::Options {
-    folio::deploy::Options {
-        url: format!("s3://sim/{PREFIX}"),
-        endpoint: String::new(),
-        region: String::new(),
-        dry_run: false,
-        force: false,
-        repair: false,
-        max_deletes: 100_000,
-        concurrency: 4,
-        siblings: false,
-        purge: Vec::new(),
-        purge_wait: Duration::from_secs(60),
-    }
-}
+const URL: &str = "s3://sim/site";
 
 fn store_for(inner: &Arc<InMemory>, world: &Shared, client: usize) -> folio::deploy::store::Store {
     let chaos = Chaos { inner: inner.clone(), client, world: SharedDebug(world.clone()) };
     folio::deploy::store::Store {
         inner: Arc::new(chaos),
-        target: folio::deploy::store::Target::parse(&options().url).unwrap(),
+        target: folio::deploy::store::Target::parse(URL).unwrap(),
         keeps_headers: true,
         conditional: true,
         local: None,
@@ -189,13 +190,46 @@ async fn deploy(
         busy: folio::output::lock::Busy::Wait(&note),
         purge_list: Some(&mut write),
     };
-    let options = options();
-    let cdn = folio::config::Cdn::CloudFront("SIMULATED1".into());
-    let cdns: Vec<Box<dyn folio::deploy::cdn::Purger>> =
-        vec![Box::new(fault::SimCdn { world: world.clone(), client, cdn })];
+    let options = folio::deploy::Options::default();
+    let cdns: Vec<Box<dyn folio::deploy::cdn::Client>> =
+        vec![Box::new(fault::SimCdn { world: world.clone(), client, cdn: cdn() })];
     let run = folio::deploy::deploy_to(project, &store, &options, hooks, (LIFETIME, &cdns));
     let done = Process { deploy: Box::pin(run), world: world.clone(), client, wake: None }.await;
     done.map(drop).map_err(|e| e.to_string())
+}
+
+fn cdn() -> folio::config::Cdn {
+    folio::config::Cdn::CloudFront("SIMULATED1".into())
+}
+
+/// The bucket's writer: at `at`, the record (when there is one) owes every recipient, the
+/// purge list and the CDN, `kind`'s keys besides what it owed. Written over whatever is
+/// there, as someone with the bucket's keys would.
+async fn forge(inner: &InMemory, (at, kind): (Duration, fault::Forgery)) -> String {
+    use folio::deploy::record::{Recipient, Record};
+    tokio::time::sleep(at).await;
+    let key = Key::from(format!("{PREFIX}/{}", folio::deploy::record::RECORD));
+    let Some(bytes) = invariants::bytes_of(inner, &key).await else {
+        return format!("at {at:?}, no record to forge ({kind:?})");
+    };
+    let Ok(mut record) = Record::from_bytes(&bytes) else {
+        return format!("at {at:?}, a record that does not read ({kind:?})");
+    };
+    let held: Vec<String> = {
+        use futures::StreamExt;
+        use object_store::ObjectStore;
+        let all: Vec<_> = inner.list(None).collect().await;
+        let keys = all.into_iter().filter_map(|m| Some(m.ok()?.location.to_string()));
+        keys.filter_map(|k: String| invariants::followed(&k).map(str::to_string)).collect()
+    };
+    let keys = fault::forged(kind, &held);
+    // The list is owed the junk too; the million, the CDN only (what a bucket writer aims
+    // at is the CDN's bill).
+    let list = if kind == fault::Forgery::Million { &[][..] } else { &keys[..] };
+    record.owed.entry(Recipient::List).or_default().extend(list.iter().cloned());
+    record.owed.entry(Recipient::Cdn(cdn())).or_default().extend(keys.iter().cloned());
+    inner.put(&key, PutPayload::from(record.to_bytes())).await.unwrap();
+    format!("at {at:?}, the record forged to owe {} keys more ({kind:?})", keys.len())
 }
 
 /// One seeded schedule; `Err` says which invariant broke.
@@ -239,6 +273,10 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             holder: None,
         }));
         let mut tasks = Vec::new();
+        let forger = fault::forgery(seed).map(|when| {
+            let inner = inner.clone();
+            tokio::task::spawn_local(async move { forge(&inner, when).await })
+        });
         for (client, build, start) in starts {
             let (inner, world, project) =
                 (inner.clone(), world.clone(), builds.projects[build].1.clone());
@@ -288,6 +326,9 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
                 outcomes.push(format!("{i}: {why}"));
             }
         }
+        if let Some(forger) = forger {
+            story.push(forger.await.unwrap());
+        }
         // One clean deploy settles the store.
         world.lock().unwrap().clients.push(Client::default());
         let clean = world.lock().unwrap().clients.len() - 1;
@@ -307,13 +348,19 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
         if let Err(what) = invariants::held(&w) {
             return tell(what);
         }
+        if let Err(what) = invariants::paid_within(&w, BOUND, &builds.keys) {
+            return tell(what);
+        }
         Ok(format!(
-            "seed {seed}: {deploys} deploys ({}), {} changes, {} purge lists, {} CDN purges{}",
+            "seed {seed}: {deploys} deploys ({}), {} changes, {} purge lists, {} CDN purges{}{}",
             outcomes.join(", "),
             w.changes.len(),
             w.purges.len(),
             w.cdn_purges.len(),
-            if w.links_checked { "" } else { ", links not checked meanwhile (a late send)" }
+            if w.links_checked { "" } else { ", links not checked meanwhile (a late send)" },
+            fault::forgery(seed)
+                .map(|(_, kind)| format!(", the record forged ({kind:?})"))
+                .unwrap_or_default()
         ))
     })
 }

@@ -1,0 +1,438 @@
+//! The one ledger of what is owed a purge (the record's `owed`): per [`Recipient`] — the
+//! purge list file, each CDN — the keys changed on the store that it has not been sent or
+//! has not accepted a purge of.
+//!
+//! Read back from the store, the ledger is evidence, not orders: anyone who can write the
+//! bucket can write the record. A key counts only if it is a path this build's layout gives
+//! a file (a page of a configured language at any size and number, with its siblings;
+//! folio's own files) or a file this build publishes; anything else is dropped, with one
+//! warning that says how many and why, and never reaches a CDN. What is paid is bounded
+//! too: each recipient's keys fold within the deploy's `max_purge_paths` (`purge.rs`), so
+//! no record, however long, makes a deploy pay more.
+//!
+//! The purge list accrues every change (it names what changed since one was last
+//! written); a CDN accrues the changes of the deploys that name it. A CDN this deploy does
+//! not name keeps its debt, and is warned about, unless `--drop-owed` drops the debt or
+//! `--move-owed` moves it to the CDNs this deploy names (a mistyped id corrected).
+//! [`Ledger::pay`] sends each CDN its purge one request at a time and strikes each
+//! request's keys from the record, with the record's conditional write, as the CDN
+//! accepts it: a purge cut or refused midway owes only what was not accepted.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use super::cdn::{Budget, Client, Sent};
+use super::purge::{self, PurgeList};
+use super::record::{Recipient, Record};
+use super::remote::Remote;
+use super::{Deployed, first_keys};
+use crate::config::Cdn;
+use crate::error::Failure;
+use crate::routes::Map;
+use crate::routes::layout::{self, SIBLINGS};
+
+/// What a deploy does with a debt besides paying it: `--drop-owed CDN` drops what `CDN` is
+/// owed; `--move-owed CDN` moves it to the CDNs this deploy names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settle {
+    pub drop: Vec<Cdn>,
+    pub moved: Vec<Cdn>,
+}
+
+/// What is owed to whom, checked, with what this deploy adds.
+#[derive(Debug, Clone)]
+pub(super) struct Ledger {
+    owed: BTreeMap<Recipient, BTreeSet<String>>,
+    /// Who this deploy pays: the list when a purge list is asked for, the CDNs named.
+    paying: Vec<Recipient>,
+}
+
+/// A debt past this many keys (or past the build's files, when it has more) is no debt a
+/// deploy could have left: it is owed as a purge of everything the build publishes.
+const OWED_FLOOR: usize = 100_000;
+
+/// The paths folio could owe a purge of for a build: what its layout gives a file, and the
+/// files it publishes.
+pub(super) struct Evidence<'a> {
+    map: &'a Map,
+    /// The files the build publishes.
+    built: BTreeSet<String>,
+    /// folio's own files, and the build's.
+    files: HashSet<String>,
+}
+
+impl<'a> Evidence<'a> {
+    pub fn new(map: &'a Map, built: impl IntoIterator<Item = String>) -> Evidence<'a> {
+        let built: BTreeSet<String> = built.into_iter().collect();
+        let mut files: HashSet<String> = built.iter().cloned().collect();
+        files.extend(layout::api_files());
+        files.insert(layout::NOJEKYLL.to_string());
+        files.extend(crate::hosts::PLATFORM_CONFIG.iter().map(|f| f.to_string()));
+        Evidence { map, built, files }
+    }
+
+    /// Whether a record's `key` can be owed: a page (or a page's sibling) of this layout at
+    /// any size, or one of the files.
+    fn holds(&self, key: &str) -> bool {
+        let page = |rel: &str| self.map.former_page(rel).is_some();
+        self.files.contains(key)
+            || page(key)
+            || SIBLINGS.iter().any(|(ext, _)| key.strip_suffix(ext).is_some_and(page))
+    }
+}
+
+impl Ledger {
+    /// The ledger of `old` checked against `evidence`, settled as `settle` says, with what
+    /// `cut` (a deploy cut short) may have changed owed to whoever accrues; `paying`: the
+    /// recipients this deploy pays. Warnings: keys dropped, debts dropped, moved or left.
+    pub fn new(
+        old: &Record,
+        cut: &BTreeSet<String>,
+        evidence: &Evidence<'_>,
+        (paying, settle): (Vec<Recipient>, &Settle),
+        warnings: &mut Vec<String>,
+    ) -> Ledger {
+        let mut owed: BTreeMap<Recipient, BTreeSet<String>> = BTreeMap::new();
+        let mut dropped = Vec::new();
+        let most = evidence.built.len().max(OWED_FLOOR);
+        for (to, keys) in &old.owed {
+            let good: BTreeSet<String> =
+                keys.iter().filter(|k| evidence.holds(k)).cloned().collect();
+            dropped.extend(keys.iter().filter(|k| !good.contains(*k)).cloned());
+            if good.len() > most {
+                warnings.push(format!(
+                    "the deploy record says {to} is owed a purge of {} keys, more than a deploy of this build could leave ({most}): owed a purge of everything the build publishes instead",
+                    good.len()
+                ));
+                owed.insert(to.clone(), evidence.built.clone());
+            } else if !good.is_empty() {
+                owed.insert(to.clone(), good);
+            }
+        }
+        if !dropped.is_empty() {
+            // As a message may show them: a key may hold anything, escapes too.
+            let mut dropped: Vec<String> =
+                dropped.iter().map(|k| k.escape_debug().to_string()).collect();
+            dropped.sort();
+            dropped.dedup();
+            warnings.push(format!(
+                "the deploy record says {} keys are owed a purge that are no paths of this build below the prefix ({}): dropped, never sent (folio writes only its own paths there; someone or something else wrote the record)",
+                dropped.len(),
+                first_keys(&dropped)
+            ));
+        }
+        let mut ledger = Ledger { owed, paying };
+        ledger.settle(settle, warnings);
+        ledger.add(cut);
+        for (to, keys) in &ledger.owed {
+            if let Recipient::Cdn(cdn) = to
+                && !ledger.paying.contains(to)
+            {
+                warnings.push(format!(
+                    "{cdn} is still owed a purge of {} keys ({}), and this deploy does not purge it (not in [deploy] purge or --purge): they stay owed until a deploy that names it; {}",
+                    keys.len(),
+                    first_keys(&keys.iter().cloned().collect::<Vec<_>>()),
+                    ways_out(cdn)
+                ));
+            }
+        }
+        ledger
+    }
+
+    /// `--drop-owed` and `--move-owed`.
+    fn settle(&mut self, settle: &Settle, warnings: &mut Vec<String>) {
+        let cdns: Vec<Recipient> =
+            self.paying.iter().filter(|r| matches!(r, Recipient::Cdn(_))).cloned().collect();
+        for (cdn, moving) in
+            settle.drop.iter().map(|c| (c, false)).chain(settle.moved.iter().map(|c| (c, true)))
+        {
+            let Some(keys) = self.owed.remove(&Recipient::Cdn(cdn.clone())) else {
+                let flag = if moving { "--move-owed" } else { "--drop-owed" };
+                warnings.push(format!("{flag} {cdn}: the record owes it nothing"));
+                continue;
+            };
+            if moving {
+                let to: Vec<String> = cdns.iter().map(ToString::to_string).collect();
+                warnings.push(format!(
+                    "moved the purge of {} keys owed to {cdn} to {} (--move-owed)",
+                    keys.len(),
+                    to.join(", ")
+                ));
+                for to in &cdns {
+                    self.owed.entry(to.clone()).or_default().extend(keys.iter().cloned());
+                }
+            } else {
+                warnings.push(format!(
+                    "dropped the purge of {} keys owed to {cdn} (--drop-owed): no deploy will send it",
+                    keys.len()
+                ));
+            }
+        }
+    }
+
+    /// `changed` owed to whoever accrues a change: the purge list always (it names what
+    /// changed since one was written), and the CDNs this deploy pays.
+    pub fn add(&mut self, changed: &BTreeSet<String>) {
+        if changed.is_empty() {
+            return;
+        }
+        let cdns = self.paying.iter().filter(|to| **to != Recipient::List).cloned();
+        for to in std::iter::once(Recipient::List).chain(cdns).collect::<Vec<_>>() {
+            self.owed.entry(to).or_default().extend(changed.iter().cloned());
+        }
+    }
+
+    /// The ledger if `changed` lands and nothing is paid: what an intent record owes.
+    pub fn with(&self, changed: &BTreeSet<String>) -> BTreeMap<Recipient, BTreeSet<String>> {
+        let mut then = self.clone();
+        then.add(changed);
+        then.owed()
+    }
+
+    /// What the record says is owed.
+    pub fn owed(&self) -> BTreeMap<Recipient, BTreeSet<String>> {
+        (self.owed.iter())
+            .filter(|(_, k)| !k.is_empty())
+            .map(|(r, k)| (r.clone(), k.clone()))
+            .collect()
+    }
+
+    /// What `to` is owed.
+    pub fn of(&self, to: &Recipient) -> BTreeSet<String> {
+        self.owed.get(to).cloned().unwrap_or_default()
+    }
+
+    /// Whether this deploy has a debt to pay.
+    pub fn owes_payment(&self) -> bool {
+        self.paying.iter().any(|to| self.owed.get(to).is_some_and(|k| !k.is_empty()))
+    }
+
+    /// `keys` paid to `to`.
+    pub fn strike(&mut self, to: &Recipient, keys: &BTreeSet<String>) {
+        if let Some(owed) = self.owed.get_mut(to) {
+            owed.retain(|k| !keys.contains(k));
+        }
+    }
+
+    /// The purge list of what the list is owed.
+    pub fn list(&self, map: &Map, bound: usize) -> PurgeList {
+        PurgeList::new(map, &self.of(&Recipient::List), bound)
+    }
+
+    /// What each of `clients` is sent: the plans a dry run prints and a deploy sends.
+    pub fn plans(&self, clients: &[Box<dyn Client>], map: &Map, bound: usize) -> Vec<Sent> {
+        (clients.iter())
+            .filter_map(|c| {
+                let keys = self.of(&Recipient::Cdn(c.cdn().clone()));
+                (!keys.is_empty())
+                    .then(|| Sent::of(c.cdn(), &purge::plan(map, &keys, c.dialect(), bound)))
+            })
+            .collect()
+    }
+
+    /// Sends each of `clients` its purge, one request at a time within `budget`; each
+    /// request accepted is struck from `after`, which is written (conditionally) before the
+    /// next request. Returns what each CDN accepted, why each that failed did, and whether
+    /// `after` as it ends is what the store holds.
+    pub async fn pay(
+        &mut self,
+        clients: &[Box<dyn Client>],
+        (map, bound, budget): (&Map, usize, &Budget),
+        remote: &Remote<'_>,
+        after: &mut Record,
+    ) -> Result<Paid, Failure> {
+        let mut paid = Paid::default();
+        for client in clients {
+            let (cdn, to) = (client.cdn(), Recipient::Cdn(client.cdn().clone()));
+            let keys = self.of(&to);
+            if keys.is_empty() {
+                continue;
+            }
+            remote.progress.start("purge", 0);
+            let plan = purge::plan(map, &keys, client.dialect(), bound);
+            let mut sent = Sent::of(cdn, &plan);
+            for (n, batch) in plan.batches.iter().enumerate() {
+                match client.send(batch, n, budget).await {
+                    Ok(accepted) => {
+                        sent.ids.extend(accepted.id);
+                        sent.waits += accepted.waits;
+                        self.strike(&to, &batch.keys);
+                        after.owed = self.owed();
+                        remote.put_record(after).await?;
+                        paid.stored = true;
+                    }
+                    Err(declined) => {
+                        let left = self.of(&to);
+                        let mut why = format!(
+                            "the purge of {cdn} failed: {}; {} keys stay owed to it in the record ({})",
+                            declined.why,
+                            left.len(),
+                            first_keys(&left.into_iter().collect::<Vec<_>>())
+                        );
+                        if declined.missing {
+                            why.push_str(&format!("; {cdn} does not exist: {}", ways_out(cdn)));
+                        }
+                        paid.failed.push(why);
+                        break;
+                    }
+                }
+            }
+            if self.of(&to).is_empty() {
+                paid.sent.push(sent);
+            }
+        }
+        Ok(paid)
+    }
+}
+
+/// What [`Ledger::pay`] came to.
+#[derive(Debug, Default)]
+pub(super) struct Paid {
+    /// Each CDN paid in full.
+    pub sent: Vec<Sent>,
+    /// Why each CDN not paid in full was not.
+    pub failed: Vec<String>,
+    /// Whether the record as it ends was written.
+    pub stored: bool,
+}
+
+/// The way out of a debt to a CDN that is not what the user meant.
+fn ways_out(cdn: &Cdn) -> String {
+    format!(
+        "if its id is wrong, correct [deploy] purge (or --purge) and pass `--move-owed {cdn}` to send its debt to the CDN named then, or `--drop-owed {cdn}` to drop it"
+    )
+}
+
+/// A deploy that published but whose purges (some) failed: exit 2, saying both.
+pub(super) fn failure(target: &str, out: &Deployed, failed: &[String]) -> Failure {
+    Failure::Other(anyhow::anyhow!(
+        "{target} holds the build ({} uploaded, {} deleted), but {}: the next deploy purges them first, also one with nothing else to do",
+        out.uploaded.len(),
+        out.deleted.len(),
+        failed.join("; ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map() -> Map {
+        let project = crate::config::test_project("[listing]\nlanguages = [\"en\", \"fr\"]\n");
+        Map::new(&project.shape, 137)
+    }
+
+    fn cdn(id: &str) -> Recipient {
+        Recipient::Cdn(Cdn::CloudFront(id.into()))
+    }
+
+    fn keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+        keys.into_iter().map(String::from).collect()
+    }
+
+    #[test]
+    fn a_key_counts_only_if_it_is_a_path_of_this_build() {
+        let map = map();
+        let evidence = Evidence::new(&map, ["robots.txt".to_string()]);
+        let good = keys([
+            "api/en/attractions/10/1.json",
+            "api/attractions/10/3.json.br",
+            "api/fr/attractions/100/99.json",
+            "api/fr/attractions/7/999999999.json",
+            "api/index.json",
+            "api/errors/not_found.json",
+            "robots.txt",
+            "_redirects",
+        ]);
+        let bad = keys([
+            "../../other-site/index.html",
+            "%2e%2e/%2e%2e/other-site/index.html",
+            "https:/evil.example/x",
+            "api/de/attractions/10/1.json",
+            "api/en/attractions/10/0.json",
+            "api/en/attractions/10/1234567890.json",
+            "api/en/museums/10/1.json",
+            "secrets.txt",
+            "../up",
+            "api/en/attractions/10/\u{1b}[31m1.json",
+        ]);
+        let mut old = Record::default();
+        old.owed.insert(cdn("E2QWRUHAPOMQZL"), good.union(&bad).cloned().collect());
+        let mut warnings = Vec::new();
+        let paying = vec![cdn("E2QWRUHAPOMQZL")];
+        let ledger = Ledger::new(
+            &old,
+            &BTreeSet::new(),
+            &evidence,
+            (paying, &Settle::default()),
+            &mut warnings,
+        );
+        assert_eq!(ledger.of(&cdn("E2QWRUHAPOMQZL")), good);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("the deploy record says 10 keys are owed"), "{warnings:?}");
+        assert!(
+            !warnings[0].contains('\u{1b}'),
+            "no key reaches a terminal as it is: {warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_debt_is_dropped_or_moved_as_asked_and_left_with_a_way_out() {
+        let map = map();
+        let evidence = Evidence::new(&map, []);
+        let page = keys(["api/en/attractions/10/1.json"]);
+        let mut old = Record::default();
+        old.owed.insert(cdn("WRONGID1"), page.clone());
+        old.owed.insert(cdn("OTHERID1"), page.clone());
+        let run = |settle: Settle| {
+            let mut warnings = Vec::new();
+            let paying = vec![Recipient::List, cdn("RIGHTID1")];
+            let l =
+                Ledger::new(&old, &BTreeSet::new(), &evidence, (paying, &settle), &mut warnings);
+            (l, warnings)
+        };
+        let (left, warnings) = run(Settle::default());
+        assert_eq!(left.of(&cdn("RIGHTID1")), BTreeSet::new());
+        let said = warnings.join("\n");
+        assert!(said.contains("cloudfront:WRONGID1 is still owed a purge of 1 keys"), "{said}");
+        assert!(said.contains("`--move-owed cloudfront:WRONGID1`"), "{said}");
+        assert!(said.contains("`--drop-owed cloudfront:WRONGID1`"), "{said}");
+        let moved = Settle {
+            moved: vec![Cdn::CloudFront("WRONGID1".into())],
+            drop: vec![Cdn::CloudFront("OTHERID1".into())],
+        };
+        let (settled, warnings) = run(moved);
+        assert_eq!(settled.of(&cdn("RIGHTID1")), page);
+        assert_eq!(settled.of(&Recipient::List), BTreeSet::new(), "the list is no CDN");
+        assert!(settled.owed().keys().all(|r| *r == cdn("RIGHTID1")), "{:?}", settled.owed());
+        assert!(warnings.iter().all(|w| !w.contains("still owed")), "{warnings:?}");
+    }
+
+    #[test]
+    fn the_list_accrues_every_change_and_a_cdn_only_those_of_deploys_naming_it() {
+        let map = map();
+        let evidence = Evidence::new(&map, []);
+        let mut old = Record::default();
+        old.owed.insert(cdn("UNNAMED1"), keys(["api/index.json"]));
+        let mut warnings = Vec::new();
+        let mut ledger = Ledger::new(
+            &old,
+            &keys(["api/openapi.json"]),
+            &evidence,
+            (vec![cdn("NAMEDID1")], &Settle::default()),
+            &mut warnings,
+        );
+        let changed = keys(["api/en/attractions/10/2.json"]);
+        let intent = ledger.with(&changed);
+        assert_eq!(intent[&cdn("UNNAMED1")], keys(["api/index.json"]));
+        assert_eq!(
+            intent[&cdn("NAMEDID1")],
+            keys(["api/openapi.json", "api/en/attractions/10/2.json"])
+        );
+        assert_eq!(intent[&Recipient::List], intent[&cdn("NAMEDID1")]);
+        ledger.add(&changed);
+        assert!(ledger.owes_payment());
+        ledger.strike(&cdn("NAMEDID1"), &intent[&cdn("NAMEDID1")]);
+        assert!(!ledger.owes_payment(), "the list is not paid by a deploy without one");
+        assert!(!ledger.owed().contains_key(&cdn("NAMEDID1")), "paid in full, no entry");
+    }
+}
