@@ -231,11 +231,11 @@ pub struct DeployArgs {
     /// Drop what the store's record says this CDN is owed (one that no longer exists, or
     /// was never meant): nothing is sent for it (repeat for more).
     #[arg(long, value_name = "CDN")]
-    pub drop_owed: Vec<String>,
+    pub drop_owed: Vec<folio::config::Cdn>,
     /// Move what the store's record says this CDN is owed to the CDNs this deploy purges
     /// (an id corrected): they are sent it (repeat for more).
     #[arg(long, value_name = "CDN")]
-    pub move_owed: Vec<String>,
+    pub move_owed: Vec<folio::config::Cdn>,
     /// When folio's record on the store cannot be read: survey every object below the
     /// prefix, delete those that carry folio's metadata and the build does not have, and
     /// purge every key of the build.

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{Bar, say};
 use crate::cli::DeployArgs;
-use folio::config::{Cdn, DeployOverrides, Overrides};
+use folio::config::{DeployOverrides, Overrides};
 use folio::deploy::purge::PurgeList;
 use folio::deploy::{self, Hooks, Options, Settle};
 use folio::error::Failure;
@@ -31,15 +31,7 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
     };
     let overrides = Overrides { deploy, ..Overrides::default() };
     let project = super::discover(args.config.path.as_deref(), &overrides)?;
-    let cdns = |flag: &str, named: &[String]| {
-        (named.iter())
-            .map(|c| c.parse::<Cdn>().map_err(|why| Failure::Usage(format!("{flag} `{c}` {why}"))))
-            .collect::<Result<Vec<_>, _>>()
-    };
-    let settle = Settle {
-        drop: cdns("--drop-owed", &args.drop_owed)?,
-        moved: cdns("--move-owed", &args.move_owed)?,
-    };
+    let settle = Settle { drop: args.drop_owed.clone(), moved: args.move_owed.clone() };
     let opts = Options { dry_run: args.dry_run, force: args.force, repair: args.repair, settle };
     // An unwritable purge list is found out before anything is sent.
     let mut purge_file = args.purge_list.as_deref().map(PurgeFile::create).transpose()?;
