@@ -35,6 +35,8 @@
 # tool alike) and classed as list (a GET of the bucket with a prefix, a delimiter or
 # list-type: ListObjects and ListObjectsV2), head, get, put or delete.
 # WORKDIR defaults to /dev/shm (tmpfs), so the disk does not stand between the tools.
+# FOLIO_BIN=PATH runs that folio binary instead of this tree's release build (to compare
+# two versions of folio, run the script once with each, alternating).
 set -euo pipefail
 shopt -s inherit_errexit
 N=${1:?usage: scripts/bench-deploy.sh N [WORKDIR]}
@@ -49,6 +51,7 @@ need s3s-fs "cargo install s3s-fs@0.14.1 --features binary --locked"
 [ "$AWS" = 0 ] || need aws "pip install awscli"
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
 BIN=$ROOT/target/release
+FOLIO=${FOLIO_BIN:-$BIN/folio}
 rm -rf "$WORK"
 mkdir -p "$WORK/a/data"
 "$BIN/examples/gen" "$N" "$WORK/a/data/attractions.json" 42
@@ -75,7 +78,7 @@ export RCLONE_CONFIG_S3_TYPE=s3 RCLONE_CONFIG_S3_PROVIDER=Other \
   RCLONE_CONFIG_S3_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_S3_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
   RCLONE_CONFIG_S3_REGION=us-east-1 RCLONE_CONFIG_S3_FORCE_PATH_STYLE=true
 
-(cd "$WORK/a" && "$BIN/folio" build --quiet)
+(cd "$WORK/a" && "$FOLIO" build --quiet)
 objects=$(find "$WORK/a/output" -type f -not -path '*/.*' | wc -l)
 bytes=$(du -sb --exclude='.*' "$WORK/a/output" | cut -f1)
 
@@ -97,7 +100,7 @@ run() {
   offset=$(stat -c %s "$WORK/s3s-$tool.log")
   start=$(now)
   case $tool in
-    folio) written=$(cd "$dir" && "$BIN/folio" deploy --to s3://bench --endpoint "$ep" | grep -o '[0-9]* uploaded' | cut -d' ' -f1) ;;
+    folio) written=$(cd "$dir" && "$FOLIO" deploy --to s3://bench --endpoint "$ep" | grep -o '[0-9]* uploaded' | cut -d' ' -f1) ;;
     # (AWS_CA_BUNDLE, where a machine sets it, makes rclone refuse a plain-http endpoint.)
     rclone) env -u AWS_CA_BUNDLE rclone sync "$dir/output" s3:bench --checksum --no-update-modtime --transfers 32 --checkers 32 \
               --exclude '.*' --exclude '**/.*' --log-level ERROR ;;
@@ -124,7 +127,7 @@ step first "$WORK/a"
 # A fresh clone: the same sources in a new folder, built again.
 mkdir -p "$WORK/b"
 cp -r "$WORK/a/data" "$WORK/a/folio.toml" "$WORK/b/"
-(cd "$WORK/b" && "$BIN/folio" build --quiet)
+(cd "$WORK/b" && "$FOLIO" build --quiet)
 # The first build is published; its folder is not needed any more (disk, at 1M records).
 rm -rf "$WORK/a/output"
 step noop "$WORK/b"
@@ -135,7 +138,7 @@ p = sys.argv[1]
 s = open(p, encoding="utf-8").read()
 open(p, "w", encoding="utf-8").write(s.replace('"en":"', '"en":"changed ', 1))
 PY
-(cd "$WORK/b" && "$BIN/folio" build --quiet)
+(cd "$WORK/b" && "$FOLIO" build --quiet)
 step change "$WORK/b"
 step again "$WORK/b"
 
@@ -192,7 +195,7 @@ PY
 publish() {
   local start out
   start=$(now)
-  out=$(cd "$1" && "$BIN/folio" deploy --to s3://bench/api --endpoint "http://127.0.0.1:$2" --purge-list purge.json)
+  out=$(cd "$1" && "$FOLIO" deploy --to s3://bench/api --endpoint "http://127.0.0.1:$2" --purge-list purge.json)
   local secs
   secs=$(since "$start")
   local up del
@@ -214,17 +217,17 @@ for v in "${variants[@]}"; do
     --secret-key "$AWS_SECRET_ACCESS_KEY" "$dir/s3" >"$dir/s3s.log" 2>&1 &
   SERVERS[u-$v]=$!
   until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null; do sleep 0.1; done
-  (cd "$dir" && "$BIN/folio" build --quiet)
+  (cd "$dir" && "$FOLIO" build --quiet)
   U[$v,pages]=$(find "$dir/output/api" -name '*.json' -path '*/attractions/*' | wc -l)
   publish "$dir" "$port" >/dev/null
   # Once more: on s3s-fs, whose listings carry no ETags, the second deploy learns each
   # object's time (a HEAD each), which vouches for it from then on, as in steps 2 and 4.
   publish "$dir" "$port" >/dev/null
   update "$dir/data/attractions.json" 39 10
-  (cd "$dir" && "$BIN/folio" build --quiet)
+  (cd "$dir" && "$FOLIO" build --quiet)
   U[$v,mixed]=$(publish "$dir" "$port")
   update "$dir/data/attractions.json" 40 0
-  (cd "$dir" && "$BIN/folio" build --quiet)
+  (cd "$dir" && "$FOLIO" build --quiet)
   U[$v,grow]=$(publish "$dir" "$port")
   kill "${SERVERS[u-$v]}" 2>/dev/null || true
   unset "SERVERS[u-$v]"
