@@ -10,7 +10,7 @@
 //! in no time. Only the lease's holder may send a write, or let go of the lease.
 //!
 //! Someone who can write the bucket and not the CDN rewrites folio's record between
-//! deploys in some schedules (`fault::Forgery`): junk and traversals owed a purge, a
+//! deploys in some schedules (`writer.rs`): junk and traversals owed a purge, a
 //! million pages the build has not, every key the store holds.
 //!
 //! After every step the store takes, no page reachable from a listing's first page links
@@ -23,13 +23,14 @@
 //! `cargo test` runs [`SEEDS`] seeds and the regression seeds; `scripts/sim.sh N` runs N
 //! (`FOLIO_SIM_SEEDS`); a failing seed is printed and replays alone with
 //! `FOLIO_SIM_SEED=S`.
-
 //!
-//! Laid out as TigerBeetle's VOPR is: this file is the driver (the builds, one seed's
-//! schedule run to its end, the seeds to run); `fault.rs` the fault model (the seeded
-//! mishaps, the store as a client sees it through them, its clock and process);
-//! `invariants.rs` what must hold; `regressions.txt` the seeds that caught a fault, as
-//! data, each with what it caught.
+//! Laid out as TigerBeetle's VOPR and `src/testing/` are: this file is the driver (the
+//! world, the builds, one seed's schedule run to its end, the seeds to run); one file a
+//! simulated part — `rng.rs` the random source, `schedule.rs` the faults a seed draws,
+//! `store.rs` the store as a client sees it through them, `clock.rs` its clock,
+//! `process.rs` its process, `cdn.rs` its CDN, `writer.rs` the bucket's other writer;
+//! `check/` what must hold, one checker a property; `regressions.txt` the seeds that
+//! caught a fault, as data, each with what it caught.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -41,13 +42,23 @@ use object_store::{ObjectStoreExt, PutPayload};
 
 use super::{LEASE, add_a_record, rename_first_record, set_config};
 use crate::harness::Project;
-use fault::{Chaos, Client, Process, Rng, SharedDebug, SimClock, trace};
+use clock::SimClock;
+use process::Process;
+use rng::Rng;
+use schedule::Plan;
+use store::{Chaos, SharedDebug};
+
+mod cdn;
+mod check;
+mod clock;
+mod process;
+mod rng;
+mod schedule;
+mod store;
+mod writer;
 
 /// The paths a deploy may send its CDN at most (`[deploy] max_purge_paths`'s default).
 const BOUND: usize = 30;
-
-mod fault;
-mod invariants;
 
 /// Seeds `cargo test` runs: 1 to this, and those of `regressions.txt`.
 const SEEDS: u64 = 24;
@@ -101,6 +112,29 @@ impl World {
 }
 
 type Shared = Arc<Mutex<World>>;
+
+/// One client of the store: its schedule, and what became of it.
+#[derive(Default)]
+struct Client {
+    plan: Plan,
+    requests: u64,
+    record_puts: u64,
+    dead: bool,
+    /// Frozen until then: nothing of the client runs, no request of it leaves, no answer
+    /// reaches it.
+    frozen_until: Option<tokio::time::Instant>,
+    /// When the machine was suspended, for how long: time its monotonic clock missed.
+    suspends: Vec<(tokio::time::Instant, Duration)>,
+    /// Every path its deploy sent its CDN.
+    paid_paths: Vec<String>,
+}
+
+/// Prints one line of the schedule's story when `FOLIO_SIM_TRACE` is set.
+fn trace(world: &World, client: usize, what: std::fmt::Arguments) {
+    if std::env::var_os("FOLIO_SIM_TRACE").is_some() {
+        eprintln!("{:>7} ms  client {client}: {what}", world.now_ms());
+    }
+}
 
 /// The three builds deploys publish: the sample (X); one record more and a size more (Y:
 /// new pages); a record renamed and a size fewer (Z: changed pages, stale ones). Links are
@@ -192,44 +226,14 @@ async fn deploy(
     };
     let options = folio::deploy::Options::default();
     let cdns: Vec<Box<dyn folio::deploy::cdn::Client>> =
-        vec![Box::new(fault::SimCdn { world: world.clone(), client, cdn: cdn() })];
+        vec![Box::new(cdn::SimCdn { world: world.clone(), client, cdn: purged_cdn() })];
     let run = folio::deploy::deploy_to(project, &store, &options, hooks, (LIFETIME, &cdns));
     let done = Process { deploy: Box::pin(run), world: world.clone(), client, wake: None }.await;
     done.map(drop).map_err(|e| e.to_string())
 }
 
-fn cdn() -> folio::config::Cdn {
+fn purged_cdn() -> folio::config::Cdn {
     folio::config::Cdn::CloudFront("SIMULATED1".into())
-}
-
-/// The bucket's writer: at `at`, the record (when there is one) owes every recipient, the
-/// purge list and the CDN, `kind`'s keys besides what it owed. Written over whatever is
-/// there, as someone with the bucket's keys would.
-async fn forge(inner: &InMemory, (at, kind): (Duration, fault::Forgery)) -> String {
-    use folio::deploy::record::{Recipient, Record};
-    tokio::time::sleep(at).await;
-    let key = Key::from(format!("{PREFIX}/{}", folio::deploy::record::RECORD));
-    let Some(bytes) = invariants::bytes_of(inner, &key).await else {
-        return format!("at {at:?}, no record to forge ({kind:?})");
-    };
-    let Ok(mut record) = Record::from_bytes(&bytes) else {
-        return format!("at {at:?}, a record that does not read ({kind:?})");
-    };
-    let held: Vec<String> = {
-        use futures::StreamExt;
-        use object_store::ObjectStore;
-        let all: Vec<_> = inner.list(None).collect().await;
-        let keys = all.into_iter().filter_map(|m| Some(m.ok()?.location.to_string()));
-        keys.filter_map(|k: String| invariants::followed(&k).map(str::to_string)).collect()
-    };
-    let keys = fault::forged(kind, &held);
-    // The list is owed the junk too; the million, the CDN only (what a bucket writer aims
-    // at is the CDN's bill).
-    let list = if kind == fault::Forgery::Million { &[][..] } else { &keys[..] };
-    record.owed.entry(Recipient::List).or_default().extend(list.iter().cloned());
-    record.owed.entry(Recipient::Cdn(cdn())).or_default().extend(keys.iter().cloned());
-    inner.put(&key, PutPayload::from(record.to_bytes())).await.unwrap();
-    format!("at {at:?}, the record forged to owe {} keys more ({kind:?})", keys.len())
 }
 
 /// One seeded schedule; `Err` says which invariant broke.
@@ -251,8 +255,8 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
         let mut starts = Vec::new();
         let mut late_sends = false;
         for i in 0..deploys {
-            let fault::Scheduled { plan, build, start, told, late_sends: late } =
-                fault::schedule(seed, i, &mut rng);
+            let schedule::Scheduled { plan, build, start, told, late_sends: late } =
+                schedule::schedule(seed, i, &mut rng);
             late_sends |= late;
             story.extend(told);
             clients.push(Client { plan, ..Client::default() });
@@ -273,9 +277,9 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             holder: None,
         }));
         let mut tasks = Vec::new();
-        let forger = fault::forgery(seed).map(|when| {
+        let forger = writer::forgery(seed).map(|when| {
             let inner = inner.clone();
-            tokio::task::spawn_local(async move { forge(&inner, when).await })
+            tokio::task::spawn_local(async move { writer::forge(&inner, when).await })
         });
         for (client, build, start) in starts {
             let (inner, world, project) =
@@ -341,14 +345,16 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
         }
         let mut want = published(&builds.projects[last].0);
         want.insert(FOREIGN.to_string(), b"a,b\n".to_vec());
-        if let Err(what) = invariants::store_is(&inner, &want).await {
+        if let Err(what) = check::settled::store_is(&inner, &want).await {
             return tell(what);
         }
         let w = world.lock().unwrap();
-        if let Err(what) = invariants::held(&w) {
-            return tell(what);
-        }
-        if let Err(what) = invariants::paid_within(&w, BOUND, &builds.keys) {
+        let held = (check::fence::held(&w))
+            .and_then(|()| check::links::held(&w))
+            .and_then(|()| check::purged::held(&w))
+            .and_then(|()| check::bounded::held(&w, BOUND))
+            .and_then(|()| check::inside::held(&w, &builds.keys));
+        if let Err(what) = held {
             return tell(what);
         }
         Ok(format!(
@@ -358,7 +364,7 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             w.purges.len(),
             w.cdn_purges.len(),
             if w.links_checked { "" } else { ", links not checked meanwhile (a late send)" },
-            fault::forgery(seed)
+            writer::forgery(seed)
                 .map(|(_, kind)| format!(", the record forged ({kind:?})"))
                 .unwrap_or_default()
         ))
