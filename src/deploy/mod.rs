@@ -34,8 +34,9 @@ pub mod purge;
 pub mod record;
 mod remote;
 pub mod store;
+mod survey;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 use crate::config::Project;
@@ -50,9 +51,10 @@ use ledger::{Evidence, Ledger};
 use local::Roles;
 use plan::{Action, Reason};
 use purge::PurgeList;
-use record::{Recipient, Record};
+use record::Recipient;
 use remote::Remote;
 use store::Store;
+use survey::{Surveyed, kept, lease, survey, writes};
 
 pub use crate::error::Unbuilt;
 pub use built::finished;
@@ -213,97 +215,6 @@ async fn publish(
     Ok(deployed)
 }
 
-/// The store as a survey found it, and the plan made from it.
-struct Surveyed {
-    old: Record,
-    /// The record's ETag when it was read (`None`: there was none).
-    record_etag: Option<String>,
-    /// The files to publish, each with its MD5.
-    local: Vec<local::LocalFile>,
-    /// Per file, the modification time a listing without ETags showed for its object
-    /// (what vouches for it next time on such a store; `None` elsewhere).
-    modified: Vec<Option<i64>>,
-    /// The store's listings carry no ETags (some S3-compatible servers).
-    etagless: bool,
-    plan: plan::Plan,
-    doomed: Vec<remote::Doomed>,
-    /// The record could not be read (`--repair`): it is written anew.
-    repairing: bool,
-}
-
-/// Reads folio's record, lists the folders of folio's keys, learns each file's MD5 (from
-/// the record, for bytes folio put there before; else by reading the file), plans, and
-/// asks the store what the plan leaves open.
-async fn survey(
-    remote: &Remote<'_>,
-    scanned: &[local::Scanned],
-    warnings: &mut Vec<String>,
-) -> Result<Surveyed, Failure> {
-    let read = remote.read_record().await?;
-    let (old, record_etag) = (read.record, read.etag);
-    // Without a record (`--repair`), every object below the prefix is surveyed.
-    let listing = match &read.damaged {
-        Some(why) => {
-            warnings.push(format!(
-                "{}/{} cannot be read ({why}): repairing, every object below the prefix is surveyed",
-                remote.store.target.display(),
-                record::RECORD
-            ));
-            remote.list_all().await?
-        }
-        None => {
-            let keys = (scanned.iter().map(|f| f.rel.as_str()))
-                .chain(old.objects.keys().map(String::as_str))
-                .chain(old.deleting.keys().map(String::as_str))
-                .chain(old.pending.keys().map(String::as_str));
-            remote.list(keys).await?
-        }
-    };
-    remote.progress.start("hash", 0);
-    let known: HashMap<String, (Option<u128>, u64, record::Md5)> =
-        (old.objects.iter()).map(|(k, p)| (k.clone(), (p.xxh3, p.size, p.md5))).collect();
-    let (output, scanned) = (remote.output.to_path_buf(), scanned.to_vec());
-    let local = tokio::task::spawn_blocking(move || {
-        let known = |f: &local::Scanned| {
-            let &(xxh3, size, md5) = known.get(&f.rel)?;
-            (xxh3 == Some(f.xxh3) && size == f.size).then_some(md5)
-        };
-        local::with_md5(&output, scanned, known)
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!("hashing the files: {e}"))??;
-    let mut plan = plan::plan(&local, &listing, &old, remote.opts.force);
-    remote.check(&local, &mut plan).await?;
-    let mut doomed = remote.confirm(&plan).await?;
-    let repairing = read.damaged.is_some();
-    if repairing {
-        // folio's objects the build does not have: those that carry its metadata.
-        let produced: std::collections::HashSet<&str> =
-            local.iter().map(|f| f.rel.as_str()).collect();
-        let stale: Vec<String> =
-            listing.keys().filter(|k| !produced.contains(k.as_str())).cloned().collect();
-        let (owned, unmarked) = remote.folio_owned(stale).await?;
-        doomed = owned;
-        if !unmarked.is_empty() {
-            warnings.push(format!(
-                "{} objects below the prefix that the build does not have carry an MD5 in `md5chksum` metadata but not folio's mark (another tool's, such as Hugo's or s3cmd's, or an earlier folio's): left as they are: {}",
-                unmarked.len(),
-                first_keys(&unmarked)
-            ));
-        }
-        // What the lost record owed the CDN is unknown: every key of the build is purged.
-        plan.cut.extend(local.iter().map(|f| f.rel.clone()));
-    }
-    let etagless = listing.values().any(|l| l.etag.is_empty());
-    let modified = (local.iter())
-        .map(|f| {
-            let listed = listing.get(&f.rel).filter(|l| l.etag.is_empty() && l.size == f.size);
-            listed.and_then(|l| l.modified)
-        })
-        .collect();
-    Ok(Surveyed { old, record_etag, local, modified, etagless, plan, doomed, repairing })
-}
-
 /// Where a deploy's changes go to be purged: the purge list file, the CDNs; and the map
 /// that names their URLs.
 struct Purges<'a, 'h> {
@@ -330,21 +241,6 @@ fn ledger(
     let evidence = Evidence::new(purges.map, s.local.iter().map(|f| f.rel.clone()));
     let settle = (purges.paying(), &remote.opts.settle);
     Ledger::new(&s.old, &s.plan.cut, &evidence, settle, warnings)
-}
-
-/// Would acting on `s` write anything to the store (an object, a delete, the record) or
-/// send a purge?
-fn writes(s: &Surveyed, ledger: &Ledger) -> bool {
-    let keeps = kept(&s.plan);
-    keeps.iter().any(Option::is_none)
-        || !s.doomed.is_empty()
-        || !s.plan.cut.is_empty()
-        || !s.old.pending.is_empty()
-        || !s.old.deleting.is_empty()
-        || ledger.owes_payment()
-        || ledger.owed() != s.old.owed
-        || s.repairing
-        || plan::objects_after(&s.local, &keeps, &s.modified) != s.old.objects
 }
 
 /// The deploy on the store, phase by phase: survey, lease (when anything will be
@@ -443,27 +339,6 @@ async fn run(
     Ok(out)
 }
 
-/// One deploy at a time writes to the store (`lease.rs`); a deploy with nothing to write
-/// (a no-op, a dry run) takes no lease and sends no write request. One that took the lease
-/// goes on with its survey when no deploy wrote to the store meanwhile (the record is as
-/// it was, with nothing in flight), and surveys again otherwise.
-async fn lease(
-    remote: &Remote<'_>,
-    scanned: &[local::Scanned],
-    s: Surveyed,
-    (busy, lifetime): (Busy<'_>, std::time::Duration),
-    warnings: &mut Vec<String>,
-) -> Result<Surveyed, Failure> {
-    let (lease, warning) = Lease::take(remote.store, busy, lifetime).await?;
-    warnings.extend(warning);
-    let _ = remote.lease.set(lease);
-    let idle = s.old.pending.is_empty() && s.old.deleting.is_empty();
-    if idle && remote.record_etag().await? == s.record_etag {
-        return Ok(s);
-    }
-    survey(remote, scanned, warnings).await
-}
-
 /// `--max-deletes` (or `[deploy] max_deletes`) holds: more stale objects than that is
 /// taken for a mistake (a wrong prefix, an empty build).
 fn refuse_mass_delete(remote: &Remote<'_>, doomed: &[remote::Doomed]) -> Result<(), Failure> {
@@ -495,14 +370,4 @@ fn first_keys(keys: &[String]) -> String {
         String::new()
     };
     format!("{}{more}", shown.join(", "))
-}
-
-/// Per file, the ETag of the object the plan keeps (`None`: it is uploaded).
-fn kept(plan: &plan::Plan) -> Vec<Option<String>> {
-    (plan.actions.iter())
-        .map(|a| match a {
-            Action::Keep(etag) => Some(etag.clone()),
-            _ => None,
-        })
-        .collect()
 }
