@@ -26,7 +26,7 @@ fn records(n: u64) -> String {
             "tags": tags,
             "location": {"lat": 35.0 + (id as f64) / 1e4, "lon": -120.5},
         });
-        if id % 5 != 0 {
+        if !id.is_multiple_of(5) {
             item["summary"] =
                 serde_json::json!({"en": format!("About {id}: \u{1F5FC} & <b>"), "ja": "説明"});
         }
