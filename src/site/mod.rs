@@ -1,7 +1,9 @@
 //! The orchestrator: owns the pipeline load → sort → plan → render → write, the one that
-//! `build`, `check` and the tests run. Rendering and staging run in parallel (rayon) over
-//! pages; each page is rendered into a reused buffer and handed to the writer at once,
-//! so the output is never held in memory as a whole.
+//! `build`, `check`, `serve` and the tests run. Rendering and staging run in parallel
+//! (rayon) over pages; each page is rendered into a reused buffer and handed to the writer
+//! at once, so the output is never held in memory as a whole. `serve` runs the same
+//! pipeline stopped before pages ([`InMemory`]) and renders a page when it is asked for,
+//! with the same code ([`Renderer`], `pages.rs`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
