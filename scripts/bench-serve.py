@@ -1,50 +1,128 @@
 #!/usr/bin/env python3
-"""The preview keeping up: scripts/bench-serve.py N [PROJECT_BASE...]
+"""The preview's start and reloads: scripts/bench-serve.py N [FOLIO ...]
 
-Generates N records (examples/gen.rs, seed 42; the project of scripts/bench.toml) in a
-project under each PROJECT_BASE (default: /dev/shm, a tmpfs, and /var/tmp on the root
-disk), and for each place the preview's private folder can live, measures in one run:
+Generates N records (examples/gen.rs, seed 42; the project of scripts/bench.toml: four
+languages, sizes 10/20/50/100) in a project on /dev/shm (a tmpfs: the figures are CPU and
+memory, not the disk), and measures each folio binary given (default: this tree's
+release build; pass an older build to compare, the ratios are to the first binary), in
+one run (RUNS and EDITS in the environment change the counts below):
 
-  url       seconds from starting `folio serve --port 0` to its first stdout line (the
-            URL, printed once the first build is done), median of STARTS (3) starts
-  rebuilt   seconds from rewriting data/attractions.json (one record's text changed) to
-            the `rebuilt` line, median of EDITS (5) edits; the wait includes the watcher's
-            250 ms for a burst of changes to settle
-  loaded    the same while CLIENTS (4) keep-alive clients fetch random pages as fast as
-            they can, with their request rate, the count of answers that were not 200,
-            and the slowest answer
-  reads     the rebuilt time while another process reads the data file and folio.toml
-            every 50 ms (an editor, an indexer, `git status`); the reads stop after
-            READS_FOR (10) s, so a watcher that waits for silence shows as about 10 s
+  check s      wall time of `folio check` (the same load and validation), median of RUNS
+  check MB     its peak RSS
+  answer s     from starting `folio serve --port 0` to the first 200 of
+               GET /api/en/attractions, median of RUNS
+  serve MB     serve's peak RSS by then
+  shm MB       what serve put in /dev/shm by then (new entries named folio*)
+  tmp MB       the same in $TMPDIR or /tmp (where a preview that found no room in memory
+               was built, before this version)
+  reload s     rewriting the data file with one record changed to serve's `reloaded`
+               (`rebuilt` before) line, median of EDITS; includes the watcher's 250 ms
+  loaded       the same while CLIENTS keep-alive clients fetch random pages as fast as they
+               can: the reload time, requests/s, answers that were not 200, the slowest
 
-The preview's folder is placed through TMPDIR: unset (folio's default: /dev/shm when it is
-a tmpfs with room), the root disk (/var/tmp), and beside the project.
+Run it with nothing else heavy on the machine; read the ratios between binaries.
 """
-import http.client, os, random, shutil, statistics, subprocess, sys, threading, time
+import http.client, os, queue, random, shutil, statistics, subprocess, sys, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-N = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
-BASES = sys.argv[2:] or ["/dev/shm", "/var/tmp"]
-STARTS, EDITS, CLIENTS, READS_FOR = 3, 5, 4, 10.0
-subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", f"{ROOT}/Cargo.toml",
-                "--bin", "folio", "--example", "gen"], check=True)
-FOLIO = f"{ROOT}/target/release/folio"
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 50000
+BINARIES = [os.path.abspath(b) for b in sys.argv[2:]]
+RUNS, EDITS, CLIENTS = int(os.environ.get("RUNS", 3)), int(os.environ.get("EDITS", 5)), 4
+TMP = os.environ.get("TMPDIR") or "/tmp"
+if not BINARIES:
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", f"{ROOT}/Cargo.toml",
+                    "--bin", "folio"], check=True)
+    BINARIES = [f"{ROOT}/target/release/folio"]
+GEN = f"{ROOT}/target/release/examples/gen"
+if not os.path.exists(GEN):
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", f"{ROOT}/Cargo.toml",
+                    "--example", "gen"], check=True)
 
 
-def fs_type(path):
-    return subprocess.run(["df", "--output=fstype", path], capture_output=True, text=True).stdout.split()[-1]
+def entries(parent):
+    """The folio* entries of `parent` (where a preview could put a folder), as paths."""
+    if not os.path.isdir(parent):
+        return set()
+    return {os.path.join(parent, e) for e in os.listdir(parent) if "folio" in e}
 
 
-def start(project, env):
+def du(paths):
+    if not paths:
+        return 0
+    out = subprocess.run(["du", "-sbc", *paths], capture_output=True, text=True).stdout
+    return int(out.strip().splitlines()[-1].split()[0])
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def check(folio, project):
     t0 = time.monotonic()
-    p = subprocess.Popen([FOLIO, "serve", "--port", "0"], cwd=project, env=env,
-                         stdout=subprocess.PIPE, text=True)
-    url = p.stdout.readline().strip()
+    p = subprocess.Popen([folio, "check"], cwd=project, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
     took = time.monotonic() - t0
-    folder = p.stdout.readline().rsplit("built in ", 1)[-1].split(";")[0]
+    if status != 0:
+        sys.exit(f"folio check failed in {project}")
+    return took, usage.ru_maxrss / 1024
+
+
+def port_of(url):
+    return int(url.split(":")[2].split("/")[0])
+
+
+def start(folio, project):
+    """serve started; its first line read; the seconds to its first 200, and what it holds."""
+    before = entries("/dev/shm") | entries(TMP)
+    t0 = time.monotonic()
+    p = subprocess.Popen([folio, "serve", "--port", "0"], cwd=project, stdout=subprocess.PIPE,
+                         stderr=open(f"{project}/serve.log", "a"), text=True)
+    url = p.stdout.readline().strip()
     if not url.startswith("http"):
-        sys.exit(f"folio serve did not start in {project}")
-    return p, url, took, folder
+        sys.exit(f"{folio} serve did not start in {project}")
+    port = port_of(url)
+    while True:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            conn.request("GET", "/api/en/attractions")
+            r = conn.getresponse()
+            r.read()
+            if r.status == 200:
+                break
+        except OSError:
+            time.sleep(0.005)
+    took = time.monotonic() - t0
+    rss = peak_rss_mb(p.pid)
+    shm = du(sorted(entries("/dev/shm") - before)) / 2**20
+    disk = du(sorted(entries(TMP) - before)) / 2**20
+    p.lines = queue.Queue()  # serve's later stdout lines, as they come
+
+    def read():
+        for line in p.stdout:
+            p.lines.put(line)
+        p.lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return p, url, took, rss, shm, disk
+
+
+def reloaded(p, within=120):
+    """Waits for serve's next reload line."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            line = p.lines.get(timeout=max(0.001, deadline - time.monotonic()))
+        except queue.Empty:
+            line = None
+        if not line:
+            log = open(f"{PROJECT}/serve.log").read()[-3000:]
+            sys.exit(f"no reload line from folio serve within {within} s; its stderr:\n{log}")
+        if "reloaded" in line or "rebuilt" in line:
+            return
 
 
 def edits(p, data, count):
@@ -55,20 +133,17 @@ def edits(p, data, count):
         t1 = time.monotonic()
         with open(data, "wb") as f:
             f.write(changed)
-        while "rebuilt" not in (line := p.stdout.readline()):
-            if not line:
-                sys.exit("folio serve stopped")
+        reloaded(p)
         times.append(time.monotonic() - t1)
         time.sleep(0.3)
     with open(data, "wb") as f:
         f.write(original)
-    while "rebuilt" not in p.stdout.readline():
-        pass
+    reloaded(p)
     return statistics.median(times)
 
 
 def loaded(p, url, data):
-    port = int(url.split(":")[2].split("/")[0])
+    port = port_of(url)
     stop, lock = threading.Event(), threading.Lock()
     stats = {"n": 0, "bad": 0, "max": 0.0}
 
@@ -90,69 +165,42 @@ def loaded(p, url, data):
         t.start()
     time.sleep(1)
     t0, n0 = time.monotonic(), stats["n"]
-    rebuilt = edits(p, data, EDITS)
+    took = edits(p, data, EDITS)
     rate = (stats["n"] - n0) / (time.monotonic() - t0)
     stop.set()
     for t in threads:
         t.join()
-    return rebuilt, rate, stats["bad"], stats["max"]
+    return took, rate, stats["bad"], stats["max"]
 
 
-def reads(p, project, data):
-    stop = threading.Event()
-
-    def reader():
-        t0 = time.monotonic()
-        while not stop.is_set() and time.monotonic() - t0 < READS_FOR:
-            for path in (data, f"{project}/folio.toml"):
-                with open(path, "rb") as f:
-                    f.read()
-            time.sleep(0.05)
-
-    times = []
-    for _ in range(EDITS):
-        stop.clear()
-        t = threading.Thread(target=reader)
-        t.start()
-        time.sleep(0.1)
-        times.append(edits(p, data, 1))
-        stop.set()
-        t.join()
-    return statistics.median(times)
-
-
-print(f"folio serve: N={N}, {CLIENTS} clients for the loaded column")
-print("| project on | preview folder | url s | rebuilt s | rebuilt s, loaded | req/s | not 200 | slowest ms | rebuilt s, reads |")
-print("|---|---|---|---|---|---|---|---|---|")
-for base in BASES:
-    project = os.path.join(base, f"folio-serve-bench-{N}")
-    shutil.rmtree(project, ignore_errors=True)
-    os.makedirs(f"{project}/data")
-    subprocess.run([f"{ROOT}/target/release/examples/gen", str(N), f"{project}/data/attractions.json", "42"], check=True)
-    shutil.copy(f"{ROOT}/scripts/bench.toml", f"{project}/folio.toml")
-    data = f"{project}/data/attractions.json"
-    beside = os.path.join(base, f"folio-serve-bench-{N}-tmp")
-    os.makedirs(beside, exist_ok=True)
-    for label, tmpdir in (("default", None), ("root disk, TMPDIR=/var/tmp", "/var/tmp"), ("beside the project", beside)):
-        env = dict(os.environ)
-        env.pop("TMPDIR", None)
-        if tmpdir:
-            env["TMPDIR"] = tmpdir
-        urls = []
-        for _ in range(STARTS):
-            p, url, took, folder = start(project, env)
-            urls.append(took)
+project = PROJECT = f"/dev/shm/folio-bench-serve-{N}"
+shutil.rmtree(project, ignore_errors=True)
+os.makedirs(f"{project}/data")
+subprocess.run([GEN, str(N), f"{project}/data/attractions.json", "42"], check=True)
+shutil.copy(f"{ROOT}/scripts/bench.toml", f"{project}/folio.toml")
+data = f"{project}/data/attractions.json"
+print(f"folio serve, N={N} ({os.path.getsize(data) / 2**20:.0f} MB of JSON), {CLIENTS} clients for the loaded columns")
+print("| folio | check s | check MB | answer s | serve MB | shm MB | tmp MB | reload s | reload s, loaded | req/s | not 200 | slowest ms |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+try:
+    for folio in BINARIES:
+        checks = [check(folio, project) for _ in range(RUNS)]
+        answers = []
+        for _ in range(RUNS):
+            p, url, took, rss, shm, disk = start(folio, project)
+            answers.append((took, rss, shm, disk))
             p.terminate()
             p.wait()
-        p, url, took, folder = start(project, env)
-        rebuilt = edits(p, data, EDITS)
-        rebuilt_loaded, rate, bad, slowest = loaded(p, url, data)
-        rebuilt_reads = reads(p, project, data)
+        p, url, *_ = start(folio, project)
+        reload = edits(p, data, EDITS)
+        reload_loaded, rate, bad, slowest = loaded(p, url, data)
         p.terminate()
         p.wait()
-        parent = os.path.dirname(os.path.dirname(folder))
-        where = f"{label}: {parent} ({fs_type(parent)})"
-        print(f"| {base} ({fs_type(project)}) | {where} | {statistics.median(urls):.2f} | {rebuilt:.2f} | "
-              f"{rebuilt_loaded:.2f} | {rate:.0f} | {bad} | {slowest * 1000:.0f} | {rebuilt_reads:.2f} |", flush=True)
+        check_s = statistics.median(c[0] for c in checks)
+        check_mb = max(c[1] for c in checks)
+        answer_s = statistics.median(a[0] for a in answers)
+        print(f"| {folio} | {check_s:.2f} | {check_mb:.0f} | {answer_s:.2f} | {max(a[1] for a in answers):.0f} | "
+              f"{max(a[2] for a in answers):.0f} | {max(a[3] for a in answers):.0f} | {reload:.2f} | {reload_loaded:.2f} | {rate:.0f} | {bad} | "
+              f"{slowest * 1000:.0f} |", flush=True)
+finally:
     shutil.rmtree(project, ignore_errors=True)
-    shutil.rmtree(beside, ignore_errors=True)

@@ -50,7 +50,7 @@ Examples:
   folio check
   folio check --format json > check.json   one JSON object; the exit code says the same")]
     Check(CheckArgs),
-    /// Build, then serve the output with the API's exact semantics; rebuild on changes.
+    /// Preview: serve the API from memory with its exact semantics; reload on changes.
     #[command(after_help = "\
 Examples:
   folio serve                      http://127.0.0.1:8080/

@@ -19,10 +19,8 @@ pub fn run(args: BuildArgs) -> Result<(), Failure> {
     let project = super::discover(args.config.path.as_deref(), &overrides)?;
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let note = super::messages::note;
-    let options = BuildOptions {
-        busy: if args.no_wait { Busy::Refuse } else { Busy::Wait(&note) },
-        ..BuildOptions::default()
-    };
+    let options =
+        BuildOptions { busy: if args.no_wait { Busy::Refuse } else { Busy::Wait(&note) } };
     let built = if show_bar {
         site::build_with(&project, &Bar::new("files"), &options)?
     } else {

@@ -175,10 +175,6 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "AZURE_STORAGE_ACCOUNT_NAME, AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_KEY",
         "credentials for az:// deploys; AZURE_STORAGE_USE_EMULATOR and AZURITE_BLOB_STORAGE_URL reach Azurite.",
     ),
-    (
-        "TMPDIR",
-        "where folio serve builds its preview when set; else /dev/shm when it is a tmpfs with room, else the system's temporary folder (never the output folder).",
-    ),
 ];
 
 /// A man page: clap_mangen's sections, the command's examples as typed (no hyphenation, no

@@ -1,6 +1,6 @@
-//! `folio serve`: bind, build the preview (into a private folder: `output/` is never
-//! written), print the URL, rebuild when data, templates or config change, and serve until
-//! Ctrl-C or SIGTERM. The server itself is `folio::serve`.
+//! `folio serve`: bind, load the listing (nothing is written: pages are rendered when they
+//! are asked for), print the URL, reload when data, templates or config change, and serve
+//! until Ctrl-C or SIGTERM. The server itself is `folio::serve`.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -29,9 +29,12 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let addr: SocketAddr = listener.local_addr().map_err(anyhow::Error::from)?;
     let watched = Watched::of(&project);
     let mount = project.shape.base.path.clone();
-    let (preview, built) = Preview::start(project, addr)?;
+    let report = Box::new(|message: &str| {
+        super::messages::eprint(&format!("error: a page failed to render: {message}"))
+    });
+    let (preview, loaded) = Preview::start(project, addr, report)?;
     let preview = Arc::new(preview);
-    // Watching before the URL is printed: a change made as soon as it is read rebuilds.
+    // Watching before the URL is printed: a change made as soon as it is read reloads.
     watch(watched, reload, Arc::downgrade(&preview))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -44,18 +47,13 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         let _inside = runtime.enter();
         stopped()
     };
-    for w in &built.warnings {
+    for w in &loaded.warnings {
         super::messages::warn(w);
     }
     say(format_args!("http://{addr}{mount}/"))?;
-    let held = if preview.in_memory() { "in memory" } else { "on disk" };
     say(format_args!(
-        "folio: {} records: {} files written, {} unchanged (the preview is built in {}; {} bytes {held}; the output folder is not touched)",
-        built.records,
-        built.report.written,
-        built.report.unchanged,
-        preview.output().display(),
-        built.report.bytes,
+        "folio: {} records loaded in {:.2} s; pages are rendered from memory when asked for (nothing is written, the output folder is not touched)",
+        loaded.records, loaded.seconds,
     ))?;
 
     // A test's hold here (`FOLIO_FAULT=wait-serve:1`) stands for a slow start.
@@ -63,8 +61,6 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         .before(folio::output::fault::Step::Serve)
         .map_err(anyhow::Error::from)?;
     let served = runtime.block_on(serve::run_server(listener, preview.app(), stopped));
-    // Dropping the preview removes its private folder.
-    drop(preview);
     served.map_err(|e| Failure::Other(anyhow::Error::from(e).context("serving")))
 }
 
@@ -96,7 +92,7 @@ fn stopped() -> impl std::future::Future<Output = ()> {
     }
 }
 
-/// What a rebuild follows: the data and templates folders and the config file.
+/// What a reload follows: the data and templates folders and the config file.
 struct Watched {
     data: PathBuf,
     templates: PathBuf,
@@ -129,7 +125,7 @@ impl Watched {
 }
 
 /// Files editors write beside the one being edited (swap and backup files, atomic-save
-/// temporaries), which are no reason to rebuild (zola ignores the same).
+/// temporaries), which are no reason to reload (zola ignores the same).
 fn is_temp_file(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
     name.starts_with('.')
@@ -141,7 +137,7 @@ fn is_temp_file(path: &Path) -> bool {
         || name.contains("___jb_old___")
 }
 
-/// Is this event a change to a file's content or name (not a read: folio's own rebuild
+/// Is this event a change to a file's content or name (not a read: folio's own reload
 /// opens every input, and inotify reports those opens too)?
 fn is_change(kind: &notify::EventKind) -> bool {
     use notify::EventKind;
@@ -153,14 +149,14 @@ fn is_change(kind: &notify::EventKind) -> bool {
     }
 }
 
-/// How long the watcher waits for a burst of changes to end before it rebuilds.
+/// How long the watcher waits for a burst of changes to end before it reloads.
 const SETTLE: Duration = Duration::from_millis(250);
 
-/// The longest a burst that never ends (a file rewritten every 100 ms) holds a rebuild
+/// The longest a burst that never ends (a file rewritten every 100 ms) holds a reload
 /// back, as watchexec and cargo-watch bound their debounce.
 const MAX_WAIT: Duration = Duration::from_secs(2);
 
-/// A burst of relevant changes, pure: when it is due to rebuild. Only relevant changes
+/// A burst of relevant changes, pure: when it is due to reload. Only relevant changes
 /// move it ([`Watched::relevant`]); reads of the project's files never do.
 #[derive(Debug, Default, Clone, Copy)]
 struct Burst {
@@ -175,20 +171,20 @@ impl Burst {
         self.last = Some(at);
     }
 
-    /// When to rebuild: [`SETTLE`] after the last change, and no later than [`MAX_WAIT`]
+    /// When to reload: [`SETTLE`] after the last change, and no later than [`MAX_WAIT`]
     /// after the first; `None` when nothing changed.
     fn due(&self) -> Option<Instant> {
         Some((self.last? + SETTLE).min(self.first? + MAX_WAIT))
     }
 }
 
-/// Watches data, templates and config; rebuilds once a burst of changes has settled (no
+/// Watches data, templates and config; reloads once a burst of changes has settled (no
 /// further relevant change for [`SETTLE`], or [`MAX_WAIT`] into a burst that goes on),
 /// while the preview is there.
 ///
 /// The settling is these few lines rather than `notify-debouncer-mini`: that crate keeps
-/// only each event's path, not its kind, so the reads of `data/` a rebuild makes (inotify's
-/// open and close events) would look like edits and rebuild again, forever. The kind is
+/// only each event's path, not its kind, so the reads of `data/` a reload makes (inotify's
+/// open and close events) would look like edits and reload again, forever. The kind is
 /// checked here ([`Watched::relevant`]) before an event counts.
 fn watch(
     watched: Watched,
@@ -228,7 +224,7 @@ fn watch(
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     burst = Burst::default();
                     let Some(preview) = preview.upgrade() else { return };
-                    rebuild(&reload, &preview);
+                    reload_now(&reload, &preview);
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
             }
@@ -237,16 +233,16 @@ fn watch(
     Ok(())
 }
 
-fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, preview: &Preview) {
-    match reload().and_then(|project| preview.rebuild(project)) {
-        Ok(built) => {
-            for w in &built.warnings {
+fn reload_now(reload: &dyn Fn() -> Result<Project, Failure>, preview: &Preview) {
+    match reload().and_then(|project| preview.reload(project)) {
+        Ok(loaded) => {
+            for w in &loaded.warnings {
                 super::messages::warn(w);
             }
             // Nobody reading stdout any more is no reason to stop serving.
             let _ = say(format_args!(
-                "folio: rebuilt {} records: {} files written, {} unchanged, {} removed",
-                built.records, built.report.written, built.report.unchanged, built.report.removed
+                "folio: reloaded {} records in {:.2} s",
+                loaded.records, loaded.seconds
             ));
         }
         Err(failure) => {
@@ -254,17 +250,11 @@ fn rebuild(reload: &dyn Fn() -> Result<Project, Failure>, preview: &Preview) {
                 super::messages::eprint(&line);
             }
             super::messages::eprint(&format!(
-                "error: {}; still serving the last good build",
+                "error: {}; still serving the last good listing",
                 super::exit::message(&failure)
             ));
             for cause in failure.causes() {
                 super::messages::eprint(&format!("caused by: {cause}"));
-            }
-            if serve::no_room(&failure) {
-                super::messages::eprint(&format!(
-                    "folio: the preview's folder ({}) has no room for this build: stop folio serve and start it again (it then picks a place with room), or with TMPDIR set to a folder on disk",
-                    preview.output().display()
-                ));
             }
         }
     }
@@ -284,7 +274,7 @@ mod tests {
         assert_eq!(burst.due(), Some(ms(250)));
         burst.changed(ms(100));
         assert_eq!(burst.due(), Some(ms(350)), "a change extends the burst");
-        // A file rewritten every 100 ms: the rebuild still comes 2 s after the first.
+        // A file rewritten every 100 ms: the reload still comes 2 s after the first.
         for n in (200..5_000).step_by(100) {
             burst.changed(ms(n));
         }
@@ -302,7 +292,7 @@ mod tests {
     }
 
     #[test]
-    fn editor_temporaries_do_not_rebuild() {
+    fn editor_temporaries_do_not_reload() {
         for temp in ["a.csv~", ".a.csv.swp", "#a.csv#", "4913", "a.json.tmp", "a.csv___jb_tmp___"] {
             assert!(is_temp_file(Path::new(temp)), "{temp}");
         }

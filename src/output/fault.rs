@@ -13,8 +13,7 @@
 //!   while this one is midway, in an order it chooses.
 //!
 //! `lease:SECS` shortens the lifetime of `folio deploy`'s lease on a store
-//! (`deploy/lease.rs`). `FOLIO_FAULT_MEMORY=DIR` is the filesystem in memory `folio serve`
-//! considers instead of `/dev/shm` (`serve/folder.rs`).
+//! (`deploy/lease.rs`).
 //!
 //! Tests and CI run as root, which ignores file permissions, so permissions cannot stand
 //! in for this.
@@ -61,9 +60,6 @@ pub struct Faults {
     /// `lease:SECS`: the lifetime of `folio deploy`'s lease on a store, shortened so a
     /// test of a killed deploy's lease need not wait 30 s.
     pub lease_secs: Option<u64>,
-    /// `FOLIO_FAULT_MEMORY`: a folder `folio serve` takes for its filesystem in memory
-    /// instead of `/dev/shm` (a test's small tmpfs).
-    pub memory: Option<std::path::PathBuf>,
     counts: [AtomicU64; STEPS.len()],
 }
 
@@ -84,9 +80,7 @@ impl Faults {
         if !built_in {
             return Faults::default();
         }
-        let mut faults = Faults::parse(&spec().unwrap_or_default());
-        faults.memory = std::env::var_os("FOLIO_FAULT_MEMORY").map(std::path::PathBuf::from);
-        faults
+        Faults::parse(&spec().unwrap_or_default())
     }
 }
 

@@ -1,10 +1,12 @@
 //! The orchestrator: owns the pipeline load → sort → plan → render → write, the one that
-//! `build`, `check` and the tests run. Rendering and staging run in parallel (rayon) over
-//! pages; each page is rendered into a reused buffer and handed to the writer at once,
-//! so the output is never held in memory as a whole.
+//! `build`, `check`, `serve` and the tests run. Rendering and staging run in parallel
+//! (rayon) over pages; each page is rendered into a reused buffer and handed to the writer
+//! at once, so the output is never held in memory as a whole. `serve` runs the same
+//! pipeline stopped before pages ([`InMemory`]) and renders a page when it is asked for,
+//! with the same code ([`Renderer`], `pages.rs`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -12,23 +14,25 @@ use rayon::prelude::*;
 
 use crate::compress::Codec;
 use crate::config::HostTarget;
-use crate::config::{Envelope, Project};
+use crate::config::Project;
 use crate::error::Failure;
 use crate::explorer;
 use crate::hosts::{self, Dir, HostCtx, HostFile};
 use crate::load::{self, Dataset};
-use crate::model::Record;
 use crate::openapi;
 use crate::output::lock::{Access, Busy, Lock};
 use crate::output::{Report, Staged, Stamp, Tree};
-use crate::paginate;
-use crate::render::template::{PageError, PageTemplate};
-use crate::render::{self, Links, PageInfo, PageWriter};
+use crate::render;
 use crate::routes::layout::{self, Variant};
 use crate::routes::{ErrorCode, Map};
 use crate::sort;
 
+mod memory;
+mod pages;
 mod preflight;
+pub use memory::InMemory;
+pub use pages::Renderer;
+use pages::{Pages, describe, page_writer};
 use preflight::within_limits;
 pub use preflight::{check_templates, host_limits};
 
@@ -94,16 +98,25 @@ fn plan(project: &Project, map: &Map, total: usize, variants: &[Variant]) -> Res
             }
         }
     }
-    let before = jobs.len();
-    for code in ErrorCode::ALL {
-        jobs.push((code.file(), Job::Static(render::problem_document(code, map))));
-    }
-    jobs.push((layout::INDEX.into(), Job::Static(render::index(map, total))));
-    jobs.push((layout::OPENAPI.into(), Job::Static(openapi::render(project, map))));
-    jobs.push((layout::EXPLORER.into(), Job::Static(explorer_page(project)?)));
-    jobs.push((layout::NOJEKYLL.into(), Job::Static(Vec::new())));
-    debug_assert_eq!(jobs.len() - before, ErrorCode::ALL.len() + STATICS);
+    jobs.extend(
+        statics(project, map, total)?.into_iter().map(|(path, bytes)| (path, Job::Static(bytes))),
+    );
     Ok(jobs)
+}
+
+/// Every file of the output folder besides pages, their siblings and host files: the
+/// error documents, the index, the OpenAPI document, the explorer and `.nojekyll`.
+fn statics(project: &Project, map: &Map, total: usize) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let mut files: Vec<(String, Vec<u8>)> = ErrorCode::ALL
+        .iter()
+        .map(|&code| (code.file(), render::problem_document(code, map)))
+        .collect();
+    files.push((layout::INDEX.into(), render::index(map, total)));
+    files.push((layout::OPENAPI.into(), openapi::render(project, map)));
+    files.push((layout::EXPLORER.into(), explorer_page(project)?));
+    files.push((layout::NOJEKYLL.into(), Vec::new()));
+    debug_assert_eq!(files.len(), ErrorCode::ALL.len() + STATICS);
+    Ok(files)
 }
 
 /// `api/explorer.html` from `templates/explorer.html.j2` when the project has one, else
@@ -213,103 +226,19 @@ fn stage_all(
     Ok(per_job.into_iter().flatten().collect())
 }
 
-/// The configured envelope, ready to write pages. A template is read and compiled here,
-/// once a build, so that a syntax error stops the build before anything is staged.
-fn page_writer(project: &Project) -> Result<PageWriter, Failure> {
-    Ok(match &project.shape.envelope {
-        Envelope::Standard => PageWriter::Standard { totals: project.shape.totals },
-        Envelope::Laravel => PageWriter::Laravel,
-        Envelope::LaravelSimple => PageWriter::LaravelSimple,
-        Envelope::LaravelResource => PageWriter::LaravelResource,
-        Envelope::Template(name) => {
-            let path = project.templates_dir.join(format!("{name}.json.j2"));
-            let shown = crate::diag::display_path(&path).display().to_string();
-            let invalid = |why: &str| Failure::Template(vec![format!("{shown}: {why}")]);
-            let source = match std::fs::read_to_string(&path) {
-                Ok(source) => source,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(invalid(&format!(
-                        "no such template (listing.envelope = \"template:{name}\" reads templates_dir/{name}.json.j2)"
-                    )));
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                    return Err(invalid("is not UTF-8"));
-                }
-                Err(e) => {
-                    return Err(Failure::Other(
-                        anyhow::Error::from(e).context(format!("reading `{shown}`")),
-                    ));
-                }
-            };
-            let template = PageTemplate::compile(&shown, source, &project.shape)
-                .map_err(|message| Failure::Template(vec![message]))?;
-            PageWriter::Template(Box::new(template))
-        }
-    })
-}
-
-/// What rendering a page needs, shared by every thread.
-struct Pages<'a> {
-    writer: &'a PageWriter,
-    records: &'a [Record],
-    orders: &'a [Arc<[u32]>],
-    variants: &'a [Variant],
-    links: &'a [Links],
-}
-
-/// How many items ahead of the one being copied a page's assembly asks for an item's
-/// bytes; the record that holds them is asked for twice as far ahead (see
-/// [`crate::model::Item::prefetch`]).
-const PREFETCH: usize = 4;
-
-impl Pages<'_> {
-    /// Renders one page: its items are copied from each record's pre-serialized bytes.
-    fn render_page(
-        &self,
-        variant: usize,
-        size: u64,
-        page: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), PageError> {
-        let v = self.variants[variant];
-        let (records, order) = (self.records, &self.orders[v.lang]);
-        let info = PageInfo::new(records.len(), size, page);
-        let range = paginate::items_of_page(records.len(), size as usize, page);
-        self.writer.write(&info, &self.links[variant], variant, out, |out| {
-            let order = &order[range];
-            for (i, &idx) in order.iter().enumerate() {
-                if let Some(&ahead) = order.get(i + 2 * PREFETCH) {
-                    records[ahead as usize].prefetch();
-                }
-                if let Some(&ahead) = order.get(i + PREFETCH) {
-                    records[ahead as usize].body.prefetch();
-                }
-                if i > 0 {
-                    out.push(b',');
-                }
-                records[idx as usize].write_item(v.lang, out);
-            }
-        })
-    }
-}
-
 /// How a build meets other folio commands: what it does when another one holds the
-/// output folder ([`crate::output::lock`]), and the lock a server in the same process
-/// reads files under.
+/// output folder ([`crate::output::lock`]).
 #[derive(Clone, Copy)]
 pub struct BuildOptions<'a> {
     pub busy: Busy<'a>,
-    /// Held for writing while files are switched into place, so that a server reading
-    /// under the same lock never sees half of a switch.
-    pub switch: Option<&'a RwLock<()>>,
 }
 
 fn say_nothing(_: &str) {}
 
 impl Default for BuildOptions<'_> {
-    /// Wait for another command, silently; no server.
+    /// Wait for another command, silently.
     fn default() -> Self {
-        BuildOptions { busy: Busy::Wait(&say_nothing), switch: None }
+        BuildOptions { busy: Busy::Wait(&say_nothing) }
     }
 }
 
@@ -326,7 +255,7 @@ pub fn build_with(
     options: &BuildOptions,
 ) -> Result<Built, Failure> {
     let lock = Lock::take(&project.output_dir, Access::Exclusive, options.busy)?;
-    let built = build_locked(project, progress, options.switch, &lock);
+    let built = build_locked(project, progress, &lock);
     if built.is_err() {
         lock.discard();
     }
@@ -334,12 +263,7 @@ pub fn build_with(
 }
 
 /// The build itself, with the output folder's lock held.
-fn build_locked(
-    project: &Project,
-    progress: &dyn Progress,
-    switch: Option<&RwLock<()>>,
-    lock: &Lock,
-) -> Result<Built, Failure> {
+fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Result<Built, Failure> {
     let start = Instant::now();
     // Hashing the inputs and reading the manifests are independent: both at once.
     // Opening a tree finishes a switch a killed build left; its warnings (entries not
@@ -378,13 +302,11 @@ fn build_locked(
     }
     let writer = page_writer(project)?;
     progress.start("load", 0);
-    let Listing { data, orders, map } = load(project)?;
-    let records = &data.records;
-    let map = &map;
+    let renderer = Renderer::new(project, writer, load(project)?);
+    let map = &renderer.map().clone();
+    let total = renderer.records();
     let variants = map.variants();
-    let links: Vec<Links> =
-        variants.iter().map(|&v| Links::new(map, v, project.url_style)).collect();
-    let mut jobs = plan(project, map, records.len(), &variants)?;
+    let mut jobs = plan(project, map, total, &variants)?;
     let hosts = rendered_hosts(project, map);
     // Past a host's hard limit, nothing is written; near one, the build says so.
     let pages = jobs.iter().filter(|(_, job)| matches!(job, Job::Page { .. })).count() as u64;
@@ -414,14 +336,11 @@ fn build_locked(
     let phase =
         if project.precompress.is_empty() { "render+write" } else { "render+compress+write" };
     progress.start(phase, (jobs.len() + server.len()) as u64);
-    let pages =
-        Pages { writer: &writer, records, orders: &orders, variants: &variants, links: &links };
+    let pages = renderer.pages();
     let render = |job: &Job, buf: &mut Vec<u8>| match *job {
         Job::Page { variant, size, page } => {
             pages.render_page(variant, size, page, buf).map_err(|e| {
-                let file = map.file(variants[variant], size, page);
-                let shown = crate::diag::display_path(&project.output_dir.join(file));
-                e.describe(&shown.display().to_string())
+                describe(&project.output_dir, &map.file(variants[variant], size, page), &e)
             })
         }
         Job::Static(_) => Ok(()),
@@ -438,12 +357,9 @@ fn build_locked(
         }
     };
     // The records are done with: free them before the switch builds its per-file lists.
-    let total = records.len();
     drop(jobs);
     drop(server);
-    drop((data, orders));
-    let _switching =
-        switch.map(|lock| lock.write().unwrap_or_else(|poisoned| poisoned.into_inner()));
+    drop(renderer);
     let stamp = Stamp {
         fingerprint,
         records: total,

@@ -1,7 +1,7 @@
 //! What `check` and `build` ask before anything is written: the configured hosts' limits
 //! against the files a build makes, and the templates compiled and rendered once.
 
-use super::{Listing, Pages, STATICS, explorer_page, page_writer, rendered_hosts};
+use super::{Listing, Pages, STATICS, describe, explorer_page, page_writer, rendered_hosts};
 use crate::config::{HostTarget, Project};
 use crate::error::Failure;
 use crate::hosts::limits::{self, Finding, Shipment};
@@ -50,12 +50,20 @@ pub(super) fn within_limits(
 /// [`within_limits`] for `folio check`, which plans no files: the same counts worked out
 /// from the listing's map.
 pub fn host_limits(project: &Project, map: &Map) -> (Vec<String>, Vec<String>) {
+    limits_of(project, map, &rendered_hosts(project, map))
+}
+
+/// [`host_limits`] with the hosts' files already rendered.
+pub(super) fn limits_of(
+    project: &Project,
+    map: &Map,
+    hosts: &[(HostTarget, Vec<HostFile>)],
+) -> (Vec<String>, Vec<String>) {
     let variants = map.variants().len() as u64;
     let per_variant: u64 = map.sizes.iter().map(|s| s.pages as u64).sum();
-    let hosts = rendered_hosts(project, map);
     let publish = hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count();
     let statics = (ErrorCode::ALL.len() + STATICS + publish) as u64;
-    within_limits(project, map, (variants * per_variant, statics), &hosts)
+    within_limits(project, map, (variants * per_variant, statics), hosts)
 }
 
 /// What `folio check` asks of the templates besides the data: the page template and the
@@ -86,19 +94,21 @@ pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(
                     variants: &variants,
                     links: &links,
                 };
-                let size = project.shape.default_page_size;
-                for (vi, v) in variants.iter().enumerate() {
-                    let mut out = Vec::new();
-                    if let Err(e) = pages.render_page(vi, size, 1, &mut out) {
-                        let file = map.file(*v, size, 1);
-                        let shown = crate::diag::display_path(&project.output_dir.join(file));
-                        messages.push(e.describe(&shown.display().to_string()));
-                        break; // one variant shows it; the others would repeat it
-                    }
-                }
+                messages.extend(first_pages(&pages, project, map));
             }
         }
         Err(e) => collect(Err(e))?,
     }
     if messages.is_empty() { Ok(()) } else { Err(Failure::Template(messages)) }
+}
+
+/// Does the page template render page 1 of every variant at the default size into JSON?
+/// The first failure's message, or none (the other variants would repeat it).
+pub(super) fn first_pages(pages: &Pages, project: &Project, map: &Map) -> Option<String> {
+    let size = project.shape.default_page_size;
+    map.variants().iter().enumerate().find_map(|(vi, &v)| {
+        let mut out = Vec::new();
+        let e = pages.render_page(vi, size, 1, &mut out).err()?;
+        Some(describe(&project.output_dir, &map.file(v, size, 1), &e))
+    })
 }

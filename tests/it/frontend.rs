@@ -300,8 +300,16 @@ fn shows(text: &str) -> String {
 
 /// The `name` of every item of the page file `rel` below `output`.
 fn names(output: &Path, rel: &str) -> Vec<String> {
-    let text = std::fs::read(output.join(rel)).unwrap();
-    serde_json::from_slice::<Value>(&text).unwrap()["data"]
+    names_in(&std::fs::read(output.join(rel)).unwrap())
+}
+
+/// The `name` of every item of the page file `rel` as `serve` answers it by its path.
+fn served_names(served: &crate::harness::Served, rel: &str) -> Vec<String> {
+    names_in(&crate::harness::fetch(served.port, &format!("/{rel}")))
+}
+
+fn names_in(page: &[u8]) -> Vec<String> {
+    serde_json::from_slice::<Value>(page).unwrap()["data"]
         .as_array()
         .unwrap()
         .iter()
@@ -322,7 +330,7 @@ fn explorer_in_chromium_through_folio_serve() {
     b.navigate(&format!("{url}api/explorer.html"));
 
     b.wait_for("page 1", "document.getElementById('position').textContent === 'Page 1 of 7'");
-    for name in names(&served.output, "api/en/attractions/10/1.json") {
+    for name in served_names(&served, "api/en/attractions/10/1.json") {
         b.wait_for(&format!("{name} on page 1"), &shows(&name));
     }
     assert_eq!(b.eval("document.querySelectorAll('#items .card').length"), json!(10));
@@ -336,11 +344,11 @@ fn explorer_in_chromium_through_folio_serve() {
     // "Next" shows page 2, through the query form.
     b.click("next");
     b.wait_for("page 2", "document.getElementById('position').textContent === 'Page 2 of 7'");
-    let page2 = names(&served.output, "api/en/attractions/10/2.json");
+    let page2 = served_names(&served, "api/en/attractions/10/2.json");
     for name in &page2 {
         b.wait_for(&format!("{name} on page 2"), &shows(name));
     }
-    let first_of_page1 = &names(&served.output, "api/en/attractions/10/1.json")[0];
+    let first_of_page1 = &served_names(&served, "api/en/attractions/10/1.json")[0];
     assert_eq!(b.eval(&shows(first_of_page1)), json!(false), "page 1 is gone");
     let requested = b.eval("document.getElementById('request-url').textContent");
     assert_eq!(requested, format!("{url}api/en/attractions?page=2&per_page=10"));
@@ -365,7 +373,7 @@ fn explorer_in_chromium_through_folio_serve() {
         "French, 20 a page",
         "document.getElementById('position').textContent === 'Page 1 of 4'",
     );
-    let french = names(&served.output, "api/fr/attractions/20/1.json");
+    let french = served_names(&served, "api/fr/attractions/20/1.json");
     b.wait_for("a French name", &shows(&french[19]));
     b.screenshot(&artifacts().join("explorer-table.png"));
 
@@ -464,7 +472,7 @@ fn explorer_pages_through_a_listing_whose_pages_carry_no_count() {
             b.click("next");
             b.wait_for(&format!("{name}: page {page}"), &position(&format!("Page {page}")));
         }
-        for item in names(&served.output, "api/fr/attractions/20/4.json") {
+        for item in served_names(&served, "api/fr/attractions/20/4.json") {
             b.wait_for(&format!("{name}: {item} on the last page"), &shows(&item));
         }
         assert_eq!(disabled(&mut b, "next"), json!(true), "{name}: page 4 is the last");

@@ -372,32 +372,21 @@ pub struct Served {
     /// The URL it printed first.
     pub url: String,
     pub port: u16,
-    /// The private folder it built the preview in (its second line names it).
-    pub output: PathBuf,
+    /// Its second line: what it loaded.
+    pub loaded: String,
 }
 
 /// `folio serve --port 0` in `dir`. The rest of its stdout is read away, so it never
 /// blocks on a full pipe.
 pub fn serve(dir: &Path) -> Served {
-    serve_with_tmpdir(dir, None)
+    serve_with(dir, &[])
 }
 
-/// [`serve`] with `TMPDIR` set to `tmpdir`, or unset when it is `None` (folio then picks
-/// the preview's place itself).
-pub fn serve_with_tmpdir(dir: &Path, tmpdir: Option<&Path>) -> Served {
-    serve_with(dir, tmpdir, &[])
-}
-
-/// [`serve_with_tmpdir`] with more environment (a fault's gate).
-pub fn serve_with(dir: &Path, tmpdir: Option<&Path>, envs: &[(String, String)]) -> Served {
+/// [`serve`] with more environment (a fault's gate, `TMPDIR`).
+pub fn serve_with(dir: &Path, envs: &[(String, String)]) -> Served {
     use std::process::Stdio;
-    let mut cmd = Command::new(BIN);
-    match tmpdir {
-        Some(t) => cmd.env("TMPDIR", t),
-        None => cmd.env_remove("TMPDIR"),
-    };
-    cmd.envs(envs.iter().map(|(k, v)| (k, v)));
-    let mut child = cmd
+    let mut child = Command::new(BIN)
+        .envs(envs.iter().map(|(k, v)| (k, v)))
         .args(["serve", "--port", "0"])
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -406,9 +395,9 @@ pub fn serve_with(dir: &Path, tmpdir: Option<&Path>, envs: &[(String, String)]) 
         .spawn()
         .expect("starting folio serve");
     let mut out = BufReader::new(child.stdout.take().expect("piped"));
-    let (mut url, mut built) = (String::new(), String::new());
+    let (mut url, mut loaded) = (String::new(), String::new());
     out.read_line(&mut url).expect("reading the URL line");
-    out.read_line(&mut built).expect("reading the build line");
+    out.read_line(&mut loaded).expect("reading the load line");
     std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
     let url = url.trim().to_string();
     let port = url
@@ -416,12 +405,15 @@ pub fn serve_with(dir: &Path, tmpdir: Option<&Path>, envs: &[(String, String)]) 
         .and_then(|rest| rest.split('/').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("not a loopback URL: {url:?}"));
-    let output = built
-        .split_once("the preview is built in ")
-        .and_then(|(_, rest)| rest.split_once("; "))
-        .map(|(path, _)| PathBuf::from(path))
-        .unwrap_or_else(|| panic!("no preview folder in {built:?}"));
-    Served { server: Server::of(child), url, port, output }
+    assert!(loaded.contains("records loaded"), "{loaded:?}");
+    Served { server: Server::of(child), url, port, loaded: loaded.trim().to_string() }
+}
+
+/// The body of a 200 answer to `GET target` from a server on `port`.
+pub fn fetch(port: u16, target: &str) -> Vec<u8> {
+    let res = crate::table::request(port, "GET", target, &[]);
+    assert_eq!(res.status, 200, "GET {target}: {}", String::from_utf8_lossy(&res.body));
+    res.body
 }
 
 /// A free port on loopback (bound, then released).

@@ -1,6 +1,7 @@
 //! Integration tests: the `folio` binary driven on temporary projects.
 
 mod build;
+mod crawl;
 mod damage;
 mod deploy;
 mod emulators;

@@ -558,7 +558,7 @@ fn builds_beside_a_running_serve_are_their_own_and_the_preview_stays_whole() {
     p.write("folio.toml", cfg);
     let served = crate::harness::serve(p.dir.path());
     for round in 0..4 {
-        // The data changes: serve rebuilds its preview while the build writes output/.
+        // The data changes: serve reloads its listing while the build writes output/.
         let name = format!("Eiffel Tower ({round})");
         let csv = p.read("data/attractions.csv");
         let csv = match csv.find("Eiffel Tower") {

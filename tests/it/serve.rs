@@ -1,88 +1,69 @@
-//! `folio serve`: the request table (the handler in-process on a planted tree, and the
-//! binary on its own build), rebuilds on change, a base_url path, and isolation: the
-//! preview is built in a private folder, so `output/` is never written by it and a build
-//! or a deploy beside it sees only its own.
+//! `folio serve`: the request table on the preview with pages in every envelope (its
+//! answers compared with the files of a build of the same project), reloads on change, a
+//! base_url path, validators across reloads, and what it leaves: nothing, anywhere (no
+//! folder in `output/`, `$TMPDIR` or `/dev/shm`). `crawl.rs` compares a whole build with
+//! it, file by file.
 
-use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::harness::{BIN, InThread, Project, serve, serve_with, serve_with_tmpdir};
+use crate::harness::{BIN, Project, serve, serve_with};
 use crate::hosts::each_listing;
-use crate::table::{self, Target, fixture, fixture_with, request};
+use crate::table::{self, Target, built_with, fixture, request};
 
-/// The project of `p` as folio validates it.
-fn project_of(p: &Project) -> folio::config::Project {
-    let cwd = p.dir.path();
-    let cfg =
-        folio::config::Config::from_str(&p.read("folio.toml"), Path::new("folio.toml")).unwrap();
-    cfg.validate(Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap()
-}
-
-/// The preview's handler serving `output` in this process (no build of its own): the tree
-/// can hold what a test plants, such as siblings and symlinks leading out of it.
-fn in_process(p: &Project, output: &Path) -> InThread {
-    let project = project_of(p);
-    let routes = folio::routes::Map::new(&project.shape, crate::harness::SAMPLE_RECORDS);
-    let app = Arc::new(folio::serve::App::new(output.to_path_buf(), routes));
-    InThread::start(move |listener, stopped| async move {
-        folio::serve::run_server(listener, app, stopped).await.unwrap();
-    })
-}
+/// The config tail that makes a build precompress every page, both ways.
+pub const PRECOMPRESSED: &str = "\n[output]\nprecompress = [\"gzip\", \"br\"]\n";
 
 #[test]
-fn the_preview_handler_answers_the_whole_table() {
-    each_listing("serve (handler)", |listing| {
-        // The fixture plants precompressed siblings and symlinks leading out of output/.
-        let p = fixture_with(listing, "");
-        let output = p.path("output");
-        let server = in_process(&p, &output);
-        table::run(&Target {
-            name: "serve (handler)",
-            port: server.port,
-            mount: "",
-            output: &output,
-            precompressed: true,
-            unchecked_headers: &[],
-            cache_control: "public, max-age=300",
-        });
-    });
+fn folio_serve_answers_the_whole_table_as_its_build_and_never_writes_anything() {
+    each_listing("serve", serves_the_table_and_never_writes);
 }
 
-#[test]
-fn folio_serve_answers_the_whole_table_from_its_own_build_and_never_writes_output() {
-    each_listing("serve", serves_the_table_and_never_writes_output);
+/// The entries of `/dev/shm` whose name says folio (what previews used to leave there).
+fn folio_in_shm() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/dev/shm") else { return Vec::new() };
+    let names = entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned());
+    let mut names: Vec<String> = names.filter(|n| n.contains("folio")).collect();
+    names.sort();
+    names
 }
 
-fn serves_the_table_and_never_writes_output(listing: &str) {
-    let p = fixture_with(listing, "");
+fn serves_the_table_and_never_writes(listing: &str) {
+    // Pages precompressed both ways, so that the table also checks that serve negotiates
+    // the siblings a build writes; the symlinks planted in output/ lead out of it.
+    let p = built_with(listing, PRECOMPRESSED);
+    table::add_outside_links(&p);
     let before = (p.tree("output"), p.stats("output"), p.stats("hosting"));
-    let served = serve(p.dir.path());
+    let shm = folio_in_shm();
+    let tmp = tempfile::tempdir().unwrap();
+    let tmpdir = tmp.path().to_string_lossy().into_owned();
+    let served = serve_with(p.dir.path(), &[("TMPDIR".into(), tmpdir)]);
     assert!(served.url.ends_with('/'), "{}", served.url);
-    assert!(!served.output.starts_with(p.dir.path()), "{}", served.output.display());
+    assert!(served.loaded.contains("nothing is written"), "{}", served.loaded);
     table::run(&Target {
         name: "serve",
         port: served.port,
         mount: "",
-        output: &served.output,
-        // Its own build has no siblings (the sample does not precompress).
-        precompressed: false,
+        // The project's own build: serve answers with its bytes.
+        output: &p.path("output"),
+        precompressed: true,
         unchecked_headers: &[],
         cache_control: "public, max-age=300",
     });
-    // A change rebuilds the preview, not output/.
+    // A change reloads the preview, and writes nothing either.
     p.write(
         "data/attractions.csv",
         p.read("data/attractions.csv").replace("Eiffel Tower,", "Eiffel Tower (Paris),"),
     );
-    wait_until("the rebuild", || first_name(served.port) == "Eiffel Tower (Paris)");
-    let private = served.output.clone();
+    wait_until("the reload", || first_name(served.port) == "Eiffel Tower (Paris)");
     stop(served.server);
-    assert!(!private.exists(), "the private folder goes with the server");
     let after = (p.tree("output"), p.stats("output"), p.stats("hosting"));
     assert!(after.0 == before.0, "output/ holds the same bytes");
     assert_eq!((after.1, after.2), (before.1, before.2), "no file created, changed or re-timed");
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "nothing in TMPDIR: {left:?}");
+    assert_eq!(folio_in_shm(), shm, "nothing in /dev/shm");
 }
 
 /// Stops a server as a user does (SIGTERM; Ctrl-C is SIGINT) and waits for it.
@@ -124,11 +105,14 @@ fn folio_serve_mounts_at_the_base_url_path_with_local_links() {
         format!("http://127.0.0.1:{port}/travel/api/fr/attractions?page=3&per_page=10")
     );
     assert_eq!(request(port, "GET", "/api/fr/attractions", &[]).status, 404);
+    // What serve answers is a build of the project with its links at the preview.
+    let local = format!("http://127.0.0.1:{port}/travel");
+    p.folio(&["build", "--base-url", &local, "--out", "as-served"]).success();
     table::run(&Target {
         name: "serve",
         port,
         mount: "/travel",
-        output: &served.output,
+        output: &p.path("as-served"),
         precompressed: false,
         unchecked_headers: &[],
         cache_control: "public, max-age=300",
@@ -146,7 +130,7 @@ fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
 }
 
 #[test]
-fn folio_serve_rebuilds_on_change_and_keeps_the_last_good_tree_on_failure() {
+fn folio_serve_reloads_on_change_and_keeps_the_last_good_listing_on_failure() {
     let p = fixture("");
     let served = serve(p.dir.path());
     let port = served.port;
@@ -155,9 +139,9 @@ fn folio_serve_rebuilds_on_change_and_keeps_the_last_good_tree_on_failure() {
         "data/attractions.csv",
         p.read("data/attractions.csv").replace("Eiffel Tower,", "Eiffel Tower (Paris),"),
     );
-    wait_until("the rebuild", || first_name(port) == "Eiffel Tower (Paris)");
+    wait_until("the reload", || first_name(port) == "Eiffel Tower (Paris)");
 
-    // A broken file: the rebuild fails, the last good tree keeps being served.
+    // A broken file: the reload fails, the last good listing keeps being served.
     p.write("data/broken.json", "[{\"id\": ");
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(first_name(port), "Eiffel Tower (Paris)");
@@ -175,52 +159,11 @@ fn folio_serve_rebuilds_on_change_and_keeps_the_last_good_tree_on_failure() {
 }
 
 #[test]
-fn a_preview_switch_that_fails_midway_is_never_shown_and_the_next_rebuild_finishes_it() {
-    // No host configs: the first build makes exactly two renames (api/ as a whole, and
-    // .nojekyll), so the fourth rename of the process falls in the rebuild's switch.
-    let p = fixture("\n[hosting]\ntargets = []\n");
-    let mut child = Command::new(BIN)
-        .args(["serve", "--port", "0"])
-        .current_dir(p.dir.path())
-        .env("FOLIO_FAULT", "rename:4")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut url = String::new();
-    std::io::BufRead::read_line(&mut out, &mut url).unwrap();
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    let server = crate::harness::Server::of(child);
-    let port: u16 = url.trim().trim_end_matches('/').rsplit(':').next().unwrap().parse().unwrap();
-    assert_eq!(first_name(port), "Eiffel Tower");
-    // Every page changes (each rating), so the rebuild renames page by page.
-    let csv = p.read("data/attractions.csv").replace(",4.", ",3.");
-    p.write("data/attractions.csv", csv);
-    wait_until("the failed switch", || {
-        request(port, "GET", "/api/en/attractions", &[]).status == 503
-    });
-    let res = request(port, "GET", "/api/fr/attractions?page=3", &[]);
-    assert_eq!(res.status, 503, "no page of a half-switched tree is served");
-    assert_eq!(res.header("access-control-allow-origin"), Some("*"));
-    // The next change: the rebuild finishes the switch, then builds.
-    p.write(
-        "data/attractions.csv",
-        p.read("data/attractions.csv").replace("Eiffel Tower,", "Eiffel Tower (Paris),"),
-    );
-    wait_until("the next rebuild", || {
-        let res = request(port, "GET", "/api/en/attractions", &[]);
-        res.status == 200 && String::from_utf8_lossy(&res.body).contains("Eiffel Tower (Paris)")
-    });
-    drop(server);
-}
-
-#[test]
-fn folio_serve_does_not_rebuild_when_nothing_changed() {
+fn folio_serve_does_not_reload_when_nothing_changed() {
     use std::io::{BufRead, BufReader, Read};
     use std::process::Stdio;
-    // A rebuild reads every input; a watcher that took those reads for changes would
-    // rebuild forever.
+    // A reload reads every input; a watcher that took those reads for changes would
+    // reload forever.
     let p = fixture("");
     let mut child = Command::new(BIN)
         .args(["serve", "--port", "0"])
@@ -242,7 +185,7 @@ fn folio_serve_does_not_rebuild_when_nothing_changed() {
     child.wait().unwrap();
     let mut rest = String::new();
     out.read_to_string(&mut rest).unwrap();
-    assert!(!rest.contains("rebuilt"), "an idle serve rebuilt:\n{rest}");
+    assert!(!rest.contains("reloaded"), "an idle serve reloaded:\n{rest}");
 }
 
 #[test]
@@ -256,20 +199,30 @@ fn folio_serve_validators_change_with_the_bytes_only() {
         let etag = res.header("etag").expect("an ETag").to_string();
         (etag, res.header("last-modified").expect("a Last-Modified").to_string(), res.body)
     };
+    let date = |text: &str| httpdate::parse_http_date(text).unwrap();
     let (first, last) = ("/api/en/attractions", "/api/en/attractions?page=7");
-    let (first_tag, _, first_body) = validators(first);
+    let (first_tag, first_date, first_body) = validators(first);
     let (last_tag, last_date, _) = validators(last);
     assert_ne!(first_tag, last_tag);
+    // The tag is the content hash a build's manifest records for the same bytes.
+    let manifest = p.json("output/.folio-manifest.json");
+    let hash = manifest["files"]["api/en/attractions/10/7.json"]["hash"].as_str().unwrap();
+    assert_eq!(last_tag, format!("\"{}\"", &hash[..20]));
+    // The reload comes a second later than the load at least: a time that moved with it
+    // would show.
+    std::thread::sleep(Duration::from_millis(1100));
     p.write(
         "data/attractions.csv",
         p.read("data/attractions.csv").replace("Eiffel Tower,", "Eiffel Tower (Paris),"),
     );
-    wait_until("the rebuild", || validators(first).2 != first_body);
+    wait_until("the reload", || validators(first).2 != first_body);
 
-    // The changed page has a new tag and answers its old one in full.
-    let (new_tag, _, _) = validators(first);
+    // The changed page has a new tag and a later date, and answers the old ones in full.
+    let (new_tag, new_date, _) = validators(first);
     assert_ne!(new_tag, first_tag);
+    assert!(date(&new_date) > date(&first_date), "{new_date} after {first_date}");
     assert_eq!(request(port, "GET", first, &[("If-None-Match", &first_tag)]).status, 200);
+    assert_eq!(request(port, "GET", first, &[("If-Modified-Since", &first_date)]).status, 200);
     // The untouched page keeps both validators, so clients revalidate it for free.
     assert_eq!(validators(last).0, last_tag);
     assert_eq!(validators(last).1, last_date);
@@ -277,15 +230,6 @@ fn folio_serve_validators_change_with_the_bytes_only() {
     assert_eq!((res.status, res.body.len()), (304, 0));
     let res = request(port, "GET", last, &[("If-Modified-Since", &last_date)]);
     assert_eq!(res.status, 304);
-
-    // A file changed behind serve's back (a hand edit in its folder) gets a tag of its
-    // own, never the stale recorded one.
-    let page = served.output.join("api/en/attractions/10/7.json");
-    let mut bytes = std::fs::read(&page).unwrap();
-    bytes.push(b'\n');
-    std::fs::write(&page, bytes).unwrap();
-    assert_ne!(validators(last).0, last_tag);
-    assert_eq!(request(port, "GET", last, &[("If-None-Match", &last_tag)]).status, 200);
 }
 
 #[test]
@@ -320,106 +264,97 @@ fn the_address_serve_prints_leads_to_the_explorer() {
     }
 }
 
-/// The folio-serve-* folder a preview's output lies in.
-fn preview_folder(output: &Path) -> &Path {
-    let folder = output.parent().expect("the output lies in the preview's folder");
-    assert!(folder.file_name().unwrap().to_string_lossy().starts_with("folio-serve-"));
-    folder
-}
-
 #[test]
-fn a_preview_killed_with_sigkill_leaves_a_folder_that_the_next_preview_removes() {
+fn a_request_never_sees_half_of_two_listings_while_reloads_swap_them() {
+    // 67 records, then 68 and back, again and again, while two clients ask for the last
+    // page at size 10: whatever the timing, a page is one listing's, whole (its total,
+    // its page count and its items agree), and nothing but 200 is ever answered.
     let p = fixture("");
-    let tmp = tempfile::tempdir().unwrap();
-    let first = serve_with_tmpdir(p.dir.path(), Some(tmp.path()));
-    let left = preview_folder(&first.output).to_path_buf();
-    assert!(left.starts_with(tmp.path()), "TMPDIR, when set, is where the preview goes");
-    let pid = first.server.child.id().to_string();
-    Command::new("kill").args(["-KILL", &pid]).status().unwrap();
-    let mut server = first.server;
-    server.child.wait().unwrap();
-    assert!(left.join("output/api/index.json").exists(), "SIGKILL leaves the folder behind");
-    // Folders that are not a dead preview's are never removed.
-    let foreign = tmp.path().join("folio-serve-not-a-preview");
-    std::fs::create_dir(&foreign).unwrap();
-    std::fs::write(foreign.join("keep.txt"), "mine").unwrap();
-    let second = serve_with_tmpdir(p.dir.path(), Some(tmp.path()));
-    let running = preview_folder(&second.output).to_path_buf();
-    assert!(!left.exists(), "the next preview removes the dead one's folder");
-    assert!(foreign.join("keep.txt").exists(), "a folder without the preview's lock stays");
-    // A third preview beside the second leaves the running one's folder alone.
-    let third = serve_with_tmpdir(p.dir.path(), Some(tmp.path()));
-    assert!(running.join("output/api/index.json").exists(), "a running preview keeps its folder");
-    stop(third.server);
-    stop(second.server);
-    assert!(!running.exists());
-}
-
-#[test]
-fn without_tmpdir_the_preview_is_built_in_memory_when_there_is_room() {
-    let p = fixture("");
-    let served = serve_with_tmpdir(p.dir.path(), None);
-    let parent = preview_folder(&served.output).parent().unwrap().to_path_buf();
-    // /dev/shm is chosen when it is a tmpfs with room (twice what this small project's
-    // build writes and 16 MiB), else the system's temporary folder.
-    let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
-    let shm_is_tmpfs = mounts
-        .lines()
-        .any(|l| l.split(' ').nth(1) == Some("/dev/shm") && l.split(' ').nth(2) == Some("tmpfs"));
-    let room =
-        Command::new("df").args(["--output=avail", "-B1", "/dev/shm"]).output().ok().and_then(
-            |o| String::from_utf8_lossy(&o.stdout).lines().nth(1)?.trim().parse::<u64>().ok(),
-        );
-    if shm_is_tmpfs && room.is_some_and(|r| r > 256 << 20) {
-        assert_eq!(parent, Path::new("/dev/shm"), "a roomy tmpfs is where the preview goes");
-    } else {
-        assert_eq!(parent, std::env::temp_dir(), "without a roomy tmpfs, the temporary folder");
-    }
-    stop(served.server);
-}
-
-#[test]
-fn a_preview_that_finds_memory_full_is_built_on_disk_and_says_so() {
-    // A tmpfs of its own, 24 MiB: roomy for what the data and the listing's shape say the
-    // build writes (about 1 MB here), but not for the pages a long template makes.
-    let small = tempfile::tempdir().unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=24m", "folio-test"])
-        .arg(small.path())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !crate::harness::missing_is_ok(mounted, "mounting a tmpfs (root, and mount)") {
-        return;
-    }
-    struct Unmount<'a>(&'a Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(self.0).status();
+    let served = serve(p.dir.path());
+    let port = served.port;
+    let extra = "data/extra.json";
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let clients: Vec<_> = (0..2)
+        .map(|_| {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let mut seen = std::collections::BTreeSet::new();
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let res = request(port, "GET", "/api/en/attractions?page=7", &[]);
+                    assert_eq!(res.status, 200, "{}", String::from_utf8_lossy(&res.body));
+                    let page: serde_json::Value = serde_json::from_slice(&res.body).unwrap();
+                    let total = page["total"].as_u64().unwrap();
+                    let items = page["data"].as_array().unwrap().len() as u64;
+                    assert_eq!(items, total - 60, "{page}");
+                    assert_eq!(page["total_pages"], 7, "{page}");
+                    seen.insert(total);
+                }
+                seen
+            })
+        })
+        .collect();
+    for round in 0..6 {
+        if round % 2 == 0 {
+            p.write(extra, "[{\"id\": 1000, \"name\": {\"en\": \"Extra\"}}]");
+        } else {
+            std::fs::remove_file(p.path(extra)).unwrap();
         }
+        let want = if round % 2 == 0 { 68 } else { 67 };
+        wait_until("the reload", || {
+            let res = request(port, "GET", "/api/index.json", &[]);
+            serde_json::from_slice::<serde_json::Value>(&res.body).unwrap()["total"] == want
+        });
     }
-    let _unmount = Unmount(small.path());
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for client in clients {
+        let seen = client.join().unwrap();
+        assert!(seen.contains(&67) && seen.contains(&68), "both listings were served: {seen:?}");
+    }
+}
+
+#[test]
+fn a_page_its_template_fails_on_is_answered_500_with_the_builds_message() {
+    use std::io::Read;
+    // A template that renders page 1 (which serve tries as it loads, as `folio check`
+    // does) but not page 2: the build fails on page 2; serve answers it 500, with the
+    // message the build fails with, and says it on stderr.
     let p = Project::sample();
-    let config = p
+    let cfg = p
         .read("folio.toml")
-        .replace("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"template:long\"");
-    p.write("folio.toml", config);
-    let pad = "x".repeat(400_000);
-    p.write("templates/long.json.j2", format!("{{\"pad\":\"{pad}\",\"items\":{{{{ items }}}}}}"));
-    let memory = small.path().to_string_lossy().into_owned();
-    let served = serve_with(p.dir.path(), None, &[("FOLIO_FAULT_MEMORY".into(), memory)]);
-    let parent = preview_folder(&served.output).parent().unwrap().to_path_buf();
-    assert_eq!(parent, std::env::temp_dir(), "built again on disk");
-    let page = request(served.port, "GET", "/api/attractions?page=2&per_page=20", &[]);
-    assert_eq!(page.status, 200);
-    assert_eq!(std::fs::read_dir(small.path()).unwrap().count(), 0, "nothing left in memory");
-    stop(served.server);
-    // A build that fits stays in memory, and says how much it holds there.
-    let p = fixture("");
-    let memory = small.path().to_string_lossy().into_owned();
-    let served = serve_with(p.dir.path(), None, &[("FOLIO_FAULT_MEMORY".into(), memory)]);
-    assert!(served.output.starts_with(small.path()), "{}", served.output.display());
-    stop(served.server);
+        .replace("sort = [\"id\"]", "sort = [\"id\"]\nenvelope = \"template:odd\"");
+    p.write("folio.toml", cfg);
+    p.write(
+        "templates/odd.json.j2",
+        "{% if page == 2 %}not JSON{% else %}{\"page\": {{ page }}, \"items\": {{ items }}}{% endif %}",
+    );
+    let build = p.folio(&["build"]).fails(1);
+    let mut child = Command::new(BIN)
+        .args(["serve", "--port", "0"])
+        .current_dir(p.dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    std::io::BufRead::read_line(&mut out, &mut url).unwrap();
+    let port: u16 = url.trim().trim_end_matches('/').rsplit(':').next().unwrap().parse().unwrap();
+    assert_eq!(request(port, "GET", "/api/en/attractions", &[]).status, 200);
+    let res = request(port, "GET", "/api/en/attractions?page=2", &[]);
+    assert_eq!(res.status, 500);
+    assert_eq!(res.header("access-control-allow-origin"), Some("*"));
+    let said = String::from_utf8_lossy(&res.body).trim().to_string();
+    assert!(said.contains("templates/odd.json.j2: ") && said.contains("not valid JSON"), "{said}");
+    assert!(
+        build.stderr().contains(&said),
+        "the build's words: {}\nserve's: {said}",
+        build.stderr()
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(stderr.contains(&said), "{stderr}");
 }
 
 /// `folio serve` in `p` with its stdout lines collected as they come, each with when.
@@ -447,7 +382,7 @@ impl Watching {
             }
         });
         let w = Watching { child, lines };
-        // Serving, with its first build done.
+        // Serving, with its listing loaded.
         let start = Instant::now();
         while w.lines.lock().unwrap().len() < 2 {
             assert!(start.elapsed() < Duration::from_secs(30), "folio serve did not start");
@@ -456,10 +391,10 @@ impl Watching {
         w
     }
 
-    /// When each `rebuilt` line came.
-    fn rebuilds(&self) -> Vec<Instant> {
+    /// When each `reloaded` line came.
+    fn reloads(&self) -> Vec<Instant> {
         let lines = self.lines.lock().unwrap();
-        lines.iter().filter(|(_, l)| l.contains("rebuilt")).map(|(at, _)| *at).collect()
+        lines.iter().filter(|(_, l)| l.contains("reloaded")).map(|(at, _)| *at).collect()
     }
 }
 
@@ -478,7 +413,7 @@ fn save(p: &Project, rel: &str, contents: &str) {
 }
 
 #[test]
-fn folio_serve_rebuilds_while_something_reads_the_project() {
+fn folio_serve_reloads_while_something_reads_the_project() {
     let p = fixture("");
     let serving = Watching::start(&p);
     let csv = p.read("data/attractions.csv");
@@ -486,21 +421,21 @@ fn folio_serve_rebuilds_while_something_reads_the_project() {
     save(&p, "data/attractions.csv", &csv.replace("Eiffel Tower,", "Eiffel Tower (Paris),"));
     // An editor, an indexer or `git status` reading the project every 50 ms, for 5 s.
     let reading = Instant::now();
-    while reading.elapsed() < Duration::from_secs(5) && serving.rebuilds().is_empty() {
+    while reading.elapsed() < Duration::from_secs(5) && serving.reloads().is_empty() {
         for rel in ["data/attractions.csv", "folio.toml"] {
             let _ = std::fs::read(p.path(rel));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let rebuilt = serving.rebuilds();
-    let first = rebuilt.first().unwrap_or_else(|| {
-        panic!("no rebuild in the 5 s of reads after the edit (a watcher that waits for silence)")
+    let reloaded = serving.reloads();
+    let first = reloaded.first().unwrap_or_else(|| {
+        panic!("no reload in the 5 s of reads after the edit (a watcher that waits for silence)")
     });
-    eprintln!("edit to `rebuilt` with reads going on: {:?}", *first - edited);
+    eprintln!("edit to `reloaded` with reads going on: {:?}", *first - edited);
 }
 
 #[test]
-fn folio_serve_rebuilds_during_a_burst_that_never_ends() {
+fn folio_serve_reloads_during_a_burst_that_never_ends() {
     let p = fixture("");
     let serving = Watching::start(&p);
     let csv = p.read("data/attractions.csv");
@@ -513,16 +448,12 @@ fn folio_serve_rebuilds_during_a_burst_that_never_ends() {
         n += 1;
         std::thread::sleep(Duration::from_millis(100));
     }
-    let during: Vec<Duration> = serving
-        .rebuilds()
-        .iter()
-        .filter(|at| **at < Instant::now())
-        .map(|at| *at - burst)
-        .collect();
-    eprintln!("rebuilds {:?} into a 6 s burst", during);
+    let during: Vec<Duration> =
+        serving.reloads().iter().filter(|at| **at < Instant::now()).map(|at| *at - burst).collect();
+    eprintln!("reloads {:?} into a 6 s burst", during);
     assert!(
         during.iter().filter(|d| **d < Duration::from_secs(6)).count() >= 2,
-        "a burst that never ends still rebuilds every couple of seconds: {during:?}"
+        "a burst that never ends still reloads every couple of seconds: {during:?}"
     );
 }
 
@@ -534,7 +465,7 @@ fn folio_serve_rebuilds_during_a_burst_that_never_ends() {
 fn a_preview_stopped_as_soon_as_it_prints_its_url_stops_cleanly() {
     let p = fixture("");
     let gate = crate::harness::Gate::new();
-    let mut served = serve_with(p.dir.path(), None, &gate.env("wait-serve:1"));
+    let mut served = serve_with(p.dir.path(), &gate.env("wait-serve:1"));
     gate.wait_reached(&mut served.server.child);
     let pid = served.server.child.id().to_string();
     Command::new("kill").args(["-TERM", &pid]).status().unwrap();
@@ -542,5 +473,4 @@ fn a_preview_stopped_as_soon_as_it_prints_its_url_stops_cleanly() {
     gate.open();
     let status = served.server.child.wait().unwrap();
     assert!(status.success(), "a SIGTERM before serving is a clean stop: {status}");
-    assert!(!served.output.exists(), "the private folder goes with the server");
 }

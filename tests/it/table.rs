@@ -73,7 +73,7 @@ pub struct Target<'a> {
     pub port: u16,
     pub mount: &'a str,
     pub output: &'a Path,
-    /// Serves `.br`/`.gz` siblings.
+    /// Serves the `.br`/`.gz` siblings that `output` holds ([`sibling_served`]).
     pub precompressed: bool,
     /// Headers this target cannot set as the API's rules say (checked nowhere for it).
     pub unchecked_headers: &'a [&'a str],
@@ -374,7 +374,7 @@ pub fn check(
             expect_header("allow", allows_all(res.header("allow")), &mut errs);
         }
     } else if let Some(file) = &want.file {
-        let enc = row.enc.as_deref().filter(|_| target.precompressed);
+        let enc = sibling_served(target, file, row.accept_encoding.as_deref());
         let ext = match enc {
             Some("br") => ".br",
             Some("gzip") => ".gz",
@@ -521,6 +521,15 @@ pub fn fixture(config_tail: &str) -> Project {
 /// [`fixture`] with `listing` added to the sample's `[listing]` table (one of
 /// [`LISTINGS`]).
 pub fn fixture_with(listing: &str, config_tail: &str) -> Project {
+    let p = built_with(listing, config_tail);
+    add_siblings(&p.path("output"));
+    add_outside_links(&p);
+    p
+}
+
+/// The sample project with `listing` added to its `[listing]` table and `config_tail` to
+/// its config, built: no sibling or symlink planted.
+pub fn built_with(listing: &str, config_tail: &str) -> Project {
     let p = Project::sample();
     let cfg = p.read("folio.toml");
     assert!(cfg.contains("\n[listing]\n"), "the sample has a [listing] table");
@@ -532,8 +541,6 @@ pub fn fixture_with(listing: &str, config_tail: &str) -> Project {
     };
     p.write("folio.toml", cfg);
     p.folio(&["build"]).success();
-    add_siblings(&p.path("output"));
-    add_outside_links(&p);
     p
 }
 
@@ -560,6 +567,19 @@ pub fn add_siblings(output: &Path) {
     }
 }
 
+/// The coding a target that serves precompressed siblings answers `file` with for this
+/// `Accept-Encoding`: the first of `routes::layout::SIBLINGS` (brotli first) that the
+/// header accepts and that `output` holds beside the file, else none (the identity file).
+/// On the fixture's planted siblings this is each row's `enc` (checked below); on a build
+/// that precompresses every page, it is what that build serves.
+pub fn sibling_served(target: &Target, file: &str, ae: Option<&str>) -> Option<&'static str> {
+    let ae = ae.filter(|_| target.precompressed)?;
+    folio::routes::layout::SIBLINGS.iter().find_map(|&(ext, coding)| {
+        let held = plain_file(target.output, &format!("{file}{ext}"));
+        (folio::routes::accepts_coding(ae, coding) && held).then_some(coding)
+    })
+}
+
 /// Is `rel` a plain file below `root`, reached through no symlink?
 fn plain_file(root: &Path, rel: &str) -> bool {
     let mut path = root.to_path_buf();
@@ -580,7 +600,22 @@ fn the_table_is_the_routing_table() {
         cfg.validate(Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap()
     };
     let routes = folio::routes::Map::new(&project.shape, crate::harness::SAMPLE_RECORDS);
+    let output = p.path("output");
+    let planted = Target {
+        name: "the fixture",
+        port: 0,
+        mount: "",
+        output: &output,
+        precompressed: true,
+        unchecked_headers: &[],
+        cache_control: "",
+    };
     for row in rows() {
+        if let Some(file) = &row.file {
+            // What a row says of Content-Encoding is what the fixture's siblings give.
+            let served = sibling_served(&planted, file, row.accept_encoding.as_deref());
+            assert_eq!(served, row.enc.as_deref(), "{row:?}");
+        }
         let (path, query) = row.target.split_once('?').unwrap_or((&row.target, ""));
         let outcome = routes.resolve(&row.method, path, query);
         use folio::routes::Outcome;
