@@ -221,6 +221,29 @@ impl fmt::Display for ConfigError {
     }
 }
 
+/// Whether `c` may reach a terminal as it is: not a control character (but a newline and a
+/// tab), nor one that turns the direction of text around what follows (U+202A-202E,
+/// U+2066-2069), which a value read from a store or a file may hold to make a message say
+/// something else.
+fn shows_as_is(c: char) -> bool {
+    matches!(c, '\n' | '\t')
+        || !(c.is_control()
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c))
+}
+
+/// `text` as a terminal should be shown it: what may not reach it as it is escaped
+/// (`\u{1b}`), the rest as written.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().all(shows_as_is) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let shown = text
+        .chars()
+        .map(|c| if shows_as_is(c) { c.to_string() } else { c.escape_unicode().to_string() });
+    std::borrow::Cow::Owned(shown.collect())
+}
+
 /// The candidate closest to `word`, when one is close enough to be what was meant: a
 /// Jaro-Winkler similarity above 0.8 (clap's measure for its suggestions), or one edit
 /// away (a transposition counts as one), which short words like `fe` for `fr` need.

@@ -155,7 +155,7 @@ _folio() {
             return 0
             ;;
         folio__subcmd__deploy)
-            opts="-q -h --config --to --endpoint --dry-run --force --max-deletes --purge-list --purge --no-purge --purge-wait --repair --no-wait --quiet --help"
+            opts="-q -h --config --to --endpoint --region --dry-run --force --max-deletes --purge-list --purge --no-purge --purge-wait --max-purge-paths --drop-owed --move-owed --repair --no-wait --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -173,6 +173,10 @@ _folio() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-deletes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -186,6 +190,18 @@ _folio() {
                     return 0
                     ;;
                 --purge-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-purge-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --drop-owed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --move-owed)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -58,10 +58,14 @@ complete -c folio -n "__fish_folio_using_subcommand serve" -s h -l help -d 'Prin
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l config -d 'The config file (default: folio.toml in the working directory)' -r -F
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l to -d 'Where to publish, overriding `[deploy] url`: s3://bucket/prefix, gs://bucket/prefix, az://container/prefix or file:///dir' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l endpoint -d 'An S3-compatible store\'s endpoint (R2, MinIO, Ceph), overriding `[deploy] endpoint`' -r
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l region -d 'The S3 region, overriding `[deploy] region` (R2: auto)' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l max-deletes -d 'Refuse to delete more stale objects than this, overriding `[deploy] max_deletes`' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-list -d 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through)' -r -F
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge -d 'Purge this CDN once the store holds the build, instead of `[deploy] purge`: `cloudfront:DISTRIBUTION_ID` or `cloudflare:ZONE_ID` (repeat for more)' -r
-complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-wait -d 'Wait at most this many seconds in all for a CDN that asks the purge to wait (throttled, busy), overriding `[deploy] purge_wait`' -r
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-wait -d 'Give the purges this many seconds in all, requests and waits for a CDN that asks to wait included, overriding `[deploy] purge_wait`' -r
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l max-purge-paths -d 'Send a CDN at most this many paths (CloudFront; a wildcard counts as one) or URLs and prefixes (Cloudflare), folding into wildcards past it, overriding `[deploy] max_purge_paths`' -r
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l drop-owed -d 'Drop what the store\'s record says this CDN is owed (one that no longer exists, or was never meant): nothing is sent for it (repeat for more)' -r
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l move-owed -d 'Move what the store\'s record says this CDN is owed to the CDNs this deploy purges (an id corrected): they are sent it (repeat for more)' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l dry-run -d 'Print the plan and send nothing that writes'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l force -d 'Upload every object, changed or not'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l no-purge -d 'Purge no CDN this time (what is owed stays owed, in the store\'s record)'

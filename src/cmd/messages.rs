@@ -22,8 +22,11 @@ pub fn say(line: std::fmt::Arguments) -> Result<(), Failure> {
     print(|out| out.write_fmt(line).and_then(|()| out.write_all(b"\n")))
 }
 
-/// Writes one line to stderr, whole (one locked write), ignoring failure.
+/// Writes one line to stderr, whole (one locked write), ignoring failure. What a message
+/// repeats of a file, a store or a flag may hold escapes: they are shown escaped
+/// (`diag::printable`), never sent to the terminal.
 pub fn eprint(line: &str) {
+    let line = folio::diag::printable(line);
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(line.as_bytes()).and_then(|()| err.write_all(b"\n"));
 }

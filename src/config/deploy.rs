@@ -88,6 +88,10 @@ pub struct DeployOverrides {
 pub struct Deploy {
     /// Where to publish; `None` when neither `url` nor `--to` names a place.
     pub target: Option<Target>,
+    /// Where `[deploy] url` itself publishes, whatever `--to` says: the bucket the R2
+    /// Worker of a build reads (`[hosting.cloudflare] serve_from = "r2"`), which a deploy
+    /// elsewhere (a folder, to seed a test bucket) does not move.
+    pub configured: Option<Target>,
     /// An S3-compatible store's endpoint, as [`endpoint`] gives it; `None`: the
     /// environment's, else AWS S3.
     pub endpoint: Option<String>,
@@ -110,6 +114,7 @@ impl Default for Deploy {
         let d = DeployConfig::default();
         Deploy {
             target: None,
+            configured: None,
             endpoint: None,
             region: None,
             max_deletes: d.max_deletes,
@@ -160,6 +165,20 @@ pub fn region(raw: &str) -> Result<String, String> {
     Ok(raw.to_string())
 }
 
+/// `message` with the user and password of `raw` (a URL given for the deploy) left out: a
+/// message never repeats a credential, also one in the wrong place.
+fn without_credentials(message: String, raw: &str) -> String {
+    let authority = raw.split_once("://").map_or(raw, |(_, rest)| rest);
+    let authority = authority.split(['/', '?', '#']).next().unwrap_or("");
+    match authority.rsplit_once('@') {
+        Some((userinfo, _)) if !userinfo.is_empty() => {
+            let at = format!("{userinfo}@");
+            message.replace(raw, &raw.replacen(&at, "[credentials]@", 1))
+        }
+        _ => message,
+    }
+}
+
 /// Where a problem of a deploy setting goes: the key it is about (`deploy.url`) or the
 /// flag (`--to`), and the message.
 pub(super) type Err<'a> = &'a mut dyn FnMut(&str, String);
@@ -177,10 +196,18 @@ pub(super) fn resolve(raw: &DeployConfig, over: &DeployOverrides, r2: bool, err:
         Some(url) => (url.as_str(), "--to"),
         None => (raw.url.as_str(), "deploy.url"),
     };
-    if !url.is_empty() {
+    if !url.is_empty() || over.url.is_some() {
         match Target::parse(url) {
             Ok(target) => out.target = Some(target),
-            Err(e) => err(from, format!("{from}: {e}")),
+            Err(e) => err(from, without_credentials(format!("{from}: {e}"), url)),
+        }
+    }
+    if over.url.is_none() {
+        out.configured = out.target.clone();
+    } else if !raw.url.is_empty() {
+        match Target::parse(&raw.url) {
+            Ok(target) => out.configured = Some(target),
+            Err(e) => err("deploy.url", without_credentials(format!("deploy.url: {e}"), &raw.url)),
         }
     }
     let (given, from) = match &over.endpoint {
@@ -191,7 +218,8 @@ pub(super) fn resolve(raw: &DeployConfig, over: &DeployOverrides, r2: bool, err:
         match endpoint(given) {
             Ok(e) => out.endpoint = Some(e),
             Err(why) => {
-                err(from, format!("{from} `{given}` {why}: {ENDPOINT_EXPECTED}"));
+                let message = format!("{from} `{given}` {why}: {ENDPOINT_EXPECTED}");
+                err(from, without_credentials(message, given));
             }
         }
     }
@@ -252,12 +280,13 @@ pub(super) fn resolve(raw: &DeployConfig, over: &DeployOverrides, r2: bool, err:
         out.max_purge_paths = paths as usize;
     }
 
-    // A URL that did not parse has its problem said already.
-    let unparsed = !url.is_empty() && out.target.is_none();
+    // The Worker reads what `[deploy] url` names (a URL that did not parse has its
+    // problem said already).
+    let unparsed = !raw.url.is_empty() && out.configured.is_none();
     if r2 && !unparsed {
-        match &out.target {
+        match &out.configured {
             Some(t) if t.scheme == Scheme::S3 => {
-                if over.endpoint.as_deref().unwrap_or(&raw.endpoint).is_empty() {
+                if raw.endpoint.is_empty() {
                     err("hosting.cloudflare.serve_from", "hosting.cloudflare.serve_from = \"r2\": [deploy] needs endpoint = \"https://ACCOUNT_ID.r2.cloudflarestorage.com\" (without it, folio deploy would publish to AWS S3, where the Worker does not read)".into());
                 }
             }
@@ -347,6 +376,25 @@ mod tests {
         for bad in ["eu west", "eu-west-1\n", "a/b", "\u{e9}", ""] {
             assert!(region(bad).unwrap_err().contains("is not a region name"), "{bad}");
         }
+    }
+
+    #[test]
+    fn no_problem_repeats_a_credential_and_an_empty_to_is_no_url() {
+        let over = DeployOverrides {
+            url: Some("s3://AKIA:s3cr3t@bucket/x".into()),
+            endpoint: Some("http://USER:PASS@h/".into()),
+            ..DeployOverrides::default()
+        };
+        let (_, problems) = resolved(DeployConfig::default(), over);
+        let said: Vec<&str> = problems.iter().map(|(_, m)| m.as_str()).collect();
+        assert_eq!(said.len(), 2, "{said:?}");
+        for m in said {
+            assert!(!m.contains("s3cr3t") && !m.contains("PASS"), "{m}");
+            assert!(m.contains("[credentials]"), "{m}");
+        }
+        let over = DeployOverrides { url: Some(String::new()), ..DeployOverrides::default() };
+        let (_, problems) = resolved(DeployConfig::default(), over);
+        assert_eq!(problems[0].0, "--to", "{problems:?}");
     }
 
     #[test]

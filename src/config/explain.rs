@@ -127,6 +127,10 @@ fn explain_type(message: &str, key: &str, table: Option<&str>) -> Option<String>
     };
     let found = match found.split_once(' ') {
         Some(("string", value)) => format!("a string ({value})"),
+        // A negative number where a whole number goes is no type error to the reader.
+        Some(("integer", value)) if value.trim_matches('`').starts_with('-') => {
+            value.trim_matches('`').to_string()
+        }
         Some(("integer", value)) => format!("an integer ({})", value.trim_matches('`')),
         Some(("floating", value)) => {
             format!("a number ({})", value.trim_start_matches("point ").trim_matches('`'))

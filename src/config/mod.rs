@@ -454,8 +454,8 @@ impl Project {
         // bucket and prefix of its url.
         let r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
             && self.hosting.targets.contains(&HostTarget::Cloudflare);
-        let target = if r2 { self.deploy.target.clone() } else { None };
-        shape.deploy = Deploy { target, ..Deploy::default() };
+        let configured = if r2 { self.deploy.configured.clone() } else { None };
+        shape.deploy = Deploy { configured, ..Deploy::default() };
         shape.config_digest = String::new();
         // Where things are is no shape of the output: `folio build --data DIR` (or a
         // project moved elsewhere) builds the same site from other records.

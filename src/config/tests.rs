@@ -72,6 +72,11 @@ fn a_value_of_the_wrong_type_names_its_key_and_the_type_expected() {
     assert!(err[0].contains("`languages` in [listing] must be an array, not a string"), "{err:?}");
     let err = project("[deploy]\nsiblings = \"yes\"\n").unwrap_err();
     assert!(err[0].contains("`siblings` in [deploy] must be true or false"), "{err:?}");
+    let err = project("[deploy]\nmax_deletes = -1\n").unwrap_err();
+    assert_eq!(
+        err,
+        ["folio.toml:2: `max_deletes` in [deploy] must be a whole number, 0 or more, not -1"]
+    );
 }
 
 #[test]

@@ -61,7 +61,10 @@ pub(super) fn after(old: &Record, objects: BTreeMap<String, Put>, took_over: boo
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
     let unfinished = !old.pending.is_empty() || !old.deleting.is_empty();
     let found = unfinished && old.carried_until.is_none();
-    let carrying = took_over || found || old.carried_until.is_some_and(|until| now < until);
+    // No deploy carries anything longer than CARRIED from now: a later time is no record
+    // folio wrote (the record is read back from the store, where anyone may write it).
+    let until = old.carried_until.map(|u| u.min(now.saturating_add(CARRIED.as_secs() as i64)));
+    let carrying = took_over || found || until.is_some_and(|until| now < until);
     if carrying {
         after.pending = old.pending.clone();
         after.deleting = old.deleting.clone();
@@ -69,8 +72,35 @@ pub(super) fn after(old: &Record, objects: BTreeMap<String, Put>, took_over: boo
         after.carried_until = if took_over || found {
             Some(now.saturating_add(CARRIED.as_secs() as i64))
         } else {
-            old.carried_until
+            until
         };
     }
     after
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_carries_nothing_longer_than_carried_from_now() {
+        let mut old = Record::default();
+        old.pending.insert("api/x.json".into(), [[1; 16]].into());
+        // Forged: carried until the end of time.
+        old.carried_until = Some(i64::MAX);
+        let after = after(&old, BTreeMap::new(), false);
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+                as i64;
+        let until = after.carried_until.expect("still carried for now");
+        assert!(until <= now + CARRIED.as_secs() as i64 + 1, "{until} is past now + 15 min");
+        // Once that time is past, it is carried no more.
+        let mut later = old.clone();
+        later.carried_until = Some(now - 1);
+        assert!(after_is_clean(&super::after(&later, BTreeMap::new(), false)));
+    }
+
+    fn after_is_clean(r: &Record) -> bool {
+        r.pending.is_empty() && r.deleting.is_empty() && r.carried_until.is_none()
+    }
 }

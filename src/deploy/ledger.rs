@@ -50,30 +50,36 @@ pub(super) struct Ledger {
 /// deploy could have left: it is owed as a purge of everything the build publishes.
 const OWED_FLOOR: usize = 100_000;
 
+/// The most CDNs a record may say are owed a purge: a deploy names a few. Past it, the
+/// rest are dropped with a warning.
+const MOST_CDNS: usize = 16;
+
+/// Unnamed CDNs a warning names one by one; the rest are counted.
+const NAMED_IN_A_WARNING: usize = 5;
+
 /// The paths folio could owe a purge of for a build: what its layout gives a file, and the
 /// files it publishes.
-pub(super) struct Evidence<'a> {
-    map: &'a Map,
+pub(super) struct Evidence {
     /// The files the build publishes.
     built: BTreeSet<String>,
     /// folio's own files, and the build's.
     files: HashSet<String>,
 }
 
-impl<'a> Evidence<'a> {
-    pub fn new(map: &'a Map, built: impl IntoIterator<Item = String>) -> Evidence<'a> {
+impl Evidence {
+    pub fn new(built: impl IntoIterator<Item = String>) -> Evidence {
         let built: BTreeSet<String> = built.into_iter().collect();
         let mut files: HashSet<String> = built.iter().cloned().collect();
         files.extend(layout::api_files());
         files.insert(layout::NOJEKYLL.to_string());
         files.extend(crate::hosts::PLATFORM_CONFIG.iter().map(|f| f.to_string()));
-        Evidence { map, built, files }
+        Evidence { built, files }
     }
 
-    /// Whether a record's `key` can be owed: a page (or a page's sibling) of this layout at
-    /// any size, or one of the files.
+    /// Whether a record's `key` can be owed: a page (or a page's sibling) of folio's layout,
+    /// or one of the files.
     fn holds(&self, key: &str) -> bool {
-        let page = |rel: &str| self.map.former_page(rel).is_some();
+        let page = |rel: &str| layout::any_page(rel).is_some();
         self.files.contains(key)
             || page(key)
             || SIBLINGS.iter().any(|(ext, _)| key.strip_suffix(ext).is_some_and(page))
@@ -82,22 +88,40 @@ impl<'a> Evidence<'a> {
 
 impl Ledger {
     /// The ledger of `old` checked against `evidence`, settled as `settle` says, with what
-    /// `cut` (a deploy cut short) may have changed owed to whoever accrues; `paying`: the
-    /// recipients this deploy pays. Warnings: keys dropped, debts dropped, moved or left.
+    /// `cut` (a deploy cut short, as the record says: checked too) may have changed owed to
+    /// whoever accrues; `paying`: the recipients this deploy pays; `dry_run`: nothing will
+    /// be written (the warnings say "would"). Warnings: keys dropped, debts dropped, moved
+    /// or left.
     pub fn new(
         old: &Record,
         cut: &BTreeSet<String>,
-        evidence: &Evidence<'_>,
-        (paying, settle): (Vec<Recipient>, &Settle),
+        evidence: &Evidence,
+        (paying, settle, dry_run): (Vec<Recipient>, &Settle, bool),
         warnings: &mut Vec<String>,
     ) -> Ledger {
         let mut owed: BTreeMap<Recipient, BTreeSet<String>> = BTreeMap::new();
-        let mut dropped = Vec::new();
+        let mut dropped: Vec<&String> = Vec::new();
         let most = evidence.built.len().max(OWED_FLOOR);
+        let mut cdns = 0;
+        let mut unknown: Vec<String> = Vec::new();
         for (to, keys) in &old.owed {
+            match to {
+                Recipient::Other(name) => {
+                    unknown.push(name.escape_debug().to_string());
+                    continue;
+                }
+                Recipient::Cdn(_) if !paying.contains(to) => {
+                    cdns += 1;
+                    if cdns > MOST_CDNS {
+                        unknown.push(to.to_string());
+                        continue;
+                    }
+                }
+                _ => {}
+            }
             let good: BTreeSet<String> =
                 keys.iter().filter(|k| evidence.holds(k)).cloned().collect();
-            dropped.extend(keys.iter().filter(|k| !good.contains(*k)).cloned());
+            dropped.extend(keys.iter().filter(|k| !good.contains(*k)));
             if good.len() > most {
                 warnings.push(format!(
                     "the deploy record says {to} is owed a purge of {} keys, more than a deploy of this build could leave ({most}): owed a purge of everything the build publishes instead",
@@ -108,6 +132,15 @@ impl Ledger {
                 owed.insert(to.clone(), good);
             }
         }
+        if !unknown.is_empty() {
+            warnings.push(format!(
+                "the deploy record says {} recipients are owed a purge that folio does not send to ({}): dropped (a record names the purge list and at most {MOST_CDNS} CDNs, each as `cloudfront:ID` or `cloudflare:ZONE`)",
+                unknown.len(),
+                first_keys(&unknown)
+            ));
+        }
+        let checked: BTreeSet<String> = cut.iter().filter(|k| evidence.holds(k)).cloned().collect();
+        dropped.extend(cut.iter().filter(|k| !checked.contains(*k)));
         if !dropped.is_empty() {
             // As a message may show them: a key may hold anything, escapes too.
             let mut dropped: Vec<String> =
@@ -121,25 +154,35 @@ impl Ledger {
             ));
         }
         let mut ledger = Ledger { owed, paying };
-        ledger.settle(settle, warnings);
-        ledger.add(cut);
-        for (to, keys) in &ledger.owed {
-            if let Recipient::Cdn(cdn) = to
-                && !ledger.paying.contains(to)
-            {
-                warnings.push(format!(
-                    "{cdn} is still owed a purge of {} keys ({}), and this deploy does not purge it (not in [deploy] purge or --purge): they stay owed until a deploy that names it; {}",
-                    keys.len(),
-                    first_keys(&keys.iter().cloned().collect::<Vec<_>>()),
-                    ways_out(cdn)
-                ));
-            }
+        ledger.settle(settle, dry_run, warnings);
+        ledger.add(&checked);
+        let unnamed: Vec<(&Cdn, &BTreeSet<String>)> = (ledger.owed.iter())
+            .filter_map(|(to, keys)| match to {
+                Recipient::Cdn(cdn) if !ledger.paying.contains(to) => Some((cdn, keys)),
+                _ => None,
+            })
+            .collect();
+        for &(cdn, keys) in unnamed.iter().take(NAMED_IN_A_WARNING) {
+            warnings.push(format!(
+                "{cdn} is still owed a purge of {} keys ({}), and this deploy does not purge it (not in [deploy] purge or --purge): they stay owed until a deploy that names it; {}",
+                keys.len(),
+                first_keys(&keys.iter().cloned().collect::<Vec<_>>()),
+                ways_out(cdn)
+            ));
+        }
+        if unnamed.len() > NAMED_IN_A_WARNING {
+            warnings.push(format!(
+                "{} more CDNs are still owed a purge, and this deploy purges none of them",
+                unnamed.len() - NAMED_IN_A_WARNING
+            ));
         }
         ledger
     }
 
-    /// `--drop-owed` and `--move-owed`.
-    fn settle(&mut self, settle: &Settle, warnings: &mut Vec<String>) {
+    /// `--drop-owed` and `--move-owed` (with `dry_run`, what they would do).
+    fn settle(&mut self, settle: &Settle, dry_run: bool, warnings: &mut Vec<String>) {
+        let (moved, dropped) =
+            if dry_run { ("would move", "would drop") } else { ("moved", "dropped") };
         let cdns: Vec<Recipient> =
             self.paying.iter().filter(|r| matches!(r, Recipient::Cdn(_))).cloned().collect();
         for (cdn, moving) in
@@ -153,7 +196,7 @@ impl Ledger {
             if moving {
                 let to: Vec<String> = cdns.iter().map(ToString::to_string).collect();
                 warnings.push(format!(
-                    "moved the purge of {} keys owed to {cdn} to {} (--move-owed)",
+                    "{moved} the purge of {} keys owed to {cdn} to {} (--move-owed)",
                     keys.len(),
                     to.join(", ")
                 ));
@@ -162,7 +205,7 @@ impl Ledger {
                 }
             } else {
                 warnings.push(format!(
-                    "dropped the purge of {} keys owed to {cdn} (--drop-owed): no deploy will send it",
+                    "{dropped} the purge of {} keys owed to {cdn} (--drop-owed): no deploy will send it",
                     keys.len()
                 ));
             }
@@ -316,11 +359,6 @@ pub(super) fn failure(target: &str, out: &Deployed, failed: &[String]) -> Failur
 mod tests {
     use super::*;
 
-    fn map() -> Map {
-        let project = crate::config::test_project("[listing]\nlanguages = [\"en\", \"fr\"]\n");
-        Map::new(&project.shape, 137)
-    }
-
     fn cdn(id: &str) -> Recipient {
         Recipient::Cdn(Cdn::CloudFront(id.into()))
     }
@@ -329,15 +367,28 @@ mod tests {
         keys.into_iter().map(String::from).collect()
     }
 
+    fn ledger(
+        old: &Record,
+        cut: &BTreeSet<String>,
+        paying: Vec<Recipient>,
+        settle: &Settle,
+    ) -> (Ledger, Vec<String>) {
+        let evidence = Evidence::new(["robots.txt".to_string()]);
+        let mut warnings = Vec::new();
+        let l = Ledger::new(old, cut, &evidence, (paying, settle, false), &mut warnings);
+        (l, warnings)
+    }
+
     #[test]
-    fn a_key_counts_only_if_it_is_a_path_of_this_build() {
-        let map = map();
-        let evidence = Evidence::new(&map, ["robots.txt".to_string()]);
+    fn a_key_counts_only_if_it_is_a_path_of_folios_layout_or_this_build() {
         let good = keys([
             "api/en/attractions/10/1.json",
             "api/attractions/10/3.json.br",
             "api/fr/attractions/100/99.json",
             "api/fr/attractions/7/999999999.json",
+            // A language and a resource since removed: their pages were folio's.
+            "api/de/attractions/10/1.json",
+            "api/en/museums/10/1.json",
             "api/index.json",
             "api/errors/not_found.json",
             "robots.txt",
@@ -347,28 +398,23 @@ mod tests {
             "../../other-site/index.html",
             "%2e%2e/%2e%2e/other-site/index.html",
             "https:/evil.example/x",
-            "api/de/attractions/10/1.json",
             "api/en/attractions/10/0.json",
             "api/en/attractions/10/1234567890.json",
-            "api/en/museums/10/1.json",
+            "api/EN/attractions/10/1.json",
+            "api/en/attractions/10/01.json",
             "secrets.txt",
             "../up",
             "api/en/attractions/10/\u{1b}[31m1.json",
         ]);
         let mut old = Record::default();
         old.owed.insert(cdn("E2QWRUHAPOMQZL"), good.union(&bad).cloned().collect());
-        let mut warnings = Vec::new();
-        let paying = vec![cdn("E2QWRUHAPOMQZL")];
-        let ledger = Ledger::new(
-            &old,
-            &BTreeSet::new(),
-            &evidence,
-            (paying, &Settle::default()),
-            &mut warnings,
-        );
+        // What a deploy cut short may have changed, as the record says, is checked too.
+        let cut = keys(["wp-admin/admin-ajax.php", "api/index.json"]);
+        let (ledger, warnings) =
+            ledger(&old, &cut, vec![cdn("E2QWRUHAPOMQZL")], &Settle::default());
         assert_eq!(ledger.of(&cdn("E2QWRUHAPOMQZL")), good);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].starts_with("the deploy record says 10 keys are owed"), "{warnings:?}");
+        assert!(warnings[0].starts_with("the deploy record says 11 keys are owed"), "{warnings:?}");
         assert!(
             !warnings[0].contains('\u{1b}'),
             "no key reaches a terminal as it is: {warnings:?}"
@@ -376,19 +422,37 @@ mod tests {
     }
 
     #[test]
+    fn recipients_no_folio_names_and_a_flood_of_cdns_are_dropped_and_said() {
+        let page = keys(["api/en/attractions/10/1.json"]);
+        let mut old = Record::default();
+        old.owed.insert(Recipient::Other(" cloudfront:ABCDEFGH".into()), page.clone());
+        for i in 0..100 {
+            old.owed.insert(cdn(&format!("FLOOD{i:05}")), page.clone());
+        }
+        let (ledger, warnings) = ledger(&old, &BTreeSet::new(), vec![], &Settle::default());
+        assert_eq!(ledger.owed().len(), MOST_CDNS);
+        let said = warnings.join("\n");
+        assert!(
+            said.contains(
+                "the deploy record says 85 recipients are owed a purge that folio does not send to"
+            ),
+            "{said}"
+        );
+        assert_eq!(
+            warnings.iter().filter(|w| w.contains("is still owed")).count(),
+            NAMED_IN_A_WARNING
+        );
+        assert!(said.contains("11 more CDNs are still owed a purge"), "{said}");
+    }
+
+    #[test]
     fn a_debt_is_dropped_or_moved_as_asked_and_left_with_a_way_out() {
-        let map = map();
-        let evidence = Evidence::new(&map, []);
         let page = keys(["api/en/attractions/10/1.json"]);
         let mut old = Record::default();
         old.owed.insert(cdn("WRONGID1"), page.clone());
         old.owed.insert(cdn("OTHERID1"), page.clone());
         let run = |settle: Settle| {
-            let mut warnings = Vec::new();
-            let paying = vec![Recipient::List, cdn("RIGHTID1")];
-            let l =
-                Ledger::new(&old, &BTreeSet::new(), &evidence, (paying, &settle), &mut warnings);
-            (l, warnings)
+            ledger(&old, &BTreeSet::new(), vec![Recipient::List, cdn("RIGHTID1")], &settle)
         };
         let (left, warnings) = run(Settle::default());
         assert_eq!(left.of(&cdn("RIGHTID1")), BTreeSet::new());
@@ -409,18 +473,10 @@ mod tests {
 
     #[test]
     fn the_list_accrues_every_change_and_a_cdn_only_those_of_deploys_naming_it() {
-        let map = map();
-        let evidence = Evidence::new(&map, []);
         let mut old = Record::default();
         old.owed.insert(cdn("UNNAMED1"), keys(["api/index.json"]));
-        let mut warnings = Vec::new();
-        let mut ledger = Ledger::new(
-            &old,
-            &keys(["api/openapi.json"]),
-            &evidence,
-            (vec![cdn("NAMEDID1")], &Settle::default()),
-            &mut warnings,
-        );
+        let cut = keys(["api/openapi.json"]);
+        let (mut ledger, _) = ledger(&old, &cut, vec![cdn("NAMEDID1")], &Settle::default());
         let changed = keys(["api/en/attractions/10/2.json"]);
         let intent = ledger.with(&changed);
         assert_eq!(intent[&cdn("UNNAMED1")], keys(["api/index.json"]));

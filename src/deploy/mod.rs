@@ -118,8 +118,8 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         ).into()));
     };
     if !opts.settle.moved.is_empty() && settings.purge.is_empty() {
-        return Err(Failure::Refused(
-            "--move-owed moves a debt to the CDNs this deploy purges, and it purges none: name them with --purge or [deploy] purge".to_string().into(),
+        return Err(Failure::Usage(
+            "--move-owed moves a debt to the CDNs this deploy purges, and it purges none: name them with --purge or [deploy] purge".to_string(),
         ));
     }
     let out = &project.output_dir;
@@ -238,8 +238,8 @@ fn ledger(
     purges: &Purges<'_, '_>,
     warnings: &mut Vec<String>,
 ) -> Ledger {
-    let evidence = Evidence::new(purges.map, s.local.iter().map(|f| f.rel.clone()));
-    let settle = (purges.paying(), &remote.opts.settle);
+    let evidence = Evidence::new(s.local.iter().map(|f| f.rel.clone()));
+    let settle = (purges.paying(), &remote.opts.settle, remote.opts.dry_run);
     Ledger::new(&s.old, &s.plan.cut, &evidence, settle, warnings)
 }
 

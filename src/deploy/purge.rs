@@ -27,7 +27,7 @@ use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::{Value, json};
 
 use crate::routes::Map;
-use crate::routes::layout::{API, SIBLINGS};
+use crate::routes::layout::{self, API, SIBLINGS};
 
 /// Past this many exact URLs, a variant folds into one wildcard or prefix.
 pub const VARIANT_LIMIT: usize = 30;
@@ -131,18 +131,18 @@ fn group(map: &Map, keys: &BTreeSet<String>) -> Grouped {
     let mut pages: BTreeMap<String, (String, Unit)> = BTreeMap::new();
     let mut others = Vec::new();
     for key in keys {
-        let page = match map.former_page(key) {
+        let page = match layout::any_page(key) {
             Some(p) => Some((key.as_str(), p)),
             None => SIBLINGS.iter().find_map(|(ext, _)| {
                 let of = key.strip_suffix(ext)?;
-                Some((of, map.former_page(of)?))
+                Some((of, layout::any_page(of)?))
             }),
         };
         match page {
-            Some((file, p)) => {
+            Some((file, (endpoint, size, page))) => {
                 let (_, unit) = pages.entry(file.to_string()).or_insert_with(|| {
-                    let urls = map.urls(&p);
-                    (map.endpoint(p.variant), Unit { urls, keys: BTreeSet::new() })
+                    let urls = map.urls_at(endpoint, size, page);
+                    (endpoint.to_string(), Unit { urls, keys: BTreeSet::new() })
                 });
                 unit.keys.insert(key.clone());
             }
@@ -419,10 +419,12 @@ mod tests {
     }
 
     #[test]
-    fn a_page_at_a_size_since_removed_is_still_purged_with_its_query_forms() {
-        let gone = keys(["api/en/attractions/100/2.json"]);
+    fn a_page_at_a_size_or_of_a_language_since_removed_is_purged_with_its_query_forms() {
+        let gone = keys(["api/en/attractions/100/2.json", "api/de/attractions/10/1.json"]);
         let got = urls(&site("", false), &gone);
         assert!(got.contains(&"/api/en/attractions?page=2&per_page=100".into()), "{got:?}");
+        assert!(got.contains(&"/api/de/attractions?page=1&per_page=10".into()), "{got:?}");
+        assert!(got.contains(&"/api/de/attractions".into()), "{got:?}");
     }
 
     #[test]

@@ -10,13 +10,13 @@
 //!   leaves the next one knowing what may have changed: those keys are purged, and
 //!   deleted when the next build no longer has them.
 //! - `deleting`: folio's objects it is about to delete, kept until they are gone.
-//! - `owed`: the one ledger of what is owed a purge, per [`Recipient`]: the purge list file
-//!   (`list`: keys changed since a deploy last wrote one) and each CDN a deploy purges
-//!   (`cloudfront:ID`, `cloudflare:ZONE`: keys it has not accepted a purge of, from a purge
-//!   that failed or a deploy cut short before it). Written as format 4 while anything is
-//!   owed, which an older folio refuses to read rather than drop the debt; a record owing
-//!   nothing is format 2, which every folio reads. Formats 2 and 3 kept the same debts as
-//!   `unpurged` (the list's) and `purging` (the CDNs'): they are read into `owed`.
+//! - the one ledger of what is owed a purge, per [`Recipient`]: the purge list file (keys
+//!   changed since a deploy last wrote one, stored as `unpurged`, as every format since 2
+//!   has) and each CDN a deploy purges (`owed`: `cloudfront:ID`, `cloudflare:ZONE` to the
+//!   keys it has not accepted a purge of, from a purge that failed or a deploy cut short
+//!   before it). Written as format 4 while a CDN is owed something, which an older folio
+//!   refuses to read rather than drop the debt; a record owing no CDN is format 2, which
+//!   every folio reads. Format 3 kept the CDNs' debts as `purging`: read into the ledger.
 //!
 //! It is read back from the store, so it is input like a manifest: keys of objects that
 //! are not clean relative paths are dropped here; what is owed is evidence the deploy
@@ -46,22 +46,26 @@ pub enum Recipient {
     /// The purge list (`--purge-list`): what changed since one was last written.
     List,
     Cdn(crate::config::Cdn),
+    /// A name no folio writes (`CloudFront:X`, ` cloudfront:X`): kept as read, for the
+    /// ledger to drop and say so.
+    Other(String),
 }
 
 impl Recipient {
-    /// As the record names it: `list`, `cloudfront:ID`, `cloudflare:ZONE`.
+    /// As the record names it: `cloudfront:ID`, `cloudflare:ZONE`.
     fn wire(&self) -> String {
         match self {
             Recipient::List => "list".into(),
             Recipient::Cdn(cdn) => cdn.to_string(),
+            Recipient::Other(name) => name.clone(),
         }
     }
 
-    /// The recipient a record names, or `None` for a name no folio writes.
-    fn from_wire(name: &str) -> Option<Recipient> {
+    /// The recipient a record names.
+    fn from_wire(name: &str) -> Recipient {
         match name {
-            "list" => Some(Recipient::List),
-            cdn => cdn.parse().ok().map(Recipient::Cdn),
+            "list" => Recipient::List,
+            cdn => cdn.parse().map_or_else(|_| Recipient::Other(name.to_string()), Recipient::Cdn),
         }
     }
 }
@@ -71,13 +75,23 @@ impl std::fmt::Display for Recipient {
         match self {
             Recipient::List => f.write_str("the purge list"),
             Recipient::Cdn(cdn) => write!(f, "{cdn}"),
+            Recipient::Other(name) => write!(f, "`{}`", name.escape_debug()),
         }
     }
 }
 
-/// Who writes records: this folio and its version, written into each.
+/// Who writes records: this folio, its version and commit, written into each.
 fn writer() -> String {
-    format!("folio {}", env!("CARGO_PKG_VERSION"))
+    format!("folio {}", env!("FOLIO_VERSION"))
+}
+
+/// A record's `writer` as a message may show it: it is read from the store, so anything
+/// may be there (escapes, a page of text): at most 80 characters, control and
+/// direction-changing characters escaped.
+fn shown_writer(raw: &str) -> String {
+    let cut: String = raw.chars().take(80).collect();
+    let shown = crate::diag::printable(&cut);
+    if raw.chars().count() > 80 { format!("{shown}…") } else { shown.into_owned() }
 }
 
 /// How many bytes a record of `size` bytes (as the store lists it) may decompress to: an
@@ -193,15 +207,15 @@ struct Wire {
     deleting: BTreeMap<String, WirePut>,
     #[serde(default)]
     pending: BTreeMap<String, Vec<String>>,
-    /// Formats 2 and 3: the list's keys.
-    #[serde(default, skip_serializing)]
+    /// The purge list's keys.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     unpurged: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     carried_until: Option<i64>,
     /// Format 3: the CDNs' keys.
     #[serde(default, skip_serializing)]
     purging: BTreeMap<String, Vec<String>>,
-    /// Format 4: every recipient's keys.
+    /// Format 4: each CDN's keys.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     owed: BTreeMap<String, Vec<String>>,
 }
@@ -282,9 +296,10 @@ impl Record {
             map.iter().map(|(k, p)| (k.clone(), sets.wire(p))).collect()
         };
         let owed: BTreeMap<String, Vec<String>> = (self.owed.iter())
-            .filter(|(_, keys)| !keys.is_empty())
+            .filter(|(to, keys)| **to != Recipient::List && !keys.is_empty())
             .map(|(to, keys)| (to.wire(), keys.iter().cloned().collect()))
             .collect();
+        let unpurged = self.owed.get(&Recipient::List).map(|k| k.iter().cloned().collect());
         let wire = Wire {
             version: if owed.is_empty() { PLAIN } else { VERSION },
             writer: writer(),
@@ -293,7 +308,7 @@ impl Record {
             pending: (self.pending.iter())
                 .map(|(k, md5s)| (k.clone(), md5s.iter().map(md5_hex).collect()))
                 .collect(),
-            unpurged: Vec::new(),
+            unpurged: unpurged.unwrap_or_default(),
             carried_until: self.carried_until,
             purging: BTreeMap::new(),
             owed,
@@ -327,7 +342,10 @@ impl Record {
             serde_json::from_slice::<Probe>(&text).map_err(|e| format!("not a record ({e})"))?;
         let version = probe.version;
         if version > VERSION {
-            let by = if probe.writer.is_empty() { "a newer folio".into() } else { probe.writer };
+            let by = match probe.writer.as_str() {
+                "" => "a newer folio".into(),
+                writer => shown_writer(writer),
+            };
             return Ok(Err(Unreadable::Newer { format: version, writer: by, this: writer() }));
         }
         let not = |e: serde_json::Error| format!("not a record ({e})");
@@ -373,9 +391,7 @@ impl Record {
                 // Taken as written: the ledger checks each against the build, and says
                 // what it drops.
                 for (to, keys) in wire.owed.into_iter().chain([list]).chain(wire.purging) {
-                    if let Some(to) = Recipient::from_wire(&to) {
-                        record.owed.entry(to).or_default().extend(keys);
-                    }
+                    record.owed.entry(Recipient::from_wire(&to)).or_default().extend(keys);
                 }
                 record.owed.retain(|_, keys| !keys.is_empty());
             }
@@ -449,8 +465,11 @@ mod tests {
             serde_json::from_slice::<serde_json::Value>(&text).unwrap()["version"].as_u64().unwrap()
         };
         assert_eq!(format(&r), 2, "a record that owes nothing is what an older folio reads");
-        // Owing a purge, it is format 4: an older folio refuses it rather than drop it.
+        // The purge list's debt is what format 2 kept (`unpurged`): still format 2.
         r.owed.insert(Recipient::List, ["api/c.json".into()].into());
+        let back = Record::from_bytes(&r.to_bytes()).unwrap();
+        assert_eq!((back, format(&r)), (r.clone(), 2));
+        // Owing a CDN, it is format 4: an older folio refuses it rather than drop the debt.
         let cdn = Recipient::Cdn(crate::config::Cdn::CloudFront("E2QWRUHAPOMQZL".into()));
         r.owed.insert(cdn, ["api/d.json".into()].into());
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
@@ -460,7 +479,7 @@ mod tests {
         let hostile = Record::from_bytes(&gz(wire)).unwrap();
         // What is owed is taken as written, for the ledger to check against the build.
         let owed: Vec<usize> = hostile.owed.values().map(BTreeSet::len).collect();
-        assert_eq!(owed, [1, 3], "the list's and the one CDN's; `../z` is no recipient");
+        assert_eq!(owed, [1, 3, 1], "the list's, the CDN's, and `../z`'s for the ledger to drop");
         assert_eq!(Record { owed: BTreeMap::new(), ..hostile }, Record::default());
         assert!(Record::from_bytes(b"not gzip").is_err());
         assert_eq!(
@@ -511,9 +530,10 @@ mod tests {
         let want: BTreeMap<Recipient, BTreeSet<String>> = [
             (Recipient::List, ["api/a.json".to_string()].into()),
             (cdn, ["api/b.json".to_string()].into()),
+            (Recipient::Other("fastly:x".into()), ["api/c.json".to_string()].into()),
         ]
         .into();
-        assert_eq!(r.owed, want, "a recipient no folio names is no debt");
+        assert_eq!(r.owed, want, "a recipient no folio names is read as such, for the ledger");
         let v2 = r#"{"version":2,"headers":[],"objects":{},"unpurged":["api/a.json"]}"#;
         assert_eq!(Record::from_bytes(&gz(v2)).unwrap().owed.len(), 1);
     }

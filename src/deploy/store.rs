@@ -224,6 +224,20 @@ fn half_a_pair(scheme: Scheme) -> Option<String> {
     (!missing.is_empty()).then(|| missing.join("; "))
 }
 
+/// The AWS credentials a signature is made from.
+pub(crate) const AWS_SECRETS: [&str; 3] =
+    ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"];
+
+/// Of `vars`, one set to a value with a control character or a space in it (a newline
+/// pasted with a key): named, never printed. A request signed with it would fail deep
+/// inside the client (the S3 signer panics on it).
+pub(crate) fn garbled_secret(vars: &[&str]) -> Option<String> {
+    let garbled = |v: &String| v.chars().any(|c| c.is_control() || c.is_whitespace());
+    vars.iter().find(|var| env(var).is_some_and(|v| garbled(&v))).map(|var| {
+        format!("{var} holds a space or a control character (a newline pasted with it?): set it to the value alone")
+    })
+}
+
 /// Retries: four, as the AWS SDKs' standard mode makes three attempts; a failure is then
 /// reported rather than waited out (object_store's default waits up to three minutes).
 fn retry() -> RetryConfig {
@@ -320,6 +334,11 @@ pub fn connect(
     // Half a pair of credentials is named before the client says "Missing AccessKeyId".
     if let Some(half) = half_a_pair(target.scheme) {
         return Err(Failure::Refused(format!("{}: {half}", what()).into()));
+    }
+    if let Some(garbled) =
+        garbled_secret(if target.scheme == Scheme::S3 { &AWS_SECRETS } else { &[] })
+    {
+        return Err(Failure::Refused(format!("{}: {garbled}", what()).into()));
     }
     let refused = |e: object_store::Error| {
         let hint = missing_credentials(target.scheme).map(|h| format!("; {h}")).unwrap_or_default();

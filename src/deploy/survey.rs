@@ -3,7 +3,11 @@
 //! write anything ([`writes`]); and, when it would, the lease taken and the store surveyed
 //! again if another deploy wrote meanwhile ([`lease`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+
+/// Folders the record may name beyond the build's (a language, a size or a user's folder
+/// removed since) before the prefix is listed once instead of folder by folder.
+const RECORDED_FOLDERS: usize = 64;
 
 use super::lease::Lease;
 use super::ledger::Ledger;
@@ -53,11 +57,29 @@ pub(super) async fn survey(
             remote.list_all().await?
         }
         None => {
-            let keys = (scanned.iter().map(|f| f.rel.as_str()))
-                .chain(old.objects.keys().map(String::as_str))
-                .chain(old.deleting.keys().map(String::as_str))
-                .chain(old.pending.keys().map(String::as_str));
-            remote.list(keys).await?
+            let folder = |key: &str| key.rsplit_once('/').map_or("", |(f, _)| f).to_string();
+            let own: BTreeSet<String> = scanned.iter().map(|f| folder(&f.rel)).collect();
+            let recorded = (old.objects.keys().chain(old.deleting.keys()))
+                .chain(old.pending.keys())
+                .map(|k| folder(k))
+                .filter(|f| !own.contains(f));
+            let others: BTreeSet<String> = recorded.collect();
+            if others.len() > own.len().max(RECORDED_FOLDERS) {
+                // A record can name any folders (someone else may write it): past what
+                // a build of folio leaves, one listing of the prefix costs what the store
+                // holds, not what the record says.
+                warnings.push(format!(
+                    "the deploy record names {} folders this build has not: the prefix is listed once instead of folder by folder",
+                    others.len()
+                ));
+                remote.list_all().await?
+            } else {
+                let keys = (scanned.iter().map(|f| f.rel.as_str()))
+                    .chain(old.objects.keys().map(String::as_str))
+                    .chain(old.deleting.keys().map(String::as_str))
+                    .chain(old.pending.keys().map(String::as_str));
+                remote.list(keys).await?
+            }
         }
     };
     remote.progress.start("hash", 0);

@@ -84,6 +84,33 @@ impl<F: Fn(&mut std::fmt::Formatter) -> std::fmt::Result> Display for Spelled<F>
     }
 }
 
+/// A page file as folio's layout spells one, whatever its language and resource:
+/// `(endpoint, size, page)` of `api/{lang}/{resource}/{S}/{P}.json` or
+/// `api/{resource}/{S}/{P}.json`, each name a plain segment (lowercase letters, digits,
+/// `-` and `_`, a letter or digit first, as folio.toml's languages and resource are) and
+/// both numbers as folio writes them. What a purge of a page folio once wrote names, also
+/// of a language, resource or size since removed.
+pub fn any_page(rel: &str) -> Option<(&str, u64, u64)> {
+    let plain = |s: &str| {
+        let b = s.as_bytes();
+        (1..=64).contains(&b.len())
+            && b[0].is_ascii_alphanumeric()
+            && b.iter()
+                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-' || c == b'_')
+    };
+    let stem = rel.strip_suffix(".json")?;
+    let (endpoint, page) = stem.rsplit_once('/')?;
+    let (endpoint, size) = endpoint.rsplit_once('/')?;
+    let names = endpoint.strip_prefix(API)?;
+    let named = match names.split_once('/') {
+        None => plain(names),
+        Some((lang, resource)) => plain(lang) && plain(resource),
+    };
+    let number = |n: &str| super::valid_page(n).then(|| n.parse().ok()).flatten();
+    named.then_some(())?;
+    Some((endpoint, number(size)?, number(page)?))
+}
+
 /// A page file, named by its parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageFile {

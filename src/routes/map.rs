@@ -138,8 +138,12 @@ impl Map {
     /// bare endpoint for page 1 at the default size, `?per_page=S` for page 1 (an absent
     /// page is 1), and Laravel's spelling when a Laravel envelope is on.
     pub fn urls(&self, p: &PageFile) -> Vec<String> {
-        let endpoint = self.endpoint(p.variant);
-        let (size, page) = (p.size, p.page);
+        self.urls_at(&self.endpoint(p.variant), p.size, p.page)
+    }
+
+    /// [`Map::urls`] of page `page` at size `size` below `endpoint` (`api/{lang}/{resource}`
+    /// or `api/{resource}`), any endpoint folio's layout spells, configured or not.
+    pub fn urls_at(&self, endpoint: &str, size: u64, page: u64) -> Vec<String> {
         let mut out = vec![
             format!("{endpoint}{}", layout::path_suffix(size, page)),
             format!("{endpoint}{}", layout::query(size, page)),
@@ -153,7 +157,7 @@ impl Map {
         }
         if page == 1 {
             if size == self.shape.default_page_size {
-                out.push(endpoint.clone());
+                out.push(endpoint.to_string());
             }
             out.push(format!("{endpoint}?per_page={size}"));
         }

@@ -142,7 +142,7 @@ fn rendered_hosts(project: &Project, map: &Map) -> Vec<(HostTarget, Vec<HostFile
     // The Worker of `serve_from = "r2"` reads where `[deploy] url` puts the files
     // (validated as an s3:// URL).
     let r2 = (project.hosting.cloudflare.serve_from == crate::config::ServeFrom::R2)
-        .then_some(project.deploy.target.as_ref())
+        .then_some(project.deploy.configured.as_ref())
         .flatten()
         .map(|t| hosts::R2 { bucket: t.bucket.clone(), prefix: t.prefix.clone() });
     let ctx = HostCtx { routes: map, root, listen: project.hosting.listen.clone(), r2 };

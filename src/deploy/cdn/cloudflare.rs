@@ -45,6 +45,11 @@ impl Cloudflare {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         // A dry run sends nothing, and needs no token to say what it would send.
         let token = match var(TOKEN_VAR) {
+            Some(token) if token.chars().any(|c| c.is_control() || c.is_whitespace()) => {
+                return Err(format!(
+                    "{TOKEN_VAR} holds a space or a control character (a newline pasted with it?): set it to the token alone"
+                ));
+            }
             Some(token) => token,
             None if dry_run => String::new(),
             None => {
@@ -82,7 +87,7 @@ impl Cloudflare {
                 each.collect::<Vec<_>>().join("; ")
             })
             .unwrap_or_default();
-        let errors = their_words(&errors, &self.token);
+        let errors = their_words(&errors, &[&self.token]);
         let why =
             if errors.is_empty() { status.to_string() } else { format!("{status}: {errors}") };
         if status.is_success() && answer.as_ref().is_some_and(|r| r.success) {

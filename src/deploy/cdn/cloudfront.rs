@@ -49,6 +49,11 @@ impl CloudFront {
             Some(e) => super::endpoint(ENDPOINT_VAR, &e)?,
             None => DEFAULT_ENDPOINT.to_string(),
         };
+        if let Some(garbled) =
+            crate::deploy::store::garbled_secret(&crate::deploy::store::AWS_SECRETS)
+        {
+            return Err(garbled);
+        }
         let s3 = crate::deploy::store::s3_from_env()
             .with_bucket_name("folio-cloudfront")
             .with_region("us-east-1")
@@ -108,7 +113,15 @@ impl CloudFront {
             };
         }
         let (code, message) = match quick_xml::de::from_str::<ErrorResponse>(&text) {
-            Ok(e) => (their_words(&e.error.code, ""), their_words(&e.error.message, "")),
+            Ok(e) => {
+                // An endpoint that echoes the request's headers must not print the keys.
+                let secrets = [
+                    credential.key_id.as_str(),
+                    credential.secret_key.as_str(),
+                    credential.token.as_deref().unwrap_or(""),
+                ];
+                (their_words(&e.error.code, &secrets), their_words(&e.error.message, &secrets))
+            }
             Err(_) => (String::new(), String::new()),
         };
         let why = [status.to_string(), code.clone(), message]

