@@ -49,7 +49,8 @@ complete -c folio -n "__fish_folio_using_subcommand build" -s h -l help -d 'Prin
 complete -c folio -n "__fish_folio_using_subcommand check" -l config -d 'The config file (default: folio.toml in the working directory)' -r -F
 complete -c folio -n "__fish_folio_using_subcommand check" -l data -d 'The data folder, overriding `data_dir`' -r -F
 complete -c folio -n "__fish_folio_using_subcommand check" -l format -d 'How to report' -r -f -a "text\t'Lines for people: problems on stderr, the summary on stdout'
-json\t'One JSON object on stdout with the summary and every problem (stable keys)'"
+json\t'One JSON object on stdout with the summary and every problem (stable keys)'
+github\t'GitHub Actions annotations on stdout, one `::error` (`::warning`) line a problem, at its file, line and column; then the text format\'s summary'"
 complete -c folio -n "__fish_folio_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c folio -n "__fish_folio_using_subcommand serve" -l config -d 'The config file (default: folio.toml in the working directory)' -r -F
 complete -c folio -n "__fish_folio_using_subcommand serve" -l port -d 'The port to listen on; 0 picks a free one' -r

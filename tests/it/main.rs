@@ -5,6 +5,7 @@ mod damage;
 mod deploy;
 mod emulators;
 mod envelopes;
+mod environment;
 mod frontend;
 mod harness;
 mod hosts;

@@ -451,8 +451,21 @@ fn every_link_to_the_project_is_its_one_home() {
         assert!(!text.contains("your-org/folio"), "{}: a placeholder home", path.display());
     }
     assert!(wrong.is_empty(), "links to another home than {slug}: {wrong:?}");
+    // `--help` links the docs of the commit it was built from (no tag need exist for it),
+    // and that commit has them.
     let (_, help, _) = run(Command::new(BIN).arg("--help"));
-    assert!(help.contains(&format!("{home}/tree/v{}/docs", version())), "{help}");
+    let head = Command::new("git").args(["-C"]).arg(repo()).args(["rev-parse", "HEAD"]).output();
+    let head = head.ok().filter(|o| o.status.success() && repo().join(".git").exists());
+    let rev = head.map_or("main".to_string(), |o| String::from_utf8_lossy(&o.stdout).trim().into());
+    assert!(help.contains(&format!("{home}/tree/{rev}/docs ")), "{rev}: {help}");
+    if rev != "main" {
+        let (ok, _, err) = run(Command::new("git")
+            .arg("-C")
+            .arg(repo())
+            .args(["cat-file", "-e"])
+            .arg(format!("{rev}:docs/cli.md")));
+        assert!(ok, "{rev} has no docs/cli.md: {err}");
+    }
 }
 
 #[test]
