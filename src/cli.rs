@@ -249,7 +249,8 @@ pub struct DeployArgs {
     #[arg(long, value_name = "N")]
     pub max_deletes: Option<u64>,
     /// Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON;
-    /// `-` for standard output (a FIFO or a device is written through).
+    /// `-` for standard output (a FIFO or a device is written through). It names every
+    /// change since the last purge list was written, also those of deploys without one.
     #[arg(long, value_name = "FILE")]
     pub purge_list: Option<PathBuf>,
     /// Purge this CDN once the store holds the build, instead of `[deploy] purge`:

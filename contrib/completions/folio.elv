@@ -69,7 +69,7 @@ set edit:completion:arg-completer[folio] = {|@words|
             cand --to 'Where to publish, overriding `[deploy] url`: s3://bucket/prefix, gs://bucket/prefix, az://container/prefix or file:///dir'
             cand --endpoint 'An S3-compatible store''s endpoint (R2, MinIO, Ceph), overriding `[deploy] endpoint`'
             cand --max-deletes 'Refuse to delete more stale objects than this, overriding `[deploy] max_deletes`'
-            cand --purge-list 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through)'
+            cand --purge-list 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through). It names every change since the last purge list was written, also those of deploys without one'
             cand --purge 'Purge this CDN once the store holds the build, instead of `[deploy] purge`: `cloudfront:DISTRIBUTION_ID` or `cloudflare:ZONE_ID` (repeat for more)'
             cand --purge-wait 'Wait at most this many seconds in all for a CDN that asks the purge to wait (throttled, busy), overriding `[deploy] purge_wait`'
             cand --dry-run 'Print the plan and send nothing that writes'

@@ -60,7 +60,7 @@ complete -c folio -n "__fish_folio_using_subcommand deploy" -l config -d 'The co
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l to -d 'Where to publish, overriding `[deploy] url`: s3://bucket/prefix, gs://bucket/prefix, az://container/prefix or file:///dir' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l endpoint -d 'An S3-compatible store\'s endpoint (R2, MinIO, Ceph), overriding `[deploy] endpoint`' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l max-deletes -d 'Refuse to delete more stale objects than this, overriding `[deploy] max_deletes`' -r
-complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-list -d 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through)' -r -F
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-list -d 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through). It names every change since the last purge list was written, also those of deploys without one' -r -F
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge -d 'Purge this CDN once the store holds the build, instead of `[deploy] purge`: `cloudfront:DISTRIBUTION_ID` or `cloudflare:ZONE_ID` (repeat for more)' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-wait -d 'Wait at most this many seconds in all for a CDN that asks the purge to wait (throttled, busy), overriding `[deploy] purge_wait`' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l dry-run -d 'Print the plan and send nothing that writes'

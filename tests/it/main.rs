@@ -13,6 +13,7 @@ mod house;
 mod inputs;
 mod limits;
 mod oracle;
+mod recipes;
 mod release;
 mod safety;
 mod serve;

@@ -450,26 +450,33 @@ fn yaml_blocks(doc: &str) -> Vec<String> {
 }
 
 #[test]
-fn ci_recipes_install_one_pinned_release_of_folio() {
+fn ci_recipes_install_one_pinned_commit_of_folio_until_it_has_a_release() {
     // A project repository holds folio.toml and data/, no Cargo.toml: `--path .` fails
-    // there; a recipe installs a released version, pinned in one place (the install itself
-    // runs against a local server in tests/it/release.rs).
+    // there. No release exists yet: a recipe builds folio from its repository at one
+    // commit, pinned in one place, and caches the binary by it (the recipes run as
+    // written in tests/it/recipes.rs; the release routes in tests/it/release.rs).
     let mut recipes = 0;
+    let mut revs = BTreeSet::new();
     for doc in ["docs/ci.md", "docs/publish.md"] {
         for block in yaml_blocks(doc).iter().filter(|b| b.contains("folio deploy")) {
             recipes += 1;
             assert!(!block.contains("--path ."), "{doc}: installs from a path\n{block}");
-            let action = block.contains("uses: folio-api/folio@v0.1.0")
-                && block.lines().any(|l| {
-                    l.trim().trim_start_matches("with: {").trim().starts_with("version: 0.")
-                });
-            let installer = block.contains("FOLIO_VERSION: \"0.")
-                && block.contains("folio-installer.sh")
-                && block.contains("key: folio-$FOLIO_VERSION");
-            assert!(action || installer, "{doc}: no pinned release installed\n{block}");
+            assert!(!block.contains("folio-api/folio@"), "{doc}: an action of no release\n{block}");
+            let install = "cargo install --locked --git https://github.com/folio-api/folio --rev \"$FOLIO_REV\"";
+            assert!(block.contains(install), "{doc}: no install of the pinned commit\n{block}");
+            let rev = (block.lines())
+                .find_map(|l| l.trim().strip_prefix("FOLIO_REV: "))
+                .and_then(|r| r.split_whitespace().next())
+                .unwrap_or_else(|| panic!("{doc}: FOLIO_REV is not set\n{block}"));
+            assert!(rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()), "{doc}: {rev}");
+            revs.insert(rev.to_string());
+            let keyed = block.contains("folio-${{ env.FOLIO_REV }}")
+                || block.contains("key: folio-$FOLIO_REV");
+            assert!(keyed, "{doc}: no cache keyed by the commit\n{block}");
         }
     }
     assert_eq!(recipes, 3, "the GitHub and GitLab pipelines and the OIDC job");
+    assert_eq!(revs.len(), 1, "one commit in every recipe: {revs:?}");
 }
 
 #[test]
