@@ -2,6 +2,7 @@
 
 mod build;
 mod damage;
+mod databases;
 mod deploy;
 mod emulators;
 mod envelopes;
