@@ -7,7 +7,7 @@
 //! stages its new pages beside the old ones) and [`ROOM_BASE`], else the system's
 //! temporary folder. What the build writes is estimated by the caller from the listing's
 //! shape (`serve::estimate`); a build that finds memory full all the same is built again
-//! on disk (`serve::Preview::start`). Measured at 10,000 records (README, "The preview"):
+//! on disk (`serve::Preview::start`). Measured at 10,000 records (BENCHMARKS.md, "The preview"):
 //! on this machine's disk the first build took up to 2 s where tmpfs took 0.3 s, whatever
 //! disk the project itself is on.
 //!
