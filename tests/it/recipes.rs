@@ -182,10 +182,8 @@ impl GitHub {
         let (mut ran, mut log, mut saves) = (Vec::new(), String::new(), Vec::new());
         for (i, step) in job["steps"].as_array().unwrap().iter().enumerate() {
             let name = step["name"].as_str().map_or(format!("step {i}"), str::to_string);
-            if let Some(condition) = step["if"].as_str() {
-                if !holds(condition, &context) {
-                    continue;
-                }
+            if step["if"].as_str().is_some_and(|condition| !holds(condition, &context)) {
+                continue;
             }
             ran.push(name.clone());
             if let Some(uses) = step["uses"].as_str() {
