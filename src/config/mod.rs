@@ -209,41 +209,6 @@ impl FieldType {
         }
     }
 
-    /// Why `s`, refused as a value of this date type, is most likely a spreadsheet's date
-    /// in a locale's order (`14.03.1998`, `03/14/1998`): the order it reads in, and what to
-    /// write instead. The same words for every value of one order, so that a column of them
-    /// is said once (`diag::group_repeats`).
-    pub fn date_hint(self, s: &str) -> Option<&'static str> {
-        if !matches!(self, FieldType::Date | FieldType::Datetime) {
-            return None;
-        }
-        let date = s.get(..10).filter(|_| s.len() == 10 || s.as_bytes()[10] == b' ')?;
-        let part = |r: std::ops::Range<usize>| date.get(r).and_then(|p| p.parse::<u32>().ok());
-        let (first, second, year) = (part(0..2)?, part(3..5)?, part(6..10)?);
-        let sep = date.as_bytes()[2];
-        if sep != date.as_bytes()[5] || !matches!(sep, b'.' | b'/' | b'-') || year < 1000 {
-            return None;
-        }
-        let day_first = (1..=31).contains(&first) && (1..=12).contains(&second);
-        let month_first = (1..=12).contains(&first) && (1..=31).contains(&second);
-        let hint = match (sep, day_first, month_first) {
-            (b'.', true, _) => {
-                "it reads as DD.MM.YYYY, as spreadsheets write dates in many European locales: write YYYY-MM-DD (in the spreadsheet, format the column as YYYY-MM-DD before exporting)"
-            }
-            (b'/', true, false) | (b'-', true, false) => {
-                "it reads as DD/MM/YYYY (day first): write YYYY-MM-DD (in the spreadsheet, format the column as YYYY-MM-DD before exporting)"
-            }
-            (b'/', false, true) | (b'-', false, true) => {
-                "it reads as MM/DD/YYYY (month first, as in the US): write YYYY-MM-DD (in the spreadsheet, format the column as YYYY-MM-DD before exporting)"
-            }
-            (_, true, true) => {
-                "it reads as DD/MM/YYYY or as MM/DD/YYYY, which its numbers cannot tell apart: write YYYY-MM-DD (in the spreadsheet, format the column as YYYY-MM-DD before exporting)"
-            }
-            _ => return None,
-        };
-        Some(hint)
-    }
-
     /// A date-time as microseconds since the epoch in UTC, the instant it sorts by (offsets
     /// differ from value to value); `None` for anything else.
     pub fn instant(self, s: &str) -> Option<i64> {

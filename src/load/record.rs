@@ -117,7 +117,7 @@ pub fn check_type(v: &Value, kind: FieldType) -> Result<(), String> {
             i64::MAX
         ));
     }
-    let hint = v.as_str().and_then(|s| kind.date_hint(s)).map(|h| format!("; {h}"));
+    let hint = v.as_str().and_then(|s| super::dates::hint(kind, s)).map(|h| format!("; {h}"));
     Err(format!(
         "expected {}, found {} ({}){}",
         article(kind),

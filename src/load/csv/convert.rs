@@ -67,12 +67,12 @@ pub fn convert(cell: &str, kind: Option<FieldType>, decimal: u8) -> Result<Value
         FieldType::Date => Err(format!(
             "{:?} is not a date (YYYY-MM-DD, a real day){}",
             shown(),
-            hint(FieldType::Date.date_hint(cell))
+            hint(crate::load::dates::hint(FieldType::Date, cell))
         )),
         _ => Err(format!(
             "{:?} is not a date-time (RFC 3339 with its offset, like 2026-11-26T09:30:00Z){}",
             shown(),
-            hint(FieldType::Datetime.date_hint(cell))
+            hint(crate::load::dates::hint(FieldType::Datetime, cell))
         )),
     }
 }
