@@ -6,77 +6,117 @@ use clap::{Args, Parser, Subcommand};
 
 /// Pre-renders a paginated JSON API of attractions into static files.
 #[derive(Debug, Parser)]
-#[command(name = "folio", bin_name = "folio", version = env!("FOLIO_VERSION"), about, after_help = EXAMPLES)]
+#[command(name = "folio", bin_name = "folio", version = env!("FOLIO_VERSION"), about, after_help = after("", EXAMPLES))]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
-const EXAMPLES: &str = concat!(
-    "\
+const EXAMPLES: &str = "\
 Examples:
   folio init my-api --languages en,fr    start a project with sample data
   folio build                            write output/ (and hosting/) from folio.toml
   folio serve                            preview on http://127.0.0.1:8080/
-  folio check --format json              validate only, for a CI step
-  folio deploy --purge-list purge.json   publish output/ to [deploy] url
+  folio check --format github            validate only, annotations for a CI step
+  folio deploy --purge-list purge.json   publish output/ to [deploy] url";
 
-Docs: ",
+/// The docs of the commit this binary was built from (`main` when that is unknown).
+const DOCS: &str = concat!(
+    "Docs: ",
     env!("CARGO_PKG_REPOSITORY"),
-    "/tree/v",
-    env!("CARGO_PKG_VERSION"),
+    "/tree/",
+    env!("FOLIO_DOCS_REV"),
     "/docs (cli.md, config.md, api.md; also `folio man`)."
 );
+
+/// What `--help` says after the options of `command` (`""`: folio itself): its examples,
+/// the environment variables it reads (`folio::environment`), and for folio itself where
+/// the docs are.
+pub fn after(command: &str, examples: &str) -> String {
+    let mut text = examples.to_string();
+    let read: Vec<_> =
+        folio::environment::VARIABLES.iter().filter(|v| v.read_by(command)).collect();
+    if !read.is_empty() {
+        text.push_str("\n\nEnvironment:");
+        for variables in read {
+            text.push_str(&format!("\n  {}", variables.names.join(", ")));
+            for line in wrap(variables.what, 82) {
+                text.push_str(&format!("\n      {line}"));
+            }
+        }
+    }
+    if command.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(DOCS);
+    }
+    text
+}
+
+/// `text` in lines of at most `width` characters, broken between words.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Start a project: a commented folio.toml, sample data, templates/ and a .gitignore.
-    #[command(after_help = "\
+    #[command(after_help = after("init", "\
 Examples:
   folio init                                   here (refused if folio.toml or data/ exist)
   folio init my-api --languages en,fr,de       a new folder, three languages
-  folio init --resource museums --force        fill in what is missing; never overwrites data")]
+  folio init --resource museums --force        fill in what is missing; never overwrites data"))]
     Init(InitArgs),
     /// Build every page, error document and index into the output folder.
-    #[command(after_help = "\
+    #[command(after_help = after("build", "\
 Examples:
   folio build
   folio build --base-url https://example.org/travel --out public
-  folio build --config site/folio.toml --quiet")]
+  folio build --config site/folio.toml --quiet"))]
     Build(BuildArgs),
     /// Load and validate the data only; print every problem or a summary.
-    #[command(after_help = "\
+    #[command(after_help = after("check", "\
 Examples:
   folio check
-  folio check --format json > check.json   one JSON object; the exit code says the same")]
+  folio check --format json > check.json   one JSON object; the exit code says the same
+  folio check --format github              annotations for a GitHub Actions step"))]
     Check(CheckArgs),
     /// Preview: serve the API from memory with its exact semantics; reload on changes.
-    #[command(after_help = "\
+    #[command(after_help = after("serve", "\
 Examples:
   folio serve                      http://127.0.0.1:8080/
-  folio serve --port 0             a free port; the URL is the first line printed")]
+  folio serve --port 0             a free port; the URL is the first line printed"))]
     Serve(ServeArgs),
     /// Publish the finished build to object storage (S3 and S3-compatible, GCS, Azure, a
     /// folder), incrementally; say what a CDN must purge.
-    #[command(after_help = "\
+    #[command(after_help = after("deploy", "\
 Examples:
   folio build && folio deploy
   folio deploy --to s3://my-bucket/site --dry-run
   folio deploy --to s3://site --endpoint https://ACCOUNT.r2.cloudflarestorage.com
-  folio deploy --purge-list purge.json")]
+  folio deploy --purge-list purge.json"))]
     Deploy(DeployArgs),
     /// Print a shell completion script to stdout.
-    #[command(after_help = "\
+    #[command(after_help = after("completions", "\
 Examples:
   folio completions bash > ~/.local/share/bash-completion/completions/folio
   folio completions zsh > ~/.zfunc/_folio
-  folio completions fish > ~/.config/fish/completions/folio.fish")]
+  folio completions fish > ~/.config/fish/completions/folio.fish"))]
     Completions(CompletionsArgs),
     /// Print the man page (roff) to stdout, or write one page per command into a folder.
-    #[command(after_help = "\
+    #[command(after_help = after("man", "\
 Examples:
   folio man --out-dir ~/.local/share/man/man1 && man folio-deploy
-  folio man | man -l -")]
+  folio man | man -l -"))]
     Man(ManArgs),
 }
 
@@ -123,6 +163,9 @@ pub enum Format {
     Text,
     /// One JSON object on stdout with the summary and every problem (stable keys).
     Json,
+    /// GitHub Actions annotations on stdout, one `::error` (`::warning`) line a problem,
+    /// at its file, line and column; then the text format's summary.
+    Github,
 }
 
 /// `--config FILE`, which every command that reads a project takes.
@@ -209,7 +252,8 @@ pub struct DeployArgs {
     #[arg(long, value_name = "N")]
     pub max_deletes: Option<u64>,
     /// Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON;
-    /// `-` for standard output (a FIFO or a device is written through).
+    /// `-` for standard output (a FIFO or a device is written through). It names every
+    /// change since the last purge list was written, also those of deploys without one.
     #[arg(long, value_name = "FILE")]
     pub purge_list: Option<PathBuf>,
     /// Purge this CDN once the store holds the build, instead of `[deploy] purge`:

@@ -7,13 +7,14 @@
 //! vocabulary: [`routes::Map`], the one map of a listing's files and URLs, that the writer,
 //! every host config ([`hosts`]), `serve` and `deploy` follow. The command line (`cli`)
 //! and the commands (`cmd`, the only code that prints) are the binary's, in
-//! `src/main.rs`, not this library's API. README.md's "Architecture" section draws it.
+//! `src/main.rs`, not this library's API. ARCHITECTURE.md draws it.
 
 pub mod bytes;
 pub mod compress;
 pub mod config;
 pub mod deploy;
 pub mod diag;
+pub mod environment;
 pub mod error;
 pub mod explorer;
 pub mod hosts;

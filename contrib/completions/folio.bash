@@ -130,7 +130,7 @@ _folio() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json github" -- "${cur}"))
                     return 0
                     ;;
                 *)

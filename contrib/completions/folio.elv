@@ -70,7 +70,7 @@ set edit:completion:arg-completer[folio] = {|@words|
             cand --endpoint 'An S3-compatible store''s endpoint (R2, MinIO, Ceph), overriding `[deploy] endpoint`'
             cand --region 'The S3 region, overriding `[deploy] region` (R2: auto)'
             cand --max-deletes 'Refuse to delete more stale objects than this, overriding `[deploy] max_deletes`'
-            cand --purge-list 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through)'
+            cand --purge-list 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through). It names every change since the last purge list was written, also those of deploys without one'
             cand --purge 'Purge this CDN once the store holds the build, instead of `[deploy] purge`: `cloudfront:DISTRIBUTION_ID` or `cloudflare:ZONE_ID` (repeat for more)'
             cand --purge-wait 'Give the purges this many seconds in all, requests and waits for a CDN that asks to wait included, overriding `[deploy] purge_wait`'
             cand --max-purge-paths 'Send a CDN at most this many paths (CloudFront; a wildcard counts as one) or URLs and prefixes (Cloudflare), folding into wildcards past it, overriding `[deploy] max_purge_paths`'

@@ -49,7 +49,8 @@ complete -c folio -n "__fish_folio_using_subcommand build" -s h -l help -d 'Prin
 complete -c folio -n "__fish_folio_using_subcommand check" -l config -d 'The config file (default: folio.toml in the working directory)' -r -F
 complete -c folio -n "__fish_folio_using_subcommand check" -l data -d 'The data folder, overriding `data_dir`' -r -F
 complete -c folio -n "__fish_folio_using_subcommand check" -l format -d 'How to report' -r -f -a "text\t'Lines for people: problems on stderr, the summary on stdout'
-json\t'One JSON object on stdout with the summary and every problem (stable keys)'"
+json\t'One JSON object on stdout with the summary and every problem (stable keys)'
+github\t'GitHub Actions annotations on stdout, one `::error` (`::warning`) line a problem, at its file, line and column; then the text format\'s summary'"
 complete -c folio -n "__fish_folio_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c folio -n "__fish_folio_using_subcommand serve" -l config -d 'The config file (default: folio.toml in the working directory)' -r -F
 complete -c folio -n "__fish_folio_using_subcommand serve" -l port -d 'The port to listen on; 0 picks a free one' -r
@@ -60,7 +61,7 @@ complete -c folio -n "__fish_folio_using_subcommand deploy" -l to -d 'Where to p
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l endpoint -d 'An S3-compatible store\'s endpoint (R2, MinIO, Ceph), overriding `[deploy] endpoint`' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l region -d 'The S3 region, overriding `[deploy] region` (R2: auto)' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l max-deletes -d 'Refuse to delete more stale objects than this, overriding `[deploy] max_deletes`' -r
-complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-list -d 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through)' -r -F
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-list -d 'Write the URLs a CDN must purge (CloudFront paths, Cloudflare requests) as JSON; `-` for standard output (a FIFO or a device is written through). It names every change since the last purge list was written, also those of deploys without one' -r -F
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge -d 'Purge this CDN once the store holds the build, instead of `[deploy] purge`: `cloudfront:DISTRIBUTION_ID` or `cloudflare:ZONE_ID` (repeat for more)' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-wait -d 'Give the purges this many seconds in all, requests and waits for a CDN that asks to wait included, overriding `[deploy] purge_wait`' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l max-purge-paths -d 'Send a CDN at most this many paths (CloudFront; a wildcard counts as one) or URLs and prefixes (Cloudflare), folding into wildcards past it, overriding `[deploy] max_purge_paths`' -r

@@ -1,6 +1,7 @@
 //! `folio check`: the pipeline stopped after loading; every problem, or a summary. With
-//! `--format json`, one JSON object on stdout says the same (for a CI step to annotate a
-//! pull request); stderr and the exit code are those of the text format.
+//! `--format json`, one JSON object on stdout says the same (for a CI step to read); with
+//! `--format github`, GitHub Actions annotations on stdout, one a problem or warning, made
+//! from that object. stderr and the exit code are those of the text format.
 
 use serde_json::{Value, json};
 
@@ -16,13 +17,21 @@ const REPORT_VERSION: u64 = 1;
 
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let outcome = check(&args);
-    if args.format == Format::Json {
-        let text = serde_json::to_string_pretty(&report(&outcome)).expect("serializes");
-        say(format_args!("{text}"))?;
+    match args.format {
+        Format::Json => {
+            let text = serde_json::to_string_pretty(&report(&outcome)).expect("serializes");
+            say(format_args!("{text}"))?;
+        }
+        Format::Github => {
+            for line in annotations(&report(&outcome)) {
+                say(format_args!("{line}"))?;
+            }
+        }
+        Format::Text => {}
     }
     match outcome {
         Ok((project, listing)) => match args.format {
-            Format::Text => summary(&project, &listing),
+            Format::Text | Format::Github => summary(&project, &listing),
             Format::Json => {
                 warn(&listing);
                 Ok(())
@@ -177,6 +186,60 @@ fn problems(failure: &Failure) -> Vec<Value> {
     }
 }
 
+/// The report's problems and warnings as GitHub Actions workflow commands: one
+/// `::error` (`::warning`) line each, at its file, line and column where it has them, its
+/// record (index and id, for a line of many records) and field before its message.
+fn annotations(report: &Value) -> Vec<String> {
+    let each = |key: &str, level: &'static str| {
+        let list = report[key].as_array().map(Vec::as_slice).unwrap_or_default();
+        list.iter().map(move |problem| annotation(level, problem))
+    };
+    each("problems", "error").chain(each("warnings", "warning")).collect()
+}
+
+/// One problem of the report (`kind`, `file`, `line`, `field`, `message`, and `record` or
+/// `column` when known) as `::LEVEL file=…,line=…,col=…,title=…::TEXT`.
+fn annotation(level: &str, problem: &Value) -> String {
+    let mut properties = Vec::new();
+    if let Some(file) = problem["file"].as_str() {
+        properties.push(format!("file={}", property(file)));
+        if let Some(line) = problem["line"].as_u64() {
+            properties.push(format!("line={line}"));
+            let column = problem["record"]["column"].as_u64().or(problem["column"].as_u64());
+            if let Some(column) = column {
+                properties.push(format!("col={column}"));
+            }
+        }
+    }
+    if let Some(kind) = problem["kind"].as_str() {
+        properties.push(format!("title={}", property(&format!("folio check ({kind})"))));
+    }
+    let mut text = String::new();
+    if let Some(index) = problem["record"]["index"].as_u64() {
+        text.push_str(&format!("record [{index}]"));
+        if let Some(id) = problem["record"]["id"].as_str() {
+            text.push_str(&format!(" (id {id})"));
+        }
+        text.push_str(": ");
+    }
+    if let Some(field) = problem["field"].as_str() {
+        text.push_str(field);
+        text.push_str(": ");
+    }
+    text.push_str(problem["message"].as_str().unwrap_or_default());
+    format!("::{level} {}::{}", properties.join(","), message(&text))
+}
+
+/// A workflow command's message, escaped as the runner unescapes it: `%`, CR and LF.
+fn message(text: &str) -> String {
+    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// A workflow command's property value: as a message, and `:` and `,` too, which end it.
+fn property(text: &str) -> String {
+    message(text).replace(':', "%3A").replace(',', "%2C")
+}
+
 /// The JSON report: stable keys, null where a value is unknown (no config, no data).
 fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>) -> Value {
     match outcome {
@@ -236,5 +299,36 @@ fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>) -> Value {
                 "warnings": [],
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_annotation_escapes_what_the_runner_would_read_as_its_own() {
+        let problem = json!({
+            "kind": "data", "file": "data/a,b:c%.json", "line": 1, "field": "name",
+            "message": "100% \"x\"\r\nnext: line, two",
+            "record": {"index": 3, "column": 81, "id": "17"},
+        });
+        assert_eq!(
+            annotation("error", &problem),
+            "::error file=data/a%2Cb%3Ac%25.json,line=1,col=81,title=folio check (data)::record [3] (id 17): name: 100%25 \"x\"%0D%0Anext: line, two"
+        );
+        // Without a line no column; without a file neither; a record with no valid id.
+        let config = json!({"kind": "config", "file": "folio.toml", "line": null,
+            "field": null, "message": "m", "column": 4});
+        assert_eq!(
+            annotation("warning", &config),
+            "::warning file=folio.toml,title=folio check (config)::m"
+        );
+        let usage = json!({"kind": "usage", "file": null, "line": null, "field": null,
+            "message": "no config", "record": {"index": 0, "column": 2, "id": null}});
+        assert_eq!(
+            annotation("error", &usage),
+            "::error title=folio check (usage)::record [0]: no config"
+        );
     }
 }

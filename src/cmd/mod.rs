@@ -160,23 +160,6 @@ fn man(args: crate::cli::ManArgs) -> Result<(), Failure> {
 /// What every page says about exit codes (docs/cli.md has the table by command).
 const EXIT_STATUS: &str = "0: done. 1: refused, with the reason (invalid data, config or template, a file in the way, a folder folio will not write to, a deploy it will not do; a build then wrote nothing). 2: a usage error (an unknown flag, a missing folio.toml, an address it cannot bind) or an I/O or remote failure.";
 
-/// The environment folio reads.
-const ENVIRONMENT: &[(&str, &str)] = &[
-    (
-        "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN",
-        "credentials for s3:// deploys; also AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN, and container credentials. ~/.aws files are not read.",
-    ),
-    (
-        "AWS_REGION, AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL",
-        "the S3 region and endpoint when [deploy] and the command line give none; a variable set to \"\" counts as unset.",
-    ),
-    ("GOOGLE_SERVICE_ACCOUNT, GOOGLE_APPLICATION_CREDENTIALS", "credentials for gs:// deploys."),
-    (
-        "AZURE_STORAGE_ACCOUNT_NAME, AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_KEY",
-        "credentials for az:// deploys; AZURE_STORAGE_USE_EMULATOR and AZURITE_BLOB_STORAGE_URL reach Azurite.",
-    ),
-];
-
 /// A man page: clap_mangen's sections, the command's examples as typed (no hyphenation, no
 /// filling), then EXIT STATUS and ENVIRONMENT.
 fn render_man(cmd: clap::Command, out: &mut dyn Write) -> std::io::Result<()> {
@@ -197,7 +180,9 @@ fn render_man(cmd: clap::Command, out: &mut dyn Write) -> std::io::Result<()> {
     let mut roff = Roff::new();
     if let Some(after) = cmd.get_after_help() {
         let text = after.to_string();
-        let examples = text.strip_prefix("Examples:\n").unwrap_or(&text);
+        // The environment has a section of its own, below.
+        let text = text.split("\n\nEnvironment:\n").next().unwrap_or_default();
+        let examples = text.strip_prefix("Examples:\n").unwrap_or(text);
         roff.control("SH", ["EXAMPLES"]);
         roff.control("nf", []);
         for line in examples.lines() {
@@ -208,11 +193,24 @@ fn render_man(cmd: clap::Command, out: &mut dyn Write) -> std::io::Result<()> {
     }
     roff.control("SH", ["EXIT STATUS"]);
     roff.text([roman(EXIT_STATUS)]);
+    // The overview names every variable; a command's page those it reads, and folio's own.
+    let command = cmd.get_name().strip_prefix("folio-");
+    let read = folio::environment::VARIABLES
+        .iter()
+        .filter(|v| command.is_none_or(|c| v.read_by(c) || v.read_by("")));
     roff.control("SH", ["ENVIRONMENT"]);
-    for (names, what) in ENVIRONMENT {
+    for variables in read {
         roff.control("TP", []);
-        roff.text([roman(*names)]);
-        roff.text([roman(*what)]);
+        roff.text([roman(variables.names.join(", "))]);
+        roff.text([roman(variables.what)]);
+    }
+    if command.is_none() {
+        roff.control("SH", ["SEE ALSO"]);
+        roff.text([roman(concat!(
+            "The reference is the docs/ folder of ",
+            env!("CARGO_PKG_REPOSITORY"),
+            "; folio --help links it as of the commit folio was built from."
+        ))]);
     }
     roff.to_writer(out)?;
     if cmd.get_version().is_some() || cmd.get_long_version().is_some() {

@@ -25,14 +25,35 @@ pub(super) fn value(message: &str, key: &str, table: Option<&str>) -> String {
     // Other schemas' names for a type (`float`, `int`, `bool`) are the one folio means.
     let hint = match synonym(word).filter(|meant| valid.contains(meant)) {
         Some(meant) => format!("; did you mean `{meant}`?"),
+        None if key == "fallback"
+            && crate::diag::nearest(word, valid.iter().copied()).is_none() =>
+        {
+            fallback_meanings(word)
+        }
         None => suggestion(word, &valid),
     };
     format!("unknown value `{word}` {}{hint}", place(table))
 }
 
-/// A key that its table (`None`: the top level) does not have, whose keys are `valid`.
-pub(super) fn unknown_key(word: &str, table: Option<&str>, valid: &[&str]) -> String {
-    format!("unknown key `{word}` {}{}", place(table), suggestion(word, valid))
+/// A key that its table (`None`: the top level) does not have, whose keys are `valid`;
+/// `homes` are the tables that have it (`""`: the top level), where it was meant to go.
+pub(super) fn unknown_key(
+    word: &str,
+    table: Option<&str>,
+    valid: &[&str],
+    homes: &[&str],
+) -> String {
+    let hint = match homes {
+        [] => suggestion(word, valid),
+        [""] => {
+            format!("; `{word}` is a top-level key: write it above the first [table] of the file")
+        }
+        homes => {
+            let named: Vec<String> = homes.iter().map(|h| format!("[{h}]")).collect();
+            format!("; `{word}` is a key of {}: move it there", named.join(" or "))
+        }
+    };
+    format!("unknown key `{word}` {}{hint}", place(table))
 }
 
 /// A table that does not exist, as its `[header]` names it (`il8n`, `field.rating`):
@@ -47,7 +68,9 @@ pub(super) fn unknown_table(
     own: bool,
     valid: &[&str],
 ) -> String {
-    let nearest = crate::diag::nearest(word, valid.iter().copied());
+    // What other tools call folio's tables (`[l10n]` for [i18n]) are the ones meant.
+    let meant = table_synonym(word).filter(|t| valid.contains(t));
+    let nearest = meant.or_else(|| crate::diag::nearest(word, valid.iter().copied()));
     let hint = match (part, nearest) {
         (Some(p), Some(best)) => {
             format!("; did you mean `[{}{best}{}]`?", &header[..p.start], &header[p.end..])
@@ -60,6 +83,18 @@ pub(super) fn unknown_table(
         _ => suggestion(word, valid),
     };
     format!("unknown table `[{header}]`{hint}")
+}
+
+/// A table under `table`, whose keys are `valid` and which has no tables of its own: the
+/// header is a key written as a table (`[listing.sort]`), or a table that does not exist.
+pub(super) fn in_a_table_of_keys(header: &str, word: &str, table: &str, valid: &[&str]) -> String {
+    let meant = match crate::diag::nearest(word, valid.iter().copied()) {
+        Some(key) => {
+            format!(": did you mean the key `{key}`, written `{key} = …` under [{table}]?")
+        }
+        None => format!(": its keys are {}", valid.join(", ")),
+    };
+    format!("unknown table `[{header}]`; [{table}] has no tables{meant}")
 }
 
 /// A TOML syntax error: what toml says of its place, the column and the text at fault
@@ -75,6 +110,22 @@ pub(super) fn syntax(said: &[&str], column: u64, fault: Option<&str>) -> String 
     format!("{said} (column {column}, at `{fault}`){hint}")
 }
 
+/// What each value of `[i18n] fallback` does, for a value it does not have: a language
+/// (`en`) is the likeliest, and is what `default` does when it is the default language.
+fn fallback_meanings(word: &str) -> String {
+    let mut said = String::from(
+        "; expected one of: \"default\" (the value in the default language, [listing] default_language), \"null\" (a null value) or \"error\" (the build fails, naming each missing translation)",
+    );
+    if super::is_known_language(word) {
+        said.push_str(&format!(
+            "; to fill missing translations from `{}`, write fallback = \"default\" and set default_language = \"{}\" in [listing]",
+            word,
+            word.to_ascii_lowercase()
+        ));
+    }
+    said
+}
+
 /// `in [listing]`, or `at the top level`.
 fn place(table: Option<&str>) -> String {
     table.map_or_else(|| "at the top level".to_string(), |name| format!("in [{name}]"))
@@ -86,6 +137,16 @@ fn suggestion(word: &str, valid: &[&str]) -> String {
         hint if !hint.is_empty() || valid.is_empty() => hint,
         _ => format!("; expected one of: {}", valid.join(", ")),
     }
+}
+
+/// folio's table for what other tools name `word` (Hugo's and Rails' words for
+/// translations).
+fn table_synonym(word: &str) -> Option<&'static str> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "l10n" | "locale" | "locales" | "localization" | "localisation" | "translation"
+        | "translations" | "lang" => "i18n",
+        _ => return None,
+    })
 }
 
 /// folio's name for a type other schemas (SQL, JSON Schema, pandas, programming languages)

@@ -132,6 +132,36 @@ impl Table for HostingConfig {
     }
 }
 
+/// Every table of `folio.toml` as messages name it (`""`: the top level), with its keys:
+/// where a key written in the wrong table belongs.
+fn tables() -> [(&'static str, &'static [&'static str]); 10] {
+    [
+        ("", keys_of::<Config>()),
+        ("listing", keys_of::<ListingConfig>()),
+        ("fields.NAME", keys_of::<FieldSpec>()),
+        ("input", keys_of::<InputConfig>()),
+        ("i18n", keys_of::<I18nConfig>()),
+        ("output", keys_of::<OutputConfig>()),
+        ("hosting", keys_of::<HostingConfig>()),
+        ("hosting.cloudflare", keys_of::<CloudflareConfig>()),
+        ("openapi", keys_of::<OpenApiConfig>()),
+        ("deploy", keys_of::<DeployConfig>()),
+    ]
+}
+
+/// The tables other than `scope` (a name as [`tables`] gives it) that have the key `word`
+/// as a value (not as a table of their own).
+fn homes(word: &str, scope: &str) -> Vec<&'static str> {
+    let is_table = |table: &str, key: &str| {
+        let path = if table.is_empty() { key.to_string() } else { format!("{table}.{key}") };
+        key == "fields" && table.is_empty() || tables().iter().any(|(t, _)| *t == path)
+    };
+    (tables().into_iter())
+        .filter(|(table, keys)| *table != scope && keys.contains(&word) && !is_table(table, word))
+        .map(|(table, _)| table)
+        .collect()
+}
+
 impl Table for ListingConfig {}
 impl Table for InputConfig {}
 impl Table for FieldSpec {}
@@ -210,11 +240,13 @@ struct Walk<'t> {
 /// each other value deserialized alone, so that its error is at its own place.
 fn table<T: Table>(walk: &mut Walk<'_>, scope: &Scope, table: &DeTable<'_>) {
     let keys = keys_of::<T>();
+    // The keys that are tables of their own, which a misspelled `[header]` means.
+    let tables: Vec<&str> = keys.iter().copied().filter(|k| T::inner(k).is_some()).collect();
     for (key, value) in table {
         let word: &str = key.get_ref();
         walk.place(scope, key);
         if !keys.contains(&word) {
-            walk.unknown(scope, key, value, keys);
+            walk.unknown(scope, key, value, (keys, &tables));
         } else if let (Some(walker), DeValue::Table(inner)) = (T::inner(word), value.get_ref()) {
             let scope = walk.scope(scope, key, value);
             walker(walk, &scope, inner);
@@ -296,27 +328,39 @@ impl Walk<'_> {
     }
 
     /// An unknown key: a table at each `[header]` it has (a misspelled table, or the
-    /// first part of `[field.rating]`), else a key.
+    /// first part of `[field.rating]`), else a key. `valid` are the table's keys, and
+    /// those of them that are tables.
     fn unknown(
         &mut self,
         scope: &Scope,
         key: &Spanned<DeString<'_>>,
         value: &Spanned<DeValue<'_>>,
-        valid: &[&str],
+        (valid, tables): (&[&str], &[&str]),
     ) {
         let mut headers = Vec::new();
         self.headers(value, &mut headers);
         if headers.is_empty() {
-            let message = explain::unknown_key(key.get_ref(), scope.name.as_deref(), valid);
+            // A key of another table, written in this one (`fallback` under [listing]).
+            let here = if scope.depth == 0 { "" } else { scope.path.as_str() };
+            let here = if here.starts_with("fields.") { "fields.NAME" } else { here };
+            let homes = homes(key.get_ref(), here);
+            let message = explain::unknown_key(key.get_ref(), scope.name.as_deref(), valid, &homes);
             self.found.push((key.span(), message));
         }
+        // A header names a table: the tables are what it may have meant.
         for (span, name) in headers {
             let header = &self.text[name.clone()];
             // The unknown key's part of the header, when it can be told apart.
             let part = part(header, scope.depth)
                 .filter(|p| header[p.clone()].trim_matches(['"', '\'']) == key.get_ref().as_ref());
             let own = span == value.span();
-            let message = explain::unknown_table(header, key.get_ref(), part.clone(), own, valid);
+            let message = match (tables.is_empty(), &scope.name) {
+                // `[listing.sort]`: [listing] has keys only.
+                (true, Some(table)) => {
+                    explain::in_a_table_of_keys(header, key.get_ref(), table, valid)
+                }
+                _ => explain::unknown_table(header, key.get_ref(), part.clone(), own, tables),
+            };
             // At the key in the header, else at the header.
             let start = part.map_or(span.start, |p| name.start + p.start);
             self.found.push((start..span.end, message));

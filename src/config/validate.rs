@@ -113,11 +113,15 @@ fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
         .unwrap_or_else(|| {
             // A language of its own (`es` beside `en`, `de`) is one to add, not a typo of
             // the nearest listed one.
+            let lower = l.default_language.to_ascii_lowercase();
+            // `ES`: tags are lowercase, so the language to add is `es`, and the default
+            // must then be written so too (`ES` would be refused in the list).
+            let (lead, write) = match lower == l.default_language {
+                true => (String::new(), String::new()),
+                false => ("language tags are lowercase: ".into(), format!(" and write default_language = \"{lower}\"")),
+            };
             let fix = if super::is_known_language(&l.default_language) {
-                format!(
-                    "; add `{}` to listing.languages to publish it, or set default_language to one of them",
-                    l.default_language
-                )
+                format!("; {lead}add `{lower}` to listing.languages{write} to publish it, or set default_language to one of them")
             } else {
                 crate::diag::did_you_mean(
                     &l.default_language,

@@ -16,7 +16,7 @@ use crate::routes::layout::{self, API};
 use crate::routes::patterns;
 
 /// A Debian-like main config the emitted file is included from (`DIR` is the hosting
-/// folder, `RUN` a folder for the pid file, logs and mutexes); shown in the README and
+/// folder, `RUN` a folder for the pid file, logs and mutexes); shown in docs/hosting.md and
 /// run by the tests with `apache2 -DFOREGROUND -f RUN/apache2.conf`.
 pub const MAIN_CONFIG: &str = "\
 ServerRoot RUN

@@ -6,7 +6,7 @@
 //! response under `{mount}/api/` its CORS, Vary, Cache-Control and Content-Type.
 //!
 //! What Netlify's rule language cannot say, and so the deviations this target has (the
-//! tests pin them; README's host table lists them):
+//! tests pin them; docs/hosting.md lists them):
 //! - no regular expressions: a page value is not checked against `^[1-9][0-9]{0,8}$`; a
 //!   value that names no file (`abc`, `02`, a page past the last) ends in Netlify's own 404,
 //!   not in `invalid_page` (400) or `page_not_found` (404 with our document);

@@ -1,6 +1,6 @@
 //! The nginx target: `hosting/nginx.conf`, the `map`s and the one `server {}` that serve
 //! the API from `[hosting] root`. It is not a whole nginx configuration: it is included
-//! inside `http {}` of a main config like Debian's (see [`MAIN_CONFIG`], which the README
+//! inside `http {}` of a main config like Debian's (see [`MAIN_CONFIG`], which docs/hosting.md
 //! shows); it needs no module beyond nginx's own. The file is `templates/nginx.conf.j2`
 //! filled with values of the routing table and the patterns of `routes::patterns`.
 //!
@@ -31,7 +31,7 @@ use crate::routes::layout::{API, ERRORS};
 use crate::routes::{ErrorCode, patterns};
 
 /// The main config the emitted file is written for (`DIR` is the hosting folder); shown in
-/// the README. Tests run it with `nginx -p DIR -c DIR/main.conf -g 'daemon off; ...'`.
+/// docs/hosting.md. Tests run it with `nginx -p DIR -c DIR/main.conf -g 'daemon off; ...'`.
 pub static MAIN_CONFIG: LazyLock<String> = LazyLock::new(|| {
     format!(
         "\

@@ -19,7 +19,10 @@ mod lines;
 mod quotes;
 
 pub use convert::{clip, convert};
-use header::{AFTER_CLOSE, Column, Node, UNCLOSED, assemble, one_column, plan, read_header, tree};
+use header::{
+    AFTER_CLOSE, Column, Node, UNCLOSED, assemble, one_column, other_delimiter, plan, read_header,
+    tree,
+};
 use lines::Lines;
 
 /// Parses a whole CSV file (BOM already removed): its records, its problems, and its
@@ -74,6 +77,16 @@ fn stream_in_chunks(
     let mut buf = Vec::new();
     let mut eof = fill(&mut reader, &mut buf, batch)?;
     let bom = if buf.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    // Excel's first line `sep=;` names the delimiter, whatever the config says, and is no
+    // row: the header follows it (on line 2, and so on: lines stay the file's).
+    while !eof && buf.len() < bom + SEP_LINE_MAX {
+        eof = fill(&mut reader, &mut buf, SEP_LINE_MAX)?;
+    }
+    let (delimiter, tsv, skip) = match excel_sep(&buf[bom..]) {
+        Some((named, len)) => (named, false, len),
+        None => (delimiter, tsv, 0),
+    };
+    let bom = bom + skip;
     let (header, mut body_start) = loop {
         match read_header(&buf[bom..], delimiter, eof) {
             Ok(Some((header, end))) => break (header, bom + end),
@@ -83,17 +96,29 @@ fn stream_in_chunks(
             }
             Ok(None) => return Ok((issues, warnings)),
             Err(problem) => {
-                issues.push(*problem);
+                issues.push(below_sep(*problem, skip));
                 return Ok((issues, warnings));
             }
         }
     };
     let csv_delimiter = res.project().csv_delimiter;
     if let Some(problem) = one_column(&header, delimiter, tsv.then_some(csv_delimiter)) {
-        issues.push(problem);
+        // Its columns are there, behind the other delimiter: a field of the config they
+        // name is no typo, and the delimiter is the one problem to say.
+        if let Some((only, other)) = other_delimiter(&header, delimiter) {
+            let names: Vec<String> = only.split(char::from(other)).map(str::to_string).collect();
+            res.seen_in_header(&names);
+        }
+        issues.push(below_sep(problem, skip));
         return Ok((issues, warnings));
     }
     let columns = plan(&header, res, &mut issues, &mut warnings);
+    if skip > 0 {
+        issues = issues.into_iter().map(|p| below_sep(p, skip)).collect();
+        for w in &mut warnings {
+            w.warning = below_sep(w.warning.clone(), skip);
+        }
+    }
     if !issues.is_empty() {
         return Ok((issues, warnings));
     }
@@ -108,7 +133,8 @@ fn stream_in_chunks(
         body_start += 1;
     }
     let body_start = body_start.min(buf.len());
-    let mut line = Lines::new(&buf[bom..body_start]).starts.len() as u64;
+    // The lines before the first row: the header's, and Excel's `sep=` line when there.
+    let mut line = Lines::new(&buf[bom - skip..body_start]).starts.len() as u64;
     let table = Table {
         header: &header,
         id: header.iter().position(|name| name == "id"),
@@ -164,6 +190,35 @@ fn stream_in_chunks(
         );
         eof = read?;
         body = next;
+    }
+}
+
+/// The longest first line [`excel_sep`] reads: `sep=` with one character and `\r\n`.
+const SEP_LINE_MAX: usize = 7;
+
+/// Excel's first line `sep=X` (any case, as Excel reads it): the delimiter X it names and
+/// the bytes of the line with its line end. `None` when the file does not start with one.
+fn excel_sep(bytes: &[u8]) -> Option<(u8, usize)> {
+    let (word, rest) = bytes.split_at_checked(4)?;
+    let (&named, after) = rest.split_first()?;
+    if !word.eq_ignore_ascii_case(b"sep=") || !named.is_ascii() || b"\"\r\n".contains(&named) {
+        return None;
+    }
+    let end = match after {
+        [b'\r', b'\n', ..] => 2,
+        [b'\n' | b'\r', ..] => 1,
+        [] => 0,
+        _ => return None,
+    };
+    Some((named, 5 + end))
+}
+
+/// A problem of the header, found in the bytes after Excel's `sep=` line (`skip` bytes,
+/// none when there is no such line): at its line in the file.
+fn below_sep(problem: Problem, skip: usize) -> Problem {
+    match problem.line {
+        Some(line) if skip > 0 => Problem { line: Some(line + 1), ..problem },
+        _ => problem,
     }
 }
 

@@ -3,6 +3,7 @@
 //! unique ids and sort fields of one type. Returns the records or every problem found.
 
 pub mod csv;
+pub mod dates;
 pub mod emit;
 mod exact;
 mod file;

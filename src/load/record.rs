@@ -117,7 +117,14 @@ pub fn check_type(v: &Value, kind: FieldType) -> Result<(), String> {
             i64::MAX
         ));
     }
-    Err(format!("expected {}, found {} ({})", article(kind), type_name(v), brief(v)))
+    let hint = v.as_str().and_then(|s| super::dates::hint(kind, s)).map(|h| format!("; {h}"));
+    Err(format!(
+        "expected {}, found {} ({}){}",
+        article(kind),
+        type_name(v),
+        brief(v),
+        hint.unwrap_or_default()
+    ))
 }
 
 fn article(kind: FieldType) -> &'static str {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use crate::harness::{BIN, Gate, Project, Run, Running, Stderr, files};
 
 mod adversary;
-mod cdn;
+pub(crate) mod cdn;
 mod evidence;
 mod gcs;
 mod proxy;

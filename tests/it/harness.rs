@@ -221,8 +221,9 @@ impl Run {
 /// (as uv's `uv_snapshot!`): `exit: N`, then stdout and stderr, each under its header. What
 /// varies from run to run is replaced: `dir` (the project's temporary folder) by
 /// `[PROJECT]`, a duration (`0.12 s`, `12 ms`) by `[TIME]`, the random part of a temporary
-/// file's name (`.folio-tmp-eSo2HF`) by `[RANDOM]`, and folio's version by `[VERSION]` (it
-/// changes with each release, not with what a test checks). The terminal width and forced
+/// file's name (`.folio-tmp-eSo2HF`) by `[RANDOM]`, a commit's whole name by `[COMMIT]`,
+/// and folio's version by `[VERSION]` (they change with each commit and release, not with
+/// what a test checks). The terminal width and forced
 /// colours of the environment are not passed on: help text wraps the same everywhere.
 pub fn folio_snapshot(dir: &Path, args: &[&str]) -> String {
     let mut cmd = Command::new(BIN);
@@ -243,6 +244,9 @@ pub fn folio_snapshot_of(dir: &Path, cmd: Command) -> String {
 fn snapshot_filtered(dir: &Path, mut cmd: Command) -> String {
     static TIME: std::sync::LazyLock<regex::Regex> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+(?:\.\d+)? ?(?:ms|µs|s)\b").unwrap());
+    // A whole commit's name (the docs of the commit built from, in `--help`).
+    static COMMIT: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\b[0-9a-f]{40}\b").unwrap());
     static RANDOM: std::sync::LazyLock<regex::Regex> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"\.folio-tmp-[A-Za-z0-9]+").unwrap());
     // The version alone, not inside a longer number (`v0.1.0` is one, `10.1.0` is not).
@@ -274,6 +278,7 @@ fn snapshot_filtered(dir: &Path, mut cmd: Command) -> String {
     let text = dirs.iter().fold(text, |text, d| text.replace(d.as_str(), "[PROJECT]"));
     let text = TIME.replace_all(&text, "[TIME]");
     let text = RANDOM.replace_all(&text, ".folio-tmp-[RANDOM]");
+    let text = COMMIT.replace_all(&text, "[COMMIT]");
     VERSION.replace_all(&text, "${1}[VERSION]${2}").into_owned()
 }
 

@@ -1,6 +1,6 @@
 //! Every host target, run for real and checked against the whole request table. Each
 //! server starts as a child on 127.0.0.1 with the emitted config, used exactly as the
-//! README says, and is stopped by its PID when the test ends. A missing server skips the
+//! docs/hosting.md says, and is stopped by its PID when the test ends. A missing server skips the
 //! test locally and fails it under CI.
 
 use std::path::Path;
@@ -70,7 +70,7 @@ fn target<'a>(
     }
 }
 
-/// nginx's main config as the README gives it, with paths a test child can write to.
+/// nginx's main config as docs/hosting.md gives it, with paths a test child can write to.
 fn nginx_main(p: &Project) -> std::path::PathBuf {
     let run = p.path("run");
     std::fs::create_dir_all(run.join("tmp")).unwrap();

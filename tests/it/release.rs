@@ -234,7 +234,8 @@ fn the_action_refuses_versions_that_are_no_version_and_finds_musl() {
 /// The install block of docs/ci.md's GitLab recipe, as a shell runs it.
 fn gitlab_install_block() -> String {
     let doc = std::fs::read_to_string(repo().join("docs/ci.md")).unwrap();
-    let recipe = &doc[doc.find("# .gitlab-ci.yml").expect("docs/ci.md has a GitLab recipe")..];
+    let marker = "# .gitlab-ci.yml, once folio has a release";
+    let recipe = &doc[doc.find(marker).expect("docs/ci.md has a GitLab recipe for releases")..];
     let start =
         recipe.find("    - |\n      set -eu\n").expect("the install block") + "    - |\n".len();
     let block = &recipe[start..];
@@ -291,7 +292,7 @@ fn the_gitlab_recipe_installs_its_pinned_version_with_the_installer() {
 }
 
 /// The YAML block of docs/ci.md whose first line is `# {name}`, as a user pastes it.
-fn recipe_file(name: &str) -> String {
+pub(crate) fn recipe_file(name: &str) -> String {
     let doc = std::fs::read_to_string(repo().join("docs/ci.md")).unwrap();
     let marker = format!("```yaml\n# {name}");
     let start = doc.find(&marker).unwrap_or_else(|| panic!("docs/ci.md has no {name}"));
@@ -451,8 +452,21 @@ fn every_link_to_the_project_is_its_one_home() {
         assert!(!text.contains("your-org/folio"), "{}: a placeholder home", path.display());
     }
     assert!(wrong.is_empty(), "links to another home than {slug}: {wrong:?}");
+    // `--help` links the docs of the commit it was built from (no tag need exist for it),
+    // and that commit has them.
     let (_, help, _) = run(Command::new(BIN).arg("--help"));
-    assert!(help.contains(&format!("{home}/tree/v{}/docs", version())), "{help}");
+    let head = Command::new("git").args(["-C"]).arg(repo()).args(["rev-parse", "HEAD"]).output();
+    let head = head.ok().filter(|o| o.status.success() && repo().join(".git").exists());
+    let rev = head.map_or("main".to_string(), |o| String::from_utf8_lossy(&o.stdout).trim().into());
+    assert!(help.contains(&format!("{home}/tree/{rev}/docs ")), "{rev}: {help}");
+    if rev != "main" {
+        let (ok, _, err) = run(Command::new("git")
+            .arg("-C")
+            .arg(repo())
+            .args(["cat-file", "-e"])
+            .arg(format!("{rev}:docs/cli.md")));
+        assert!(ok, "{rev} has no docs/cli.md: {err}");
+    }
 }
 
 #[test]

@@ -51,3 +51,126 @@ fn a_busy_port_says_how_to_pick_another() {
     );
     assert!(run.stderr().contains(&want), "{}", run.stderr());
 }
+
+// What a new user still tripped on at 1d45a0f (issue 46), each answered as they expected.
+
+#[test]
+fn a_default_language_in_capitals_is_told_to_add_it_in_lowercase() {
+    let p = Project::new("[listing]\nlanguages = [\"en\", \"de\"]\ndefault_language = \"ES\"\n");
+    let run = p.folio(&["check"]).fails(1);
+    insta::assert_snapshot!(run.stderr(), @r#"
+    folio.toml:3: listing.default_language `ES` is not one of listing.languages (en, de); language tags are lowercase: add `es` to listing.languages and write default_language = "es" to publish it, or set default_language to one of them
+    error: invalid configuration
+    "#);
+}
+
+#[test]
+fn a_table_of_another_tools_name_is_offered_folios_table_and_only_tables() {
+    let p = Project::new("[l10n]\nfallback = \"null\"\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r"
+    folio.toml:1: unknown table `[l10n]`; did you mean `[i18n]`?
+    error: invalid configuration
+    ");
+    // No table near the name: the tables, never the top level's other keys.
+    p.write("folio.toml", "[site]\nx = 1\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r"
+    folio.toml:1: unknown table `[site]`; expected one of: [listing], [input], [fields], [i18n], [output], [hosting], [deploy], [openapi]
+    error: invalid configuration
+    ");
+    // A key written as a table of a table that has keys only.
+    p.write("folio.toml", "[listing.sorting]\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r"
+    folio.toml:1: unknown table `[listing.sorting]`; [listing] has no tables: did you mean the key `sort`, written `sort = …` under [listing]?
+    error: invalid configuration
+    ");
+}
+
+#[test]
+fn a_key_written_in_the_wrong_table_is_told_where_it_belongs() {
+    let p = Project::new(
+        "[listing]\nlanguages = [\"en\"]\nfallback = \"null\"\nbase_url = \"https://example.org\"\n",
+    );
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r"
+    folio.toml:3: unknown key `fallback` in [listing]; `fallback` is a key of [i18n]: move it there
+    folio.toml:4: unknown key `base_url` in [listing]; `base_url` is a top-level key: write it above the first [table] of the file
+    error: invalid configuration
+    ");
+}
+
+#[test]
+fn a_language_as_fallback_is_told_what_each_fallback_does() {
+    let p = Project::new("[i18n]\nfallback = \"en\"\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r#"
+    folio.toml:2: unknown value `en` in [i18n]; expected one of: "default" (the value in the default language, [listing] default_language), "null" (a null value) or "error" (the build fails, naming each missing translation); to fill missing translations from `en`, write fallback = "default" and set default_language = "en" in [listing]
+    error: invalid configuration
+    "#);
+}
+
+#[test]
+fn a_semicolon_file_is_told_its_delimiter_before_anything_it_would_explain() {
+    // `city` is in the file, behind the `;` the config does not read: no typo to report.
+    let p = Project::new("[listing]\nsort = [\"city\"]\n");
+    p.write("data/a.csv", "id;name;city\n1;Louvre;Paris\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r#"
+    data/a.csv:1: the header is one column, `id;name;city`: its fields are separated by `;`, not `,`; set `csv_delimiter = ";"` under [input] in folio.toml, or save the file with `,` between fields
+    error: 1 problem in the input
+    "#);
+    // A field no column names is still a typo, said first as before.
+    p.write("folio.toml", "[listing]\nsort = [\"ctiy\"]\n");
+    let run = p.folio(&["check"]).fails(1);
+    assert!(
+        run.stderr().starts_with("folio.toml:2: listing.sort: no record has the field `ctiy`"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn a_date_in_a_spreadsheets_locale_order_says_which_order_it_reads_in() {
+    let p = Project::new("[fields.opened]\ntype = \"date\"\n");
+    p.write(
+        "data/a.csv",
+        "id,opened\n1,14.03.1998\n2,1998-03-14\n3,03/14/1998\n4,05/04/1998\n5,1998\n",
+    );
+    p.write("data/b.json", "[{\"id\": 6, \"opened\": \"14.03.1998\"}]\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r#"
+    data/a.csv:2: opened: "14.03.1998" is not a date (YYYY-MM-DD, a real day); it reads as DD.MM.YYYY, as spreadsheets write dates in many European locales: write YYYY-MM-DD (in the spreadsheet, format the column as YYYY-MM-DD before exporting)
+    data/a.csv:4: opened: "03/14/1998" is not a date (YYYY-MM-DD, a real day); it reads as MM/DD/YYYY (month first, as in the US): write YYYY-MM-DD (in the spreadsheet, format the column as YYYY-MM-DD before exporting)
+    data/a.csv:5: opened: "05/04/1998" is not a date (YYYY-MM-DD, a real day); it reads as DD/MM/YYYY or as MM/DD/YYYY, which its numbers cannot tell apart: write YYYY-MM-DD (in the spreadsheet, format the column as YYYY-MM-DD before exporting)
+    data/a.csv:6: opened: "1998" is not a date (YYYY-MM-DD, a real day)
+    data/b.json:1: opened: expected a date (YYYY-MM-DD, a real day), found a string ("14.03.1998"); it reads as DD.MM.YYYY, as spreadsheets write dates in many European locales: write YYYY-MM-DD (in the spreadsheet, format the column as YYYY-MM-DD before exporting)
+    error: 5 problems in the input
+    "#);
+    // A column of them is one problem, with its count and lines.
+    let rows: String = (1..=6).map(|i| format!("{i},1{i}.03.1998\n")).collect();
+    p.write("data/a.csv", format!("id,opened\n{rows}"));
+    p.write("data/b.json", "[]");
+    let run = p.folio(&["check"]).fails(1);
+    assert!(
+        run.stderr().starts_with("data/a.csv:2: opened: 6 values in this file are like this one (lines 2, 3, 4, 5, 6, …): \"11.03.1998\" is not a date (YYYY-MM-DD, a real day); it reads as DD.MM.YYYY"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn excels_sep_line_names_the_delimiter_and_keeps_the_files_line_numbers() {
+    // As Excel writes it: `sep=;` first, then the sheet with `;` and CRLF; the config says
+    // nothing of `;`.
+    let p = Project::new("[fields.rating]\ntype = \"number\"\n");
+    p.write("data/a.csv", "sep=;\r\nid;name;rating\r\n1;Louvre;4.5\r\n2;Orsay;high\r\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r#"
+    data/a.csv:4: rating: "high" is not a number (finite decimals only)
+    error: 1 problem in the input
+    "#);
+    p.write("data/a.csv", "sep=;\r\nid;name;rating\r\n1;Louvre;4.5\r\n2;Orsay;4\r\n");
+    p.folio(&["build"]).success();
+    let page = p.json("output/api/en/attractions/10/1.json");
+    assert_eq!(page["data"][1], serde_json::json!({"id": "2", "name": "Orsay", "rating": 4}));
+    // A problem of its header is on the header's line, the second; a BOM before it too.
+    p.write("data/a.csv", "\u{feff}sep=|\nid|name||rating\n1|Louvre||4.5\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r"
+    data/a.csv:2: : column 3 has no valid name
+    error: 1 problem in the input
+    ");
+}

@@ -270,6 +270,40 @@ fn check_format_json_is_one_object_with_stable_keys() {
     );
 }
 
+#[test]
+fn check_format_github_annotates_each_problem_at_its_file_line_and_column() {
+    let p = Project::new("[fields.rating]\ntype = \"number\"\n");
+    // A CSV problem, records on one line of JSON (index and id in the text, the column of
+    // each), and a message with what the runner would read as its own (`%`).
+    p.write("data/bad.csv", "id,rating\n900,abc\n");
+    p.write(
+        "data/bad.json",
+        "[{\"id\": 901, \"rating\": 4}, {\"id\": 902, \"rating\": \"x\"}, {\"rating\": 1}]\n",
+    );
+    p.write("data/pct.jsonl", "{\"id\": 903, \"rating\": \"50%\"}\n");
+    insta::assert_snapshot!(folio_snapshot(p.dir.path(), &["check", "--format", "github"]));
+    // A config problem at its column.
+    p.write("folio.toml", "[listing]\nlanguages = [\"en\"]\nsrot = [\"id\"]\n");
+    let run = p.folio(&["check", "--format", "github"]).fails(1);
+    assert_eq!(
+        run.stdout(),
+        "::error file=folio.toml,line=3,col=1,title=folio check (config)::unknown key `srot` in [listing]; did you mean `sort`?\n"
+    );
+    // Valid: each warning as `::warning`, then the summary.
+    p.write(
+        "folio.toml",
+        "[listing]\nlanguages = [\"en\", \"fr\"]\n[fields.id]\ntype = \"integer\"\n",
+    );
+    p.write("data/bad.csv", "id,name\n900,x\n");
+    p.write("data/bad.json", "[{\"id\": 901, \"name\": {\"en\": \"y\", \"fr\": \"z\"}}]\n");
+    fs::remove_file(p.path("data/pct.jsonl")).unwrap();
+    insta::assert_snapshot!(p.folio(&["check", "--format", "github"]).success().stdout(), @r"
+    ::warning file=data/bad.json,line=1,title=folio check (data)::name: looks localized (its keys are configured languages) but is not declared; add `localized = true` under [fields.name]
+    2 records in 2 files; languages: en, fr (default en)
+    missing translations: none
+    ");
+}
+
 /// The keys the parser accepts in each table, in its own words: an unknown key's error
 /// lists them (`expected one of: a, b`).
 fn parser_keys() -> BTreeMap<String, BTreeSet<String>> {
@@ -346,6 +380,53 @@ fn docs_config_md_documents_exactly_the_keys_the_parser_accepts() {
     }
 }
 
+/// The keys of the folio.toml `folio init` writes, by table as [`parser_keys`] names them,
+/// the commented-out ones too (`# fields = [...]`, `# [hosting.cloudflare]`).
+fn init_keys() -> BTreeMap<String, BTreeSet<String>> {
+    let tmp = tempfile::tempdir().unwrap();
+    folio_in(tmp.path(), &["init", "p"]).success();
+    let text = fs::read_to_string(tmp.path().join("p/folio.toml")).unwrap();
+    let key = regex::Regex::new(r"^([a-z0-9_]+) = ").unwrap();
+    let header = regex::Regex::new(r"^\[([a-z0-9_.]+)\]").unwrap();
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut table = "Top level".to_string();
+    for line in text.lines() {
+        let line = line.strip_prefix("# ").unwrap_or(line);
+        if let Some(h) = header.captures(line) {
+            // Each [fields.X] is one table of the parser's: [fields.NAME].
+            let name = if h[1].starts_with("fields.") { "fields.NAME" } else { &h[1] };
+            table = format!("[{name}]");
+            // A table is a key of the one it is in: written as its header.
+            let (outer, inner) = match name.rsplit_once('.') {
+                _ if name == "fields.NAME" => ("Top level".to_string(), "fields"),
+                Some((outer, inner)) => (format!("[{outer}]"), inner),
+                None => ("Top level".to_string(), name),
+            };
+            out.entry(outer).or_default().insert(inner.to_string());
+        } else if let Some(k) = key.captures(line) {
+            out.entry(table.clone()).or_default().insert(k[1].to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn init_writes_every_key_the_parser_accepts() {
+    let parser = parser_keys();
+    let written = init_keys();
+    for (table, keys) in &parser {
+        let have = written.get(table).cloned().unwrap_or_default();
+        let missing: Vec<_> = keys.difference(&have).collect();
+        let unknown: Vec<_> = have.difference(keys).collect();
+        assert!(
+            missing.is_empty() && unknown.is_empty(),
+            "folio init's folio.toml, {table}: lacks {missing:?}, has keys the parser refuses {unknown:?}"
+        );
+    }
+    let extra: Vec<_> = written.keys().filter(|t| !parser.contains_key(*t)).collect();
+    assert!(extra.is_empty(), "folio init writes tables the parser does not have: {extra:?}");
+}
+
 /// The fenced ```yaml blocks of a doc.
 fn yaml_blocks(doc: &str) -> Vec<String> {
     let text = fs::read_to_string(repo().join(doc)).unwrap();
@@ -369,26 +450,33 @@ fn yaml_blocks(doc: &str) -> Vec<String> {
 }
 
 #[test]
-fn ci_recipes_install_one_pinned_release_of_folio() {
+fn ci_recipes_install_one_pinned_commit_of_folio_until_it_has_a_release() {
     // A project repository holds folio.toml and data/, no Cargo.toml: `--path .` fails
-    // there; a recipe installs a released version, pinned in one place (the install itself
-    // runs against a local server in tests/it/release.rs).
+    // there. No release exists yet: a recipe builds folio from its repository at one
+    // commit, pinned in one place, and caches the binary by it (the recipes run as
+    // written in tests/it/recipes.rs; the release routes in tests/it/release.rs).
     let mut recipes = 0;
+    let mut revs = BTreeSet::new();
     for doc in ["docs/ci.md", "docs/publish.md"] {
         for block in yaml_blocks(doc).iter().filter(|b| b.contains("folio deploy")) {
             recipes += 1;
             assert!(!block.contains("--path ."), "{doc}: installs from a path\n{block}");
-            let action = block.contains("uses: folio-api/folio@v0.1.0")
-                && block.lines().any(|l| {
-                    l.trim().trim_start_matches("with: {").trim().starts_with("version: 0.")
-                });
-            let installer = block.contains("FOLIO_VERSION: \"0.")
-                && block.contains("folio-installer.sh")
-                && block.contains("key: folio-$FOLIO_VERSION");
-            assert!(action || installer, "{doc}: no pinned release installed\n{block}");
+            assert!(!block.contains("folio-api/folio@"), "{doc}: an action of no release\n{block}");
+            let install = "cargo install --locked --git https://github.com/folio-api/folio --rev \"$FOLIO_REV\"";
+            assert!(block.contains(install), "{doc}: no install of the pinned commit\n{block}");
+            let rev = (block.lines())
+                .find_map(|l| l.trim().strip_prefix("FOLIO_REV: "))
+                .and_then(|r| r.split_whitespace().next())
+                .unwrap_or_else(|| panic!("{doc}: FOLIO_REV is not set\n{block}"));
+            assert!(rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()), "{doc}: {rev}");
+            revs.insert(rev.to_string());
+            let keyed = block.contains("folio-${{ env.FOLIO_REV }}")
+                || block.contains("key: folio-$FOLIO_REV");
+            assert!(keyed, "{doc}: no cache keyed by the commit\n{block}");
         }
     }
     assert_eq!(recipes, 3, "the GitHub and GitLab pipelines and the OIDC job");
+    assert_eq!(revs.len(), 1, "one commit in every recipe: {revs:?}");
 }
 
 #[test]

@@ -64,12 +64,22 @@ pub fn convert(cell: &str, kind: Option<FieldType>, decimal: u8) -> Result<Value
         }),
         // Written as given, once it is one.
         date if date.is_date_value(cell) => Ok(Value::String(cell.to_string())),
-        FieldType::Date => Err(format!("{:?} is not a date (YYYY-MM-DD, a real day)", shown())),
+        FieldType::Date => Err(format!(
+            "{:?} is not a date (YYYY-MM-DD, a real day){}",
+            shown(),
+            hint(crate::load::dates::hint(FieldType::Date, cell))
+        )),
         _ => Err(format!(
-            "{:?} is not a date-time (RFC 3339 with its offset, like 2026-11-26T09:30:00Z)",
-            shown()
+            "{:?} is not a date-time (RFC 3339 with its offset, like 2026-11-26T09:30:00Z){}",
+            shown(),
+            hint(crate::load::dates::hint(FieldType::Datetime, cell))
         )),
     }
+}
+
+/// `; HINT`, or nothing.
+fn hint(hint: Option<&str>) -> String {
+    hint.map(|h| format!("; {h}")).unwrap_or_default()
 }
 
 /// A cell of a `number` field: JSON's number syntax as JSON reads it, else a decimal with

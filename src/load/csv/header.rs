@@ -188,14 +188,21 @@ pub(super) fn read_header(
     }
 }
 
-/// One column that holds another delimiter between names: the file was saved with other
-/// separators (Excel writes `;` in many locales). `tsv` is the configured `csv_delimiter`
-/// when the file is a `.tsv`, which is read with tabs whatever that says.
-pub(super) fn one_column(header: &[String], delimiter: u8, tsv: Option<u8>) -> Option<Problem> {
+/// A header read as one column that holds another delimiter than `delimiter`: that
+/// column, and the delimiter its names are separated by.
+pub(super) fn other_delimiter(header: &[String], delimiter: u8) -> Option<(&String, u8)> {
     let [only] = header else { return None };
     let other = [b';', b'\t', b'|', b',']
         .into_iter()
         .find(|&d| d != delimiter && only.as_bytes().contains(&d))?;
+    Some((only, other))
+}
+
+/// One column that holds another delimiter between names: the file was saved with other
+/// separators (Excel writes `;` in many locales). `tsv` is the configured `csv_delimiter`
+/// when the file is a `.tsv`, which is read with tabs whatever that says.
+pub(super) fn one_column(header: &[String], delimiter: u8, tsv: Option<u8>) -> Option<Problem> {
+    let (only, other) = other_delimiter(header, delimiter)?;
     let spelled = |d: u8| if d == b'\t' { "\\t".to_string() } else { (d as char).to_string() };
     let named = |d: u8| if d == b'\t' { "a tab".to_string() } else { format!("`{}`", d as char) };
     let (name, only) = (spelled(other), only.escape_debug());

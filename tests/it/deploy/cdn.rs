@@ -289,18 +289,18 @@ pub(super) fn read_request(stream: &std::net::TcpStream) -> Heard {
 }
 
 /// Cloudflare's purge API as its documentation describes it, on loopback.
-struct FakeCloudflare {
+pub(crate) struct FakeCloudflare {
     port: u16,
     /// Every request: (seconds since start, status answered, body).
     log: Arc<Mutex<Vec<(f64, u16, serde_json::Value)>>>,
 }
 
-const ZONE: &str = "023e105f4ecef8ad9ca31a8372d0c353";
-const TOKEN: &str = "cf-test-token-Y2xvdWRmbGFyZQ";
+pub(crate) const ZONE: &str = "023e105f4ecef8ad9ca31a8372d0c353";
+pub(crate) const TOKEN: &str = "cf-test-token-Y2xvdWRmbGFyZQ";
 
 impl FakeCloudflare {
     /// Answers the first `storm` well-formed requests with `429` and `Retry-After: 1`.
-    fn start(storm: usize) -> FakeCloudflare {
+    pub(crate) fn start(storm: usize) -> FakeCloudflare {
         FakeCloudflare::start_after(0, storm)
     }
 
@@ -333,12 +333,12 @@ impl FakeCloudflare {
         FakeCloudflare { port, log }
     }
 
-    fn base(&self) -> String {
+    pub(crate) fn base(&self) -> String {
         format!("http://127.0.0.1:{}/client/v4", self.port)
     }
 
     /// The URLs and prefixes it accepted.
-    fn purged(&self) -> BTreeSet<String> {
+    pub(crate) fn purged(&self) -> BTreeSet<String> {
         let log = self.log.lock().unwrap();
         let accepted = log.iter().filter(|(_, status, _)| *status == 200);
         let items = accepted.flat_map(|(_, _, body)| {

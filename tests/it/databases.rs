@@ -1,0 +1,293 @@
+//! docs/data.md's exports from a database, run as written against the real programs:
+//! PostgreSQL as Debian packages it (a server started here, as a child listening on a unix
+//! socket in a temporary folder only) and the sqlite3 shell; the pages built from each
+//! export hold the rows. Missing, they skip with a reason locally and fail under CI, which
+//! installs them (.ci/run).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::{Project, Server, missing_is_ok, need, repo};
+
+/// The fenced blocks of `lang` in the section of docs/data.md under `### {heading}`.
+fn blocks(heading: &str, lang: &str) -> Vec<String> {
+    let doc = std::fs::read_to_string(repo().join("docs/data.md")).unwrap();
+    let section = doc.split(&format!("\n### {heading}\n")).nth(1).expect(heading);
+    let section = section.split("\n### ").next().unwrap();
+    let fence = format!("```{lang}\n");
+    section.split(&fence).skip(1).map(|b| b.split("```").next().unwrap().to_string()).collect()
+}
+
+/// Runs a shell command of the docs in `dir`, with `env`; panics with what it said if it
+/// fails.
+fn sh(command: &str, dir: &Path, env: &[(&str, &str)]) {
+    let out = Command::new("bash")
+        .args(["-eo", "pipefail", "-c", command])
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{command}\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The items of `lang`'s first page of 10.
+fn items(p: &Project, lang: &str) -> Value {
+    p.json(&format!("output/api/{lang}/attractions/10/1.json"))["data"].clone()
+}
+
+/// A PostgreSQL server program (`initdb`, `postgres`): on PATH, else in Debian's
+/// `/usr/lib/postgresql/VERSION/bin`, the newest.
+fn postgres_program(name: &str) -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths).map(|d| d.join(name)).find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()?
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin").join(name)))
+            })
+            .filter(|(_, p)| p.is_file())
+            .collect();
+        versions.sort();
+        versions.pop().map(|(_, p)| p)
+    })
+}
+
+/// A PostgreSQL server of its own, on a unix socket in a temporary folder (no TCP), with a
+/// superuser `folio` that needs no password; stopped (fast shutdown) when dropped.
+struct Postgres {
+    server: Option<Server>,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Postgres {
+    fn start() -> Option<Postgres> {
+        let (initdb, postgres) = (postgres_program("initdb"), postgres_program("postgres"));
+        let found = initdb.is_some() && postgres.is_some() && need("psql");
+        if !missing_is_ok(found, "PostgreSQL (Debian's postgresql)") {
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        // The server refuses to run as root: as root, it runs as Debian's `postgres` user,
+        // which then owns the folder.
+        let root = rustix::process::geteuid().is_root();
+        if root {
+            let id = |flag: &str| {
+                let out = Command::new("id").args([flag, "postgres"]).output().unwrap();
+                assert!(out.status.success(), "no user postgres (Debian's package makes it)");
+                String::from_utf8_lossy(&out.stdout).trim().parse::<u32>().unwrap()
+            };
+            std::os::unix::fs::chown(dir.path(), Some(id("-u")), Some(id("-g"))).unwrap();
+        }
+        let as_owner = |program: &Path| {
+            if root {
+                let mut c = Command::new("setpriv");
+                c.args(["--reuid=postgres", "--regid=postgres", "--clear-groups", "--"])
+                    .arg(program);
+                c
+            } else {
+                Command::new(program)
+            }
+        };
+        let data = dir.path().join("data");
+        let out = as_owner(&initdb.unwrap())
+            .arg("-D")
+            .arg(&data)
+            .args(["-U", "folio", "--auth=trust", "-E", "UTF8", "--no-locale"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "initdb: {}", String::from_utf8_lossy(&out.stderr));
+        let log = std::fs::File::create(dir.path().join("log")).unwrap();
+        let child = as_owner(&postgres.unwrap())
+            .arg("-D")
+            .arg(&data)
+            .arg("-k")
+            .arg(dir.path())
+            .args(["-c", "listen_addresses="])
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let mut server = Server::of(child);
+        let url = format!("postgresql:///postgres?host={}&user=folio", dir.path().display());
+        let started = Instant::now();
+        loop {
+            let ready = Command::new("psql").args([&url, "-Atc", "SELECT 1"]).output().unwrap();
+            if ready.status.success() {
+                break;
+            }
+            let exited = server.child.try_wait().unwrap();
+            if exited.is_some() || started.elapsed() > Duration::from_secs(60) {
+                let log = std::fs::read_to_string(dir.path().join("log")).unwrap_or_default();
+                panic!("PostgreSQL did not start ({exited:?}):\n{log}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(Postgres { server: Some(server), url, _dir: dir })
+    }
+
+    /// Runs SQL with psql, stopping at the first error.
+    fn sql(&self, sql: &str) {
+        let mut child = Command::new("psql")
+            .args([&self.url, "-q", "-v", "ON_ERROR_STOP=1"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(sql.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{sql}\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+use std::os::unix::process::CommandExt;
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        if let Some(mut server) = self.server.take() {
+            // A fast shutdown (SIGINT) lets it release what it holds; the group is killed
+            // after, whatever happened.
+            let pid = server.child.id().to_string();
+            let _ = Command::new("kill").args(["-INT", &pid]).status();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while server.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// The rows both databases get: text that CSV must quote (a comma, quotes, a line end),
+/// non-ASCII, NULLs, a missing translation.
+const POSTGRES_ROWS: &str = "INSERT INTO attractions VALUES
+ (1, 'Louvre', 'Le Louvre', 'Paris', 4.7, '1793-08-10', false, '{museum,art}', 48.8606, 2.3376, '2026-11-26 10:30:00+01'),
+ (2, 'Orsay, \"the station\"', NULL, 'Paris', 4.0, NULL, true, '{museum}', NULL, NULL, NULL),
+ (3, E'Opera\\nHouse', 'Opéra ✓', NULL, NULL, '1973-10-20', NULL, NULL, -33.8568, 151.2153, '2026-01-01 00:00:00+05:30');";
+
+#[test]
+fn postgresql_exports_as_docs_data_md_writes_them_build_the_rows() {
+    if !need("bash") {
+        return;
+    }
+    let Some(pg) = Postgres::start() else { return };
+    let sql = blocks("PostgreSQL", "sql");
+    pg.sql(&sql[0]);
+    pg.sql(POSTGRES_ROWS);
+    let commands = blocks("PostgreSQL", "sh");
+    let config = &blocks("PostgreSQL", "toml")[0];
+    // Times as UTC whatever the machine's zone (libpq's PGTZ), so that the pages are known.
+    let env = [("DATABASE_URL", pg.url.as_str()), ("PGTZ", "UTC")];
+
+    // CSV, with \copy.
+    let csv = Project::new(config);
+    sh(&commands[0], csv.dir.path(), &env);
+    csv.folio(&["build"]).success();
+    let want = json!([
+        {"id": 1, "name": "Le Louvre", "city": "Paris", "rating": 4.7, "opened": "1793-08-10",
+         "free": false, "tags": ["museum", "art"], "location": {"lat": 48.8606, "lon": 2.3376},
+         "updated_at": "2026-11-26T09:30:00+00:00"},
+        {"id": 2, "name": "Orsay, \"the station\"", "city": "Paris", "rating": 4.0, "opened": null,
+         "free": true, "tags": ["museum"], "location": {"lat": null, "lon": null}, "updated_at": null},
+        {"id": 3, "name": "Opéra ✓", "city": null, "rating": null, "opened": "1973-10-20",
+         "free": null, "tags": null, "location": {"lat": -33.8568, "lon": 151.2153},
+         "updated_at": "2025-12-31T18:30:00+00:00"}
+    ]);
+    assert_eq!(items(&csv, "fr"), want);
+    assert_eq!(items(&csv, "en")[2]["name"], "Opera\nHouse");
+    assert_eq!(items(&csv, "en")[1]["name"], "Orsay, \"the station\"", "no French: the fallback");
+
+    // JSON, with json_agg: the same pages, byte for byte.
+    let json = Project::new(config);
+    sh(&commands[1], json.dir.path(), &env);
+    json.folio(&["build"]).success();
+    assert_eq!(json.tree("output/api"), csv.tree("output/api"));
+
+    // An empty array: an empty cell, read as null, in CSV; `[]` in JSON (as the table says).
+    pg.sql("UPDATE attractions SET tags = '{}' WHERE id = 2;");
+    sh(&commands[0], csv.dir.path(), &env);
+    sh(&commands[1], json.dir.path(), &env);
+    csv.folio(&["build"]).success();
+    json.folio(&["build"]).success();
+    assert_eq!(
+        (items(&csv, "en")[1]["tags"].clone(), items(&json, "en")[1]["tags"].clone()),
+        (Value::Null, json!([]))
+    );
+}
+
+#[test]
+fn sqlite_exports_as_docs_data_md_writes_them_build_the_rows() {
+    if !need("bash") || !need("sqlite3") {
+        return;
+    }
+    let p = Project::new("");
+    let schema = &blocks("SQLite", "sql")[0];
+    let rows = "INSERT INTO attractions VALUES
+ (1, 'Louvre', 'Le Louvre', 'Paris', 4.7, '1793-08-10', 48.8606, 2.3376),
+ (2, 'Orsay, \"the station\"', NULL, 'Paris', 4.0, NULL, NULL, NULL),
+ (3, 'Opera' || char(10) || 'House', 'Opéra ✓', NULL, NULL, '1973-10-20', -33.8568, 151.2153);";
+    sh(&format!("sqlite3 catalog.db <<'SQL'\n{schema}\n{rows}\nSQL"), p.dir.path(), &[]);
+    let commands = blocks("SQLite", "sh");
+
+    // -json: each REAL with 20 digits, refused undeclared, the nearest 64-bit value typed.
+    sh(&commands[0], p.dir.path(), &[]);
+    let text = p.read("data/attractions.json");
+    assert!(text.contains("\"rating\":4.7000000000000001776"), "{text}");
+    p.write("folio.toml", "[fields.opened]\ntype = \"date\"\n");
+    let refused = p.folio(&["build"]).fails(1).stderr();
+    assert!(refused.contains("data/attractions.json:1: rating:"), "{refused}");
+    let typed = "[fields.rating]\ntype = \"number\"\n[fields.lat]\ntype = \"number\"\n[fields.lon]\ntype = \"number\"\n[fields.opened]\ntype = \"date\"\n";
+    p.write("folio.toml", typed);
+    p.folio(&["build"]).success();
+    assert_eq!(
+        items(&p, "en"),
+        json!([
+            {"id": 1, "name": "Louvre", "city": "Paris", "rating": 4.7, "opened": "1793-08-10", "lat": 48.8606, "lon": 2.3376},
+            {"id": 2, "name": "Orsay, \"the station\"", "city": "Paris", "rating": 4.0, "opened": null, "lat": null, "lon": null},
+            {"id": 3, "name": "Opera\nHouse", "city": null, "rating": null, "opened": "1973-10-20", "lat": -33.8568, "lon": 151.2153}
+        ])
+    );
+
+    // -csv -header, with the column names folio reads, and the PostgreSQL folio.toml.
+    std::fs::remove_file(p.path("data/attractions.json")).unwrap();
+    sh(&commands[1], p.dir.path(), &[]);
+    p.write("folio.toml", &blocks("PostgreSQL", "toml")[0]);
+    p.folio(&["build"]).success();
+    assert_eq!(
+        items(&p, "fr"),
+        json!([
+            {"id": 1, "name": "Le Louvre", "city": "Paris", "rating": 4.7, "opened": "1793-08-10", "location": {"lat": 48.8606, "lon": 2.3376}},
+            {"id": 2, "name": "Orsay, \"the station\"", "city": "Paris", "rating": 4.0, "opened": null, "location": {"lat": null, "lon": null}},
+            {"id": 3, "name": "Opéra ✓", "city": null, "rating": null, "opened": "1973-10-20", "location": {"lat": -33.8568, "lon": 151.2153}}
+        ])
+    );
+
+    // No rows: sqlite3 writes nothing, which is no JSON; the recipe's second line makes
+    // it an empty listing.
+    sh("sqlite3 catalog.db 'DELETE FROM attractions'", p.dir.path(), &[]);
+    std::fs::remove_file(p.path("data/attractions.csv")).unwrap();
+    let first_line = commands[0].lines().next().unwrap();
+    sh(first_line, p.dir.path(), &[]);
+    assert_eq!(p.read("data/attractions.json"), "");
+    p.write("folio.toml", typed);
+    assert!(p.folio(&["build"]).fails(1).stderr().contains("expected an array of objects"));
+    sh(&commands[0], p.dir.path(), &[]);
+    assert_eq!(p.read("data/attractions.json"), "[]\n");
+    p.write("folio.toml", typed);
+    p.folio(&["build"]).success();
+    assert_eq!(items(&p, "en"), json!([]));
+}
