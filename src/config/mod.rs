@@ -30,6 +30,7 @@ pub use cdn::Cdn;
 pub use deploy::{Deploy, DeployConfig, DeployOverrides};
 pub use hosting::{CloudflareConfig, HostPlan, HostTarget, HostingConfig, ServeFrom};
 pub use paths::normalize;
+pub use read::Places;
 pub use shape::Shape;
 pub use validate::is_known_language;
 
@@ -406,6 +407,9 @@ pub struct Project {
     /// `[deploy]` checked, with `folio deploy`'s flags applied.
     pub deploy: Deploy,
     pub openapi: OpenApiConfig,
+    /// Where each key is written in `config_path` ([`Places`]; empty for a project that
+    /// was not read from a file), for whoever reports a problem about one.
+    pub places: Places,
     /// Digest of every setting that shapes the output ([`Project::shape_digest`], set by
     /// [`Project::discover`]): a build records it, and `folio deploy` refuses an output
     /// built from other settings. Comments and `[deploy]` are not in it.
@@ -442,6 +446,7 @@ impl Project {
             return Err(Error::Invalid { errors, data: Some(Box::new(project)) });
         }
         project.config_digest = project.shape_digest();
+        project.places = places;
         Ok(project)
     }
 

@@ -62,17 +62,25 @@ pub(super) fn parse(text: &str, path: &Path) -> Parsed {
 }
 
 /// Where each key of a config is written: its dotted path (`listing.languages`; a table's
-/// own, `listing`: its key, in its header when it has one) to its line and column.
-#[derive(Debug, Default)]
-pub(super) struct Places(BTreeMap<String, (u64, u64)>);
+/// own, `listing`: its key, in its header when it has one; an entry of an array,
+/// `listing.sort[1]`) to its line and column.
+#[derive(Debug, Clone, Default)]
+pub struct Places(BTreeMap<String, (u64, u64)>);
 
 impl Places {
     /// The line and column of `path`, the dotted key a validation problem is about
     /// ([`ConfigError::key`](crate::diag::ConfigError)), else of its table when the key is
     /// not written (a default). `None` when neither is in the file.
-    pub(super) fn of(&self, path: &str) -> Option<(u64, u64)> {
+    pub fn of(&self, path: &str) -> Option<(u64, u64)> {
+        if let Some(found) = self.0.get(path) {
+            return Some(*found);
+        }
+        // An entry not written on its own: its list's place.
+        if let Some((list, _)) = path.split_once('[') {
+            return self.of(list);
+        }
         let table = path.rsplit_once('.').map(|(table, _)| table);
-        self.0.get(path).or_else(|| self.0.get(table?)).copied()
+        self.0.get(table?).copied()
     }
 }
 
@@ -244,7 +252,7 @@ fn table<T: Table>(walk: &mut Walk<'_>, scope: &Scope, table: &DeTable<'_>) {
     let tables: Vec<&str> = keys.iter().copied().filter(|k| T::inner(k).is_some()).collect();
     for (key, value) in table {
         let word: &str = key.get_ref();
-        walk.place(scope, key);
+        walk.place(scope, key, value);
         if !keys.contains(&word) {
             walk.unknown(scope, key, value, (keys, &tables));
         } else if let (Some(walker), DeValue::Table(inner)) = (T::inner(word), value.get_ref()) {
@@ -263,7 +271,7 @@ fn table<T: Table>(walk: &mut Walk<'_>, scope: &Scope, table: &DeTable<'_>) {
 /// `[fields]`: each key a field, whose table is a [`FieldSpec`].
 fn fields(walk: &mut Walk<'_>, scope: &Scope, fields: &DeTable<'_>) {
     for (key, value) in fields {
-        walk.place(scope, key);
+        walk.place(scope, key, value);
         if let DeValue::Table(inner) = value.get_ref() {
             let scope = walk.scope(scope, key, value);
             table::<FieldSpec>(walk, &scope, inner);
@@ -283,10 +291,18 @@ fn alone<'i>(key: &Spanned<DeString<'i>>, value: &Spanned<DeValue<'i>>) -> Value
 }
 
 impl Walk<'_> {
-    /// Notes where `key` of `scope` is.
-    fn place(&mut self, scope: &Scope, key: &Spanned<DeString<'_>>) {
+    /// Notes where `key` of `scope` is, and each entry of its `value` when that is an
+    /// array.
+    fn place(&mut self, scope: &Scope, key: &Spanned<DeString<'_>>, value: &Spanned<DeValue<'_>>) {
         let at = line_column(self.text, key.span().start);
-        self.places.0.insert(scope.path_of(key.get_ref()), at);
+        let path = scope.path_of(key.get_ref());
+        if let DeValue::Array(entries) = value.get_ref() {
+            for (i, entry) in entries.iter().enumerate() {
+                let at = line_column(self.text, entry.span().start);
+                self.places.0.insert(format!("{path}[{i}]"), at);
+            }
+        }
+        self.places.0.insert(path, at);
     }
 
     /// The scope of the table `value` of `key` in `scope`.

@@ -369,6 +369,7 @@ impl Config {
             hosting: self.hosting,
             deploy,
             openapi: self.openapi,
+            places: Default::default(),
             config_digest: String::new(),
         };
         (project, errors)

@@ -161,14 +161,15 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     // Typos in the config's field names come first: they explain what follows.
     let unknown = resolver.unknown_fields();
     if !unknown.is_empty() {
-        let text = std::fs::read_to_string(&project.config_path).unwrap_or_default();
         let known = resolver.field_names();
-        let typos = unknown.into_iter().map(|(key, field)| {
+        let typos = unknown.into_iter().map(|(entry, field)| {
             let hint = crate::diag::did_you_mean(field, known.iter().map(String::as_str));
             let msg =
                 format!("no record has the field `{field}` and [fields] does not declare it{hint}");
-            let line = line_of_entry(&text, field);
-            Problem::new(0, &project.config_path, line, msg).with_field(key)
+            // Where config read the entry (`listing.sort[1]`), else its list's line.
+            let line = project.places.of(entry).map(|(line, _)| line);
+            let list = entry.split('[').next().unwrap_or(entry);
+            Problem::new(0, &project.config_path, line, msg).with_field(list)
         });
         problems.splice(0..0, typos.collect::<Vec<_>>());
     }
@@ -191,14 +192,6 @@ pub fn unlisted_languages(project: &Project) -> BTreeMap<String, (String, PathBu
         found.entry(lang).or_insert((field, warning.path));
     }
     found
-}
-
-/// The line (1-based) of folio.toml where `field` is written as an entry of a list
-/// (`"rating"`, `"-rating"`), if it is.
-fn line_of_entry(text: &str, field: &str) -> Option<u64> {
-    let (plain, descending) = (format!("\"{field}\""), format!("\"-{field}\""));
-    let at = text.lines().position(|l| l.contains(&plain) || l.contains(&descending))?;
-    Some(at as u64 + 1)
 }
 
 fn location(set: &Dataset, origin: Origin) -> String {

@@ -55,7 +55,7 @@ pub struct Resolver<'a> {
     /// `listing.sort` keys and `listing.fields` entries that `[fields]` does not declare
     /// (`id` aside): (config key, field, whether some record has it). A name no record has
     /// and the schema does not know is a typo, reported once the whole data set is read.
-    undeclared: Vec<(&'static str, String, AtomicBool)>,
+    undeclared: Vec<(String, String, AtomicBool)>,
     /// The field names of the first records (nested objects as dotted paths), kept only
     /// while an undeclared name is unseen: what a typo is compared with.
     sampled: std::sync::Mutex<(usize, std::collections::BTreeSet<String>)>,
@@ -178,13 +178,18 @@ fn collapse<T: PartialEq>(each: Vec<T>) -> PerLang<T> {
 
 impl<'a> Resolver<'a> {
     pub fn new(project: &'a Project) -> Self {
-        let sort = project.sort.iter().map(|k| ("listing.sort", &k.field));
-        let fields = project.fields.iter().map(|f| ("listing.fields", f));
-        let mut undeclared: Vec<(&'static str, String, AtomicBool)> = Vec::new();
-        for (key, field) in sort.chain(fields) {
+        // Each entry as config's places name it (`listing.sort[1]`).
+        let sort =
+            project.sort.iter().enumerate().map(|(i, k)| (format!("listing.sort[{i}]"), &k.field));
+        let fields =
+            project.fields.iter().enumerate().map(|(i, f)| (format!("listing.fields[{i}]"), f));
+        let mut undeclared: Vec<(String, String, AtomicBool)> = Vec::new();
+        for (entry, field) in sort.chain(fields) {
             let known = field == "id" || project.schema.contains_key(field.as_str());
-            if !known && !undeclared.iter().any(|(k, f, _)| *k == key && f == field) {
-                undeclared.push((key, field.clone(), AtomicBool::new(false)));
+            let list = |e: &str| e.split('[').next().unwrap_or(e).to_string();
+            let said = undeclared.iter().any(|(e, f, _)| list(e) == list(&entry) && f == field);
+            if !known && !said {
+                undeclared.push((entry, field.clone(), AtomicBool::new(false)));
             }
         }
         Resolver { project, undeclared, sampled: Default::default() }
@@ -218,12 +223,12 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// `(config key, field)` of every sort key or `fields` entry that no record resolved so
-    /// far has and `[fields]` does not declare: call it after the last record.
-    pub fn unknown_fields(&self) -> Vec<(&'static str, &str)> {
+    /// Call it after the last record. The fields of `sort` and `fields` that no record had and `[fields]` does not
+    /// declare: the entry that names each (`listing.sort[1]`), and the field.
+    pub fn unknown_fields(&self) -> Vec<(&str, &str)> {
         (self.undeclared.iter())
             .filter(|(_, _, seen)| !seen.load(Ordering::Relaxed))
-            .map(|(key, field, _)| (*key, field.as_str()))
+            .map(|(entry, field, _)| (entry.as_str(), field.as_str()))
             .collect()
     }
 

@@ -292,6 +292,28 @@ fn csv_problems_name_the_first_line_of_their_record_whatever_ends_the_lines() {
 }
 
 #[test]
+fn a_typo_is_placed_where_config_read_it_not_where_the_word_first_appears() {
+    // A comment and another table name the word first; the entry is on its own line.
+    let p = Project::new(
+        r#"
+            # sort by "ratting" later
+            [i18n]
+            fallback = "default"
+            [listing]
+            sort = [
+              "name",
+              "-ratting",
+            ]
+        "#,
+    );
+    p.write("data/a.jsonl", "{\"id\": 1, \"name\": \"A\", \"rating\": 4}\n");
+    insta::assert_snapshot!(rejected(&p), @r"
+    folio.toml:8: listing.sort: no record has the field `ratting` and [fields] does not declare it; did you mean `rating`?
+    error: 1 problem in the input; nothing was written
+    ");
+}
+
+#[test]
 fn a_sort_key_or_field_that_no_record_has_is_a_typo() {
     let p = Project::new(
         r#"
