@@ -50,6 +50,14 @@ impl Codec {
         }
     }
 
+    /// As `[output] precompress` spells it: the inverse of [`Codec::parse`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::Gzip => "gzip",
+            Codec::Brotli => "br",
+        }
+    }
+
     pub fn extension(self) -> &'static str {
         match self {
             Codec::Gzip => "gz",

@@ -41,6 +41,16 @@ pub enum HostPlan {
     Paid,
 }
 
+impl HostPlan {
+    /// As `[hosting.cloudflare] plan` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            HostPlan::Free => "free",
+            HostPlan::Paid => "paid",
+        }
+    }
+}
+
 /// Where the `cloudflare` target's Worker reads the files (`[hosting.cloudflare]
 /// serve_from`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -51,6 +61,16 @@ pub enum ServeFrom {
     Pages,
     /// An R2 bucket that `folio deploy` fills through R2's S3 API, read by a Worker.
     R2,
+}
+
+impl ServeFrom {
+    /// As `[hosting.cloudflare] serve_from` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ServeFrom::Pages => "pages",
+            ServeFrom::R2 => "r2",
+        }
+    }
 }
 
 /// `[hosting.cloudflare]`: the plan (which decides Pages' limits) and where the Worker

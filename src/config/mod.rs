@@ -11,6 +11,7 @@
 mod base_url;
 mod cdn;
 pub mod deploy;
+pub mod digest;
 mod explain;
 mod hosting;
 mod paths;
@@ -180,6 +181,16 @@ pub enum UrlStyle {
     Path,
 }
 
+impl UrlStyle {
+    /// As `[listing] url_style` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            UrlStyle::Query => "query",
+            UrlStyle::Path => "path",
+        }
+    }
+}
+
 /// Per-field schema (`[fields.NAME]`); every key optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -255,6 +266,17 @@ pub enum Fallback {
     Default,
     Null,
     Error,
+}
+
+impl Fallback {
+    /// As `[i18n] fallback` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fallback::Default => "default",
+            Fallback::Null => "null",
+            Fallback::Error => "error",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -410,10 +432,10 @@ pub struct Project {
     /// Where each key is written in `config_path` ([`Places`]; empty for a project that
     /// was not read from a file), for whoever reports a problem about one.
     pub places: Places,
-    /// Digest of every setting that shapes the output ([`Project::shape_digest`], set by
-    /// [`Project::discover`]): a build records it, and `folio deploy` refuses an output
+    /// The digest of the settings that shape the output ([`digest::output_settings`], set
+    /// by [`Project::discover`]): a build records it, and `folio deploy` refuses an output
     /// built from other settings. Comments and `[deploy]` are not in it.
-    pub config_digest: String,
+    pub output_settings_digest: String,
 }
 
 impl Project {
@@ -445,33 +467,9 @@ impl Project {
             errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
             return Err(Error::Invalid { errors, data: Some(Box::new(project)) });
         }
-        project.config_digest = project.shape_digest();
+        project.output_settings_digest = digest::output_settings_digest(&project);
         project.places = places;
         Ok(project)
-    }
-
-    /// A digest of every setting that shapes the output: all of the validated project but
-    /// `[deploy]` (where the output goes, not what it is). Two configs with the same digest
-    /// build the same files; a comment or a `[deploy]` edit leaves it as it is.
-    pub fn shape_digest(&self) -> String {
-        let mut shape = self.clone();
-        // `[deploy]` shapes nothing of the output, but for the R2 Worker, which reads the
-        // bucket and prefix of its url.
-        let r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
-            && self.hosting.targets.contains(&HostTarget::Cloudflare);
-        let configured = if r2 { self.deploy.configured.clone() } else { None };
-        shape.deploy = Deploy { configured, ..Deploy::default() };
-        shape.config_digest = String::new();
-        // Where things are is no shape of the output: `folio build --data DIR` (or a
-        // project moved elsewhere) builds the same site from other records.
-        let nowhere = std::path::PathBuf::new();
-        shape.config_path = nowhere.clone();
-        shape.root = nowhere.clone();
-        shape.data_dir = nowhere.clone();
-        shape.output_dir = nowhere.clone();
-        shape.templates_dir = nowhere.clone();
-        shape.hosting_dir = nowhere;
-        format!("{:032x}", xxhash_rust::xxh3::xxh3_128(format!("{shape:?}").as_bytes()))
     }
 }
 

@@ -370,7 +370,7 @@ impl Config {
             deploy,
             openapi: self.openapi,
             places: Default::default(),
-            config_digest: String::new(),
+            output_settings_digest: String::new(),
         };
         (project, errors)
     }

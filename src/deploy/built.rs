@@ -40,7 +40,7 @@ pub fn finished(project: &Project) -> Result<Manifest, Failure> {
         }));
     }
     // Only what shapes the output counts: a comment or a `[deploy]` setting needs no build.
-    if manifest.stamp.config != project.config_digest {
+    if manifest.stamp.config != project.output_settings_digest {
         return Err(Failure::Unbuilt(Unbuilt::ConfigChanged {
             config: project.config_path.display().to_string(),
             output,

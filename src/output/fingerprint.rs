@@ -33,7 +33,7 @@ pub fn of(project: &Project) -> anyhow::Result<String> {
         h.update(format!("{:?}", meta.modified().ok()).as_bytes());
     }
     // What of the config shapes the output (no comment, no `[deploy]`).
-    h.update(project.shape_digest().as_bytes());
+    h.update(crate::config::digest::output_settings_digest(project).as_bytes());
     let mut all = files(&project.data_dir);
     all.extend(files(&project.templates_dir));
     // Streamed in blocks: a data file can be larger than the memory a build may use.

@@ -364,7 +364,7 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
         fingerprint,
         records: total,
         base_url: project.shape.base.clone(),
-        config: project.config_digest.clone(),
+        config: project.output_settings_digest.clone(),
     };
     // Two builds must never both believe they hold the folder: a lock file replaced or
     // removed meanwhile lets another command take a lock of its own.

@@ -151,7 +151,7 @@ fn validated(p: &Project) -> folio::config::Project {
     let cfg = folio::config::Config::from_str(&text, std::path::Path::new("folio.toml")).unwrap();
     let mut project =
         cfg.validate(std::path::Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap();
-    project.config_digest = project.shape_digest();
+    project.output_settings_digest = folio::config::digest::output_settings_digest(&project);
     project.deploy.max_deletes = 100_000;
     project.deploy.concurrency = 4;
     project.deploy.purge_wait = Duration::from_secs(60);
