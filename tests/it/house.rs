@@ -111,3 +111,175 @@ fn the_library_has_no_import_circle_and_error_is_at_the_bottom() {
     // The check sees the imports it should: the build pipeline names what it runs.
     assert!(graph["site"].contains("load") && graph["site"].contains("output"), "{graph:?}");
 }
+
+/// A library file's module path (`src/deploy/survey.rs`: `deploy::survey`; a `mod.rs`
+/// is its folder's), `None` for the binary's files and test-only files.
+fn module_path(src: &Path, file: &Path) -> Option<Vec<String>> {
+    module_of(src, file)?;
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut path: Vec<String> =
+        rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    if path.last().is_some_and(|last| last == "mod") {
+        path.pop();
+    }
+    Some(path)
+}
+
+/// Each `crate::`, `super::` and `self::` path in `code`, groups expanded
+/// (`super::{a::B, c}` gives `super::a::B` and `super::c`), with the paths that start at a
+/// child module of the file (`read::Places` in `config/mod.rs`).
+fn paths_in(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
+    let group = regex::Regex::new(r"\b((?:crate|super|self)(?:::\w+)*)::\{([^{}]*)\}").unwrap();
+    let single = regex::Regex::new(r"\b((?:crate|super|self|\w+)(?:::\w+)+)").unwrap();
+    let mut found = Vec::new();
+    let split = |p: &str| p.split("::").map(str::trim).map(String::from).collect::<Vec<_>>();
+    for g in group.captures_iter(code) {
+        for item in g[2].split(',') {
+            let item = item.split(" as ").next().unwrap().trim();
+            if !item.is_empty() {
+                found.push(split(&format!("{}::{item}", &g[1])));
+            }
+        }
+    }
+    for m in single.captures_iter(code) {
+        let path = split(&m[1]);
+        let rooted = ["crate", "super", "self"].contains(&path[0].as_str());
+        if rooted || children.contains(&path[0]) {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The file-level import graph of the library: which files each file names an item of,
+/// an item re-exported by a `mod.rs` (`pub use read::Places`) counted as the file that
+/// defines it. Test modules and comments left out.
+fn file_imports() -> BTreeMap<String, BTreeSet<String>> {
+    let src = repo().join("src");
+    let mut files: BTreeMap<Vec<String>, String> = BTreeMap::new();
+    let mut codes: BTreeMap<Vec<String>, String> = BTreeMap::new();
+    for file in sources() {
+        let Some(path) = module_path(&src, &file) else { continue };
+        let code = code_of(&file);
+        let code: Vec<&str> = code.lines().map(|l| l.split("//").next().unwrap()).collect();
+        let shown = file.strip_prefix(&src).unwrap().display().to_string();
+        files.insert(path.clone(), shown);
+        codes.insert(path, code.join("\n"));
+    }
+    let children = |module: &Vec<String>| -> BTreeSet<String> {
+        (files.keys())
+            .filter(|k| k.len() == module.len() + 1 && k.starts_with(module))
+            .map(|k| k.last().unwrap().clone())
+            .collect()
+    };
+    // What each module re-exports from its children: item name to the child's path.
+    let reexport = regex::Regex::new(r"pub(?:\([^)]*\))? use (?:self::)?(\w+)::([^;]+);").unwrap();
+    let mut reexports: BTreeMap<(Vec<String>, String), Vec<String>> = BTreeMap::new();
+    for (module, code) in &codes {
+        let kids = children(module);
+        for r in reexport.captures_iter(code) {
+            if !kids.contains(&r[1]) {
+                continue;
+            }
+            let child = [module.clone(), vec![r[1].to_string()]].concat();
+            let items = r[2].trim().trim_start_matches('{').trim_end_matches('}');
+            for item in items.split(',') {
+                let name = item.rsplit(" as ").next().unwrap().rsplit("::").next().unwrap();
+                reexports.insert((module.clone(), name.trim().to_string()), child.clone());
+            }
+        }
+    }
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code) in &codes {
+        let me = &files[module];
+        let mut named = BTreeSet::new();
+        for path in paths_in(code, &children(module)) {
+            let mut at: Vec<String> = match path[0].as_str() {
+                "crate" => vec![],
+                "super" => module[..module.len().saturating_sub(1)].to_vec(),
+                "self" => module.clone(),
+                child => [module.clone(), vec![child.to_string()]].concat(),
+            };
+            let mut rest = path[1..].iter().filter(|s| s.as_str() != "super");
+            if path[0] != "crate" && path[0] != "super" && path[0] != "self" {
+                // The first segment was the child itself.
+            }
+            // Down the module tree as far as files go, then through one re-export.
+            for segment in rest.by_ref() {
+                let deeper = [at.clone(), vec![segment.clone()]].concat();
+                if files.contains_key(&deeper) {
+                    at = deeper;
+                } else {
+                    if let Some(child) = reexports.get(&(at.clone(), segment.clone())) {
+                        at = child.clone();
+                    }
+                    break;
+                }
+            }
+            if let Some(file) = files.get(&at).filter(|f| *f != me) {
+                named.insert(file.clone());
+            }
+        }
+        graph.insert(me.clone(), named);
+    }
+    graph
+}
+
+/// The groups of files that reach one another (Tarjan's strongly connected components of
+/// more than one file).
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let nodes: Vec<&String> = graph.keys().collect();
+    let index_of: BTreeMap<&String, usize> =
+        nodes.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let mut reach = vec![vec![false; nodes.len()]; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        let mut todo = vec![i];
+        while let Some(at) = todo.pop() {
+            for next in graph[nodes[at]].iter().filter_map(|t| index_of.get(t)) {
+                if !reach[i][*next] {
+                    reach[i][*next] = true;
+                    todo.push(*next);
+                }
+            }
+        }
+        let _ = n;
+    }
+    let mut done = vec![false; nodes.len()];
+    let mut found = Vec::new();
+    for i in 0..nodes.len() {
+        if done[i] || !reach[i][i] {
+            continue;
+        }
+        let group: Vec<String> = (0..nodes.len())
+            .filter(|&j| reach[i][j] && reach[j][i])
+            .inspect(|&j| done[j] = true)
+            .map(|j| nodes[j].clone())
+            .collect();
+        found.push(group);
+    }
+    found
+}
+
+#[test]
+fn no_two_library_files_import_each_other_even_through_others() {
+    let graph = file_imports();
+    let found = circles(&graph);
+    if std::env::var_os("HOUSE_EDGES").is_some() {
+        for group in &found {
+            for f in group {
+                let inside: Vec<&String> = graph[f].iter().filter(|t| group.contains(t)).collect();
+                eprintln!("{f} -> {inside:?}");
+            }
+            eprintln!();
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "files that import each other, directly or through others (one idea cut in two, or a \
+         shared item that wants a file of its own): {found:#?}"
+    );
+    // The check sees the imports it should: a child naming its parent's item, and a parent
+    // naming its child's.
+    assert!(graph["site/mod.rs"].contains("load/mod.rs"), "{graph:#?}");
+    assert!(graph["config/mod.rs"].contains("config/read.rs"), "{graph:#?}");
+}
