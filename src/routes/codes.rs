@@ -1,8 +1,6 @@
 //! The API's error codes (docs/api.md, "Errors"): each with its HTTP status, the status's
-//! reason phrase (the problem document's `title`) and its document's file. The documents'
-//! bodies are `render::problem_document`'s.
-
-use super::layout;
+//! reason phrase (the problem document's `title`). Its document's file is `layout.rs`'s
+//! ([`ErrorCode::file`]); the documents' bodies are `render::problem_document`'s.
 
 /// An error code of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,10 +50,5 @@ impl ErrorCode {
             404 => "Not Found",
             _ => "Method Not Allowed",
         }
-    }
-
-    /// `api/errors/{code}.json`, relative to `output/`.
-    pub fn file(self) -> String {
-        layout::error_file(self.code())
     }
 }

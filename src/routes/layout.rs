@@ -14,6 +14,9 @@
 
 use std::fmt::Display;
 
+use super::codes::ErrorCode;
+use super::query::valid_page;
+
 pub const INDEX: &str = "api/index.json";
 pub const OPENAPI: &str = "api/openapi.json";
 pub const EXPLORER: &str = "api/explorer.html";
@@ -26,6 +29,13 @@ pub const ERRORS: &str = "api/errors/";
 /// The problem document of an error code.
 pub fn error_file(code: &str) -> String {
     format!("{ERRORS}{code}.json")
+}
+
+impl ErrorCode {
+    /// `api/errors/{code}.json`, relative to `output/`.
+    pub fn file(self) -> String {
+        error_file(self.code())
+    }
 }
 
 /// The endpoint of a language (`None`: the unprefixed one): `api/{lang}/{resource}`.
@@ -44,7 +54,7 @@ pub fn page_file(endpoint: &str, size: impl Display, page: impl Display) -> Stri
 
 /// The files below `api/` other than pages that a build writes.
 pub fn api_files() -> Vec<String> {
-    let mut files: Vec<String> = super::ErrorCode::ALL.iter().map(|c| c.file()).collect();
+    let mut files: Vec<String> = ErrorCode::ALL.iter().map(|c| c.file()).collect();
     files.extend([INDEX, OPENAPI, EXPLORER].map(String::from));
     files
 }
@@ -106,7 +116,7 @@ pub fn any_page(rel: &str) -> Option<(&str, u64, u64)> {
         None => plain(names),
         Some((lang, resource)) => plain(lang) && plain(resource),
     };
-    let number = |n: &str| super::valid_page(n).then(|| n.parse().ok()).flatten();
+    let number = |n: &str| valid_page(n).then(|| n.parse().ok()).flatten();
     named.then_some(())?;
     Some((endpoint, number(size)?, number(page)?))
 }

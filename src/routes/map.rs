@@ -8,8 +8,33 @@
 use crate::config::Shape;
 use crate::paginate;
 
+use super::codes::ErrorCode;
 use super::layout::{self, API, FileKind, PageFile, SIBLINGS, Variant};
-use super::{ErrorCode, Outcome, Size, clean_segment, query_param, valid_page};
+use super::query::{clean_segment, query_param, valid_page};
+
+/// One configured page size and how many pages the listing has at that size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    pub size: u64,
+    pub pages: usize,
+}
+
+/// What a request resolves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A page of the listing through its endpoint; the file is relative to `output/`.
+    Page(String),
+    /// A file under `api/` requested by its path (path form, error documents, index...);
+    /// the server answers `not_found` when it does not exist.
+    File(String),
+    /// An error document (`api/errors/{code}.json`) with its status.
+    Error(ErrorCode),
+    /// `OPTIONS` under the API: `204`, a CORS preflight's headers when the request is one
+    /// (`Origin` and `Access-Control-Request-Method`), else `Allow`.
+    Options,
+    /// Not under `{mount}/api/`: outside what the API governs.
+    Outside,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Map {
@@ -200,13 +225,13 @@ impl Map {
             "languages": self.shape.languages,
             "sizes": sizes,
             "default_size": self.shape.default_page_size.to_string(),
-            "max_page_digits": super::MAX_PAGE.to_string().len(),
+            "max_page_digits": super::query::MAX_PAGE.to_string().len(),
             "files": layout::api_files(),
             "errors": errors,
             "cache_control": self.shape.cache_control,
-            "allow": super::ALLOW,
-            "preflight_max_age": super::PREFLIGHT_MAX_AGE.to_string(),
-            "problem_type": super::PROBLEM_JSON,
+            "allow": super::http::ALLOW,
+            "preflight_max_age": super::http::PREFLIGHT_MAX_AGE.to_string(),
+            "problem_type": super::media::PROBLEM_JSON,
         })
     }
 
@@ -238,5 +263,150 @@ impl Map {
             None if segs.iter().all(|s| clean_segment(s)) => Outcome::File(format!("{API}{rest}")),
             None => Outcome::Error(ErrorCode::NotFound),
         }
+    }
+}
+
+/// A small map for the host emitters' unit tests: resource `sights`, languages en and
+/// pt-br, sizes 10 (14 pages) and 25 (6 pages, the default), mounted at `mount`.
+#[cfg(test)]
+pub(crate) fn sample(mount: &str) -> Map {
+    let shape = crate::config::Shape {
+        base: crate::config::BaseUrl { origin: String::new(), path: mount.into() },
+        resource: "sights".into(),
+        languages: vec!["en".into(), "pt-br".into()],
+        default_language: 0,
+        page_sizes: vec![10, 25],
+        default_page_size: 25,
+        envelope: crate::config::Envelope::Standard,
+        totals: true,
+        cache_control: "public, max-age=60".into(),
+    };
+    Map { shape, sizes: vec![Size { size: 10, pages: 14 }, Size { size: 25, pages: 6 }] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routes::layout;
+
+    fn routes() -> Map {
+        let shape = crate::config::Shape {
+            base: crate::config::BaseUrl::default(),
+            resource: "attractions".into(),
+            languages: vec!["en".into(), "fr".into()],
+            default_language: 0,
+            page_sizes: vec![10, 20],
+            default_page_size: 10,
+            envelope: crate::config::Envelope::Standard,
+            totals: true,
+            cache_control: "public, max-age=300".into(),
+        };
+        Map { shape, sizes: vec![Size { size: 10, pages: 7 }, Size { size: 20, pages: 4 }] }
+    }
+
+    #[test]
+    fn every_url_of_a_page_resolves_to_its_file() {
+        // What a purge list names for a changed file is what the table answers with it.
+        use crate::config::Envelope;
+        for envelope in [Envelope::Standard, Envelope::Laravel, Envelope::LaravelSimple] {
+            let mut l = routes();
+            l.shape.envelope = envelope;
+            let variants = [(0, true), (1, true), (0, false)];
+            for (lang, prefixed) in variants {
+                for size in &l.sizes {
+                    for page in 1..=size.pages as u64 {
+                        let variant = layout::Variant { lang, prefixed };
+                        let p = layout::PageFile { variant, size: size.size, page };
+                        let file = l.page_file(&p);
+                        assert_eq!(l.parse(&file), Some(p));
+                        for url in l.urls(&p) {
+                            let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+                            let got = match l.resolve("GET", &format!("/{path}"), query) {
+                                Outcome::Page(f) | Outcome::File(f) => f,
+                                other => panic!("{url}: {other:?}"),
+                            };
+                            assert_eq!(got, file, "{url}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn page(s: &str) -> Outcome {
+        Outcome::Page(s.into())
+    }
+
+    fn err(code: ErrorCode) -> Outcome {
+        Outcome::Error(code)
+    }
+
+    #[test]
+    fn resolves_endpoints_with_defaults_and_precedence() {
+        let r = routes();
+        assert_eq!(
+            r.resolve("GET", "/api/en/attractions", ""),
+            page("api/en/attractions/10/1.json")
+        );
+        assert_eq!(
+            r.resolve("HEAD", "/api/fr/attractions/", "per_page=20&page=4"),
+            page("api/fr/attractions/20/4.json")
+        );
+        assert_eq!(
+            r.resolve("GET", "/api/attractions", "page=7"),
+            page("api/attractions/10/7.json")
+        );
+        assert_eq!(r.resolve("GET", "/api/en/attractions", "page=8"), err(ErrorCode::PageNotFound));
+        assert_eq!(
+            r.resolve("GET", "/api/en/attractions", "page=0&per_page=7"),
+            err(ErrorCode::InvalidPage)
+        );
+        assert_eq!(
+            r.resolve("GET", "/api/en/attractions", "page=99&per_page=7"),
+            err(ErrorCode::InvalidPerPage)
+        );
+        assert_eq!(r.resolve("GET", "/api/EN/attractions", "page=0"), err(ErrorCode::UnknownLang));
+        assert_eq!(r.resolve("POST", "/api/EN/attractions", ""), err(ErrorCode::MethodNotAllowed));
+        assert_eq!(r.resolve("DELETE", "/api/nothing", ""), err(ErrorCode::MethodNotAllowed));
+        assert_eq!(r.resolve("OPTIONS", "/api/EN/attractions", "page=0"), Outcome::Options);
+        assert_eq!(r.resolve("OPTIONS", "/other", ""), Outcome::Outside);
+    }
+
+    #[test]
+    fn other_paths_under_api_are_files_when_clean() {
+        let r = routes();
+        assert_eq!(
+            r.resolve("GET", "/api/en/attractions/10/2.json", "page=x"),
+            Outcome::File("api/en/attractions/10/2.json".into())
+        );
+        assert_eq!(
+            r.resolve("GET", "/api/errors/not_found.json", ""),
+            Outcome::File("api/errors/not_found.json".into())
+        );
+        for bad in [
+            "/api/",
+            "/api/en/",
+            "/api/en/attractions/../../x",
+            "/api/.folio",
+            "/api/%2e%2e/x",
+            "/api/a\\b",
+            "/api/index.json/",
+        ] {
+            assert_eq!(r.resolve("GET", bad, ""), err(ErrorCode::NotFound), "{bad}");
+        }
+        assert_eq!(r.resolve("GET", "/index.html", ""), Outcome::Outside);
+        assert_eq!(r.resolve("POST", "/other", ""), Outcome::Outside);
+    }
+
+    #[test]
+    fn a_mount_path_prefixes_everything() {
+        let base = crate::config::BaseUrl { origin: String::new(), path: "/travel".into() };
+        let mut r = routes();
+        r.shape.base = base;
+        assert_eq!(
+            r.resolve("GET", "/travel/api/attractions", ""),
+            page("api/attractions/10/1.json")
+        );
+        assert_eq!(r.resolve("GET", "/api/attractions", ""), Outcome::Outside);
     }
 }
