@@ -277,6 +277,20 @@ pub fn display_path(path: &Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
+/// The first few of `keys` (sorted), as a message names them.
+pub fn first_keys(keys: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut sorted: Vec<&String> = keys.iter().collect();
+    sorted.sort();
+    let shown: Vec<String> = sorted.iter().take(SHOWN).map(|k| format!("`{k}`")).collect();
+    let more = if keys.len() > SHOWN {
+        format!(" and {} more", keys.len() - SHOWN)
+    } else {
+        String::new()
+    };
+    format!("{}{more}", shown.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

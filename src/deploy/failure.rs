@@ -1,23 +1,5 @@
-//! A store's failures as folio words them: what it was doing, on which object, and what
-//! the store said, in one line.
-
-use super::store::Store;
-use crate::error::Failure;
-
-/// A failure of the store, naming what folio was doing, the object, and the store's own
-/// words (exit 2).
-pub(crate) fn remote_failure(
-    what: &str,
-    rel: &str,
-    store: &Store,
-    e: object_store::Error,
-) -> Failure {
-    let on = store.target.display();
-    let doing =
-        if rel.is_empty() { format!("{what} {on}") } else { format!("{what} `{rel}` on {on}") };
-    let hint = store.no_credentials.as_deref().map(|h| format!("; {h}")).unwrap_or_default();
-    Failure::Other(anyhow::anyhow!("{doing}: {}{hint}", store_says(&e)))
-}
+//! What a store's error comes down to, in one line ([`store_says`]): the words every
+//! failure of a store or of AWS's credential chain repeats.
 
 /// What a store error comes down to, in one line: object_store's errors repeat their
 /// sources in their messages, so the chain is read once here. An S3-style error body gives

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::local;
+use super::outgoing;
 use super::plan::Reason;
 use super::record::{Put, Recipient, Record};
 use super::remote;
@@ -19,7 +19,7 @@ const CARRIED: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 /// purge once it has (`owed`). `None` when nothing is about to change.
 pub(super) fn intent(
     old: &Record,
-    local: &[local::LocalFile],
+    outgoing: &[outgoing::OutgoingFile],
     uploads: &[(usize, Reason)],
     doomed: &[remote::Doomed],
     owed: BTreeMap<Recipient, BTreeSet<String>>,
@@ -36,7 +36,7 @@ pub(super) fn intent(
         owed,
     };
     for &(i, _) in uploads {
-        intent.pending.entry(local[i].rel.clone()).or_default().insert(local[i].md5);
+        intent.pending.entry(outgoing[i].rel.clone()).or_default().insert(outgoing[i].md5);
     }
     for d in doomed {
         if let Some(put) = &d.put {

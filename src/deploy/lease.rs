@@ -93,7 +93,7 @@ impl Lease {
         busy: Busy<'_>,
         lifetime: Duration,
     ) -> Result<(Lease, Option<String>), Failure> {
-        if let Some(dir) = &store.local {
+        if let Some(dir) = &store.folder {
             let lock =
                 Lock::take_named(dir, LEASE, "another folio deploy", Access::Exclusive, busy)?;
             return Ok((Lease { held: Held::Folder(lock), took_over: false }, None));
@@ -103,7 +103,7 @@ impl Lease {
             let options = PutOptions { mode, ..PutOptions::default() };
             store.inner.put_opts(&key, PutPayload::from(lease_body(0)), options)
         };
-        let failed = |e| super::remote_failure("taking the deploy lease", LEASE, store, e);
+        let failed = |e| store.failure("taking the deploy lease", LEASE, e);
         let clock = store.clock.clone();
         // The lease as last seen.
         let mut seen = Seen::Nothing;

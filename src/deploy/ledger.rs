@@ -21,22 +21,16 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::cdn::{Budget, Client, Sent};
+use super::deployed::Deployed;
+use super::options::Settle;
 use super::purge::{self, PurgeList};
 use super::record::{Recipient, Record};
 use super::remote::Remote;
-use super::{Deployed, first_keys};
 use crate::config::Cdn;
+use crate::diag::first_keys;
 use crate::error::Failure;
 use crate::routes::Map;
 use crate::routes::layout::{self, SIBLINGS};
-
-/// What a deploy does with a debt besides paying it: `--drop-owed CDN` drops what `CDN` is
-/// owed; `--move-owed CDN` moves it to the CDNs this deploy names.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Settle {
-    pub drop: Vec<Cdn>,
-    pub moved: Vec<Cdn>,
-}
 
 /// What is owed to whom, checked, with what this deploy adds.
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 //!
 //! The phases, each a function: hold the output folder's lock (shared: a build waits
 //! until the deploy is done), check the build is a finished one of this config, scan it
-//! (`local.rs`), list the store and read folio's record of it (`record.rs`), plan (`plan.rs`:
+//! (`outgoing.rs`), list the store and read folio's record of it (`record.rs`), plan (`plan.rs`:
 //! upload what is missing, whose bytes or headers differ; keep the rest; find what a
 //! deploy cut short left), confirm with a request that each object to delete is still
 //! folio's, write the record's intent (what is about to be uploaded and deleted), upload
@@ -13,8 +13,9 @@
 //! the record as it is accepted). A kill or a failure at any point leaves a usable store
 //! (old pages are deleted last), and the next deploy finishes the job and purges what the
 //! cut one changed. The store-side operations are in `remote/`, what a `file://` target
-//! must not be in `folder/guard.rs`, the build it publishes in `built.rs`; the settings
-//! come checked from `config::Deploy`.
+//! must not be in `folder/guard.rs`, the build it publishes in `built.rs`; what a run is
+//! asked in `options.rs` and what it answers in `deployed.rs`; the settings come checked
+//! from `config::Deploy`.
 //!
 //! It does not build: it refuses an `output/` with no build, a build half switched in, or
 //! a build made from another `folio.toml` or another `base_url`.
@@ -23,12 +24,14 @@ mod built;
 pub mod cdn;
 #[cfg(unix)]
 pub mod clock;
+mod deployed;
 mod failure;
 mod folder;
 mod journal;
 mod lease;
 mod ledger;
-pub mod local;
+mod options;
+pub mod outgoing;
 pub mod plan;
 pub mod purge;
 pub mod record;
@@ -44,13 +47,11 @@ use crate::error::{Failure, Refusal, WayOut};
 use crate::output::lock::{Access, Busy, Lock};
 use crate::output::manifest::Manifest;
 use crate::routes::Map;
-use crate::site::Progress;
 use journal::intent;
 use lease::Lease;
 use ledger::{Evidence, Ledger};
-use local::Roles;
+use outgoing::Roles;
 use plan::{Action, Reason};
-use purge::PurgeList;
 use record::Recipient;
 use remote::Remote;
 use store::Store;
@@ -58,54 +59,9 @@ use survey::{Surveyed, kept, lease, survey, writes};
 
 pub use crate::error::Unbuilt;
 pub use built::finished;
-pub(crate) use failure::remote_failure;
+pub use deployed::Deployed;
 pub use failure::store_says;
-pub use ledger::Settle;
-
-/// What this one deploy is asked to do besides publishing as `[deploy]` (and its flags,
-/// applied in config) says.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    pub dry_run: bool,
-    pub force: bool,
-    /// Deploy past a record that cannot be read, surveying the whole prefix.
-    pub repair: bool,
-    /// `--drop-owed`, `--move-owed`.
-    pub settle: Settle,
-}
-
-/// Writes a purge list (`--purge-list FILE`); see [`Hooks::purge_list`].
-pub type WritePurgeList<'a> = &'a mut dyn FnMut(&PurgeList) -> Result<(), Failure>;
-
-/// How a deploy reports and meets other commands.
-pub struct Hooks<'a> {
-    pub progress: &'a dyn Progress,
-    /// What to do when a build holds the output folder.
-    pub busy: Busy<'a>,
-    /// Writes the purge list once the deploy is done (with `--dry-run`, the list it would
-    /// write). When it succeeds, the store's record forgets the keys it names; until then
-    /// every later purge list names them too.
-    pub purge_list: Option<WritePurgeList<'a>>,
-}
-
-/// What a deploy did (or, with `--dry-run`, would do).
-#[derive(Debug, Clone, Default)]
-pub struct Deployed {
-    pub target: String,
-    pub dry_run: bool,
-    /// Keys uploaded, with why, sorted.
-    pub uploaded: Vec<(String, Reason)>,
-    pub unchanged: usize,
-    pub deleted: Vec<String>,
-    pub bytes: u64,
-    pub seconds: f64,
-    /// Files left out (symlinks), a record that could not be read.
-    pub warnings: Vec<String>,
-    /// The requests sent, by kind (`None` for a folder, which takes none).
-    pub requests: Option<store::Counts>,
-    /// Each CDN purge this deploy sent (with `--dry-run`, would send), in `purge` order.
-    pub purges: Vec<cdn::Sent>,
-}
+pub use options::{Hooks, Options, Settle, WritePurgeList};
 
 /// Publishes `output/` where `project.deploy` says, as `opts` say.
 pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deployed, Failure> {
@@ -191,7 +147,7 @@ async fn publish(
     if store.keeps_headers {
         roles = roles.without_platform_config();
     }
-    let (scanned, warnings) = local::scan(out, &roles, manifest)?;
+    let (scanned, warnings) = outgoing::scan(out, &roles, manifest)?;
     let mut remote = Remote {
         store,
         lease: std::sync::OnceLock::new(),
@@ -238,7 +194,7 @@ fn ledger(
     purges: &Purges<'_, '_>,
     warnings: &mut Vec<String>,
 ) -> Ledger {
-    let evidence = Evidence::new(s.local.iter().map(|f| f.rel.clone()));
+    let evidence = Evidence::new(s.outgoing.iter().map(|f| f.rel.clone()));
     let settle = (purges.paying(), &remote.opts.settle, remote.opts.dry_run);
     Ledger::new(&s.old, &s.plan.cut, &evidence, settle, warnings)
 }
@@ -248,7 +204,7 @@ fn ledger(
 /// purges.
 async fn run(
     remote: &Remote<'_>,
-    scanned: &[local::Scanned],
+    scanned: &[outgoing::Scanned],
     (busy, lifetime): (Busy<'_>, std::time::Duration),
     mut purges: Purges<'_, '_>,
 ) -> Result<Deployed, Failure> {
@@ -267,7 +223,7 @@ async fn run(
     }
     out.warnings.extend(said);
     let took_over = remote.lease.get().is_some_and(Lease::took_over);
-    let Surveyed { old, local, mut modified, etagless, plan, doomed, .. } = s;
+    let Surveyed { old, outgoing, mut modified, etagless, plan, doomed, .. } = s;
     // Again, in case the survey after the lease found more.
     refuse_mass_delete(remote, &doomed)?;
     let mut etags = kept(&plan);
@@ -279,13 +235,13 @@ async fn run(
         })
         .collect();
     // What this deploy changes on the store, once it has.
-    let changed: BTreeSet<String> = (uploads.iter().map(|&(i, _)| local[i].rel.clone()))
+    let changed: BTreeSet<String> = (uploads.iter().map(|&(i, _)| outgoing[i].rel.clone()))
         .chain(doomed.iter().map(|d| d.key.clone()))
         .collect();
     let (map, bound) = (purges.map, settings.max_purge_paths);
     if opts.dry_run {
-        out.uploaded = uploads.iter().map(|&(i, r)| (local[i].rel.clone(), r)).collect();
-        out.bytes = uploads.iter().map(|&(i, _)| local[i].size).sum();
+        out.uploaded = uploads.iter().map(|&(i, r)| (outgoing[i].rel.clone(), r)).collect();
+        out.bytes = uploads.iter().map(|&(i, _)| outgoing[i].size).sum();
         out.deleted = doomed.iter().map(|d| d.key.clone()).collect();
         ledger.add(&changed);
         out.purges = ledger.plans(purges.cdns, map, bound);
@@ -297,16 +253,16 @@ async fn run(
     // Before anything changes, the store learns what is about to, and what will then be
     // owed: a deploy cut from here on is finished, purged and cleaned up by the next,
     // whoever runs it.
-    let intent = intent(&old, &local, &uploads, &doomed, ledger.with(&changed));
+    let intent = intent(&old, &outgoing, &uploads, &doomed, ledger.with(&changed));
     if let Some(intent) = &intent {
         remote.put_record(intent).await?;
     }
-    remote.upload(&local, &uploads, &mut etags, &mut out).await?;
+    remote.upload(&outgoing, &uploads, &mut etags, &mut out).await?;
     if etagless {
         // Where listings carry no ETags, what vouches for an object next time is its
         // modification time: learnt for what was just uploaded.
         let uploaded: Vec<usize> = uploads.iter().map(|&(i, _)| i).collect();
-        for (i, seen) in remote.modified(&local, &uploaded).await? {
+        for (i, seen) in remote.modified(&outgoing, &uploaded).await? {
             modified[i] = Some(seen);
         }
     }
@@ -315,7 +271,8 @@ async fn run(
     out.uploaded.sort();
     out.deleted.sort();
     ledger.add(&changed);
-    let mut after = journal::after(&old, plan::objects_after(&local, &etags, &modified), took_over);
+    let mut after =
+        journal::after(&old, plan::objects_after(&outgoing, &etags, &modified), took_over);
     // The purge list first (a file of the user's), then each CDN, after the store holds
     // the build.
     let written = purges.list.as_mut().map(|write| write(&ledger.list(map, bound)));
@@ -352,22 +309,8 @@ fn refuse_mass_delete(remote: &Remote<'_>, doomed: &[remote::Doomed]) -> Result<
             "refusing to delete {} objects from {} ({}; max_deletes is {max})",
             doomed.len(),
             remote.store.target.display(),
-            first_keys(&keys),
+            crate::diag::first_keys(&keys),
         ),
         WayOut::MaxDeletes(doomed.len()),
     )))
-}
-
-/// The first few of `keys` (sorted), as a message names them.
-fn first_keys(keys: &[String]) -> String {
-    const SHOWN: usize = 5;
-    let mut sorted: Vec<&String> = keys.iter().collect();
-    sorted.sort();
-    let shown: Vec<String> = sorted.iter().take(SHOWN).map(|k| format!("`{k}`")).collect();
-    let more = if keys.len() > SHOWN {
-        format!(" and {} more", keys.len() - SHOWN)
-    } else {
-        String::new()
-    };
-    format!("{}{more}", shown.join(", "))
 }

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::local::{Headers, LocalFile};
+use super::outgoing::{Headers, OutgoingFile};
 use super::record::{Md5, Put, Record, etag_md5};
 
 /// An object as the store's listing shows it.
@@ -55,7 +55,7 @@ pub enum Action {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Plan {
-    /// One action per local file, in the order of the files.
+    /// One action per outgoing file, in the order of the files.
     pub actions: Vec<Action>,
     /// folio's old objects this build no longer has, still with the ETag folio gave them:
     /// deleted once a request confirms each still holds what folio wrote.
@@ -89,12 +89,12 @@ pub fn vouches(put: &Put, listed: &Listed) -> bool {
 
 /// Plans a deploy. `listing` and `record` are keyed by path below the deploy prefix.
 pub fn plan(
-    local: &[LocalFile],
+    outgoing: &[OutgoingFile],
     listing: &HashMap<String, Listed>,
     record: &Record,
     force: bool,
 ) -> Plan {
-    let actions = local
+    let actions = outgoing
         .iter()
         .map(|f| {
             let Some(listed) = listing.get(&f.rel) else { return Action::Upload(Reason::Missing) };
@@ -111,7 +111,7 @@ pub fn plan(
             }
         })
         .collect();
-    let produced: HashSet<&str> = local.iter().map(|f| f.rel.as_str()).collect();
+    let produced: HashSet<&str> = outgoing.iter().map(|f| f.rel.as_str()).collect();
     let mut deletes: BTreeMap<&String, &Put> = BTreeMap::new();
     for (key, put) in &record.objects {
         // Gone already, or replaced by someone else since (then it is theirs): untouched.
@@ -164,7 +164,7 @@ pub fn plan(
 }
 
 /// Keeps the object (with `etag`) when its bytes (`md5`, `size`) and headers are the file's.
-fn compare(f: &LocalFile, md5: [u8; 16], headers: &Headers, size: u64, etag: &str) -> Action {
+fn compare(f: &OutgoingFile, md5: [u8; 16], headers: &Headers, size: u64, etag: &str) -> Action {
     if md5 != f.md5 || size != f.size {
         Action::Upload(Reason::Bytes)
     } else if *headers != f.headers {
@@ -187,7 +187,7 @@ pub struct Head {
 
 /// Decides a [`Action::Check`] from the HEAD: keep the object when its bytes are known to
 /// be the file's and its headers are folio's.
-pub fn check(f: &LocalFile, head: &Head) -> Action {
+pub fn check(f: &OutgoingFile, head: &Head) -> Action {
     // The store's own checksum first: where the ETag is an MD5 (S3 and R2 single-part
     // uploads, GCS), it is the MD5 of the bytes there, whatever metadata says; folio's
     // metadata stands only where the store gives no MD5 (multipart uploads, Azure).
@@ -200,14 +200,14 @@ pub fn check(f: &LocalFile, head: &Head) -> Action {
     }
 }
 
-/// folio's objects after a deploy: every local file with the ETag it has now, and the
+/// folio's objects after a deploy: every outgoing file with the ETag it has now, and the
 /// modification time the store showed for it (where known).
 pub fn objects_after(
-    local: &[LocalFile],
+    outgoing: &[OutgoingFile],
     etags: &[Option<String>],
     modified: &[Option<i64>],
 ) -> BTreeMap<String, Put> {
-    local
+    outgoing
         .iter()
         .zip(etags)
         .zip(modified)
@@ -228,7 +228,7 @@ pub fn objects_after(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deploy::local::Phase;
+    use crate::deploy::outgoing::Phase;
     use crate::deploy::record::md5_hex as hex;
 
     fn headers(cc: &str) -> Headers {
@@ -239,8 +239,8 @@ mod tests {
         }
     }
 
-    fn file(rel: &str, byte: u8) -> LocalFile {
-        LocalFile {
+    fn file(rel: &str, byte: u8) -> OutgoingFile {
+        OutgoingFile {
             rel: rel.into(),
             xxh3: u128::from(byte),
             size: 3,
@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn trusted_objects_are_compared_without_a_request() {
-        let local = [
+        let outgoing = [
             file("same", 1),
             file("bytes", 2),
             file("headers", 3),
@@ -293,7 +293,7 @@ mod tests {
         record.objects.insert("stale".into(), put(6, "e6", "a"));
         record.objects.insert("replaced".into(), put(7, "e7", "a"));
         record.deleting.insert("gone".into(), put(9, "e9", "a"));
-        let p = plan(&local, &listing, &record, false);
+        let p = plan(&outgoing, &listing, &record, false);
         assert_eq!(
             p.actions,
             [
@@ -306,7 +306,7 @@ mod tests {
         );
         // Only folio's own stale object that still has folio's ETag; never `other`.
         assert_eq!(p.deletes, [("stale".to_string(), put(6, "e6", "a"))]);
-        let forced = plan(&local, &listing, &record, true);
+        let forced = plan(&outgoing, &listing, &record, true);
         assert_eq!(forced.actions[0], Action::Upload(Reason::Forced));
         assert_eq!(forced.actions[3], Action::Upload(Reason::Missing));
     }
@@ -349,7 +349,7 @@ mod tests {
 
     #[test]
     fn what_a_cut_deploy_left_is_purged_and_its_orphans_found() {
-        let local = [file("kept", 1), file("uploaded", 2), file("untouched", 3)];
+        let outgoing = [file("kept", 1), file("uploaded", 2), file("untouched", 3)];
         let listing: HashMap<String, Listed> = [
             ("kept", listed("e1")),
             ("uploaded", listed("new-etag")),
@@ -368,7 +368,7 @@ mod tests {
             record.pending.insert(key.into(), [[byte; 16]].into());
         }
         record.deleting.insert("deleted".into(), put(5, "e5", "a"));
-        let p = plan(&local, &listing, &record, false);
+        let p = plan(&outgoing, &listing, &record, false);
         // `uploaded` has another ETag than the record knows: the cut deploy changed it.
         // `untouched` still has the recorded ETag; `deleted` is gone.
         assert_eq!(p.cut, ["deleted".to_string(), "orphan".into(), "uploaded".into()].into());
@@ -402,7 +402,7 @@ mod tests {
     fn an_object_changed_behind_the_record_is_purged_whatever_it_holds_now() {
         // A request of a deploy cut short landed after the next deploy wrote its record:
         // the object holds this build's bytes again, but not the ones the record knows.
-        let local = [file("late", 1), file("same", 2)];
+        let outgoing = [file("late", 1), file("same", 2)];
         let listing: HashMap<String, Listed> = [("late", listed("e1")), ("same", listed("e2"))]
             .into_iter()
             .map(|(k, l)| (k.to_string(), l))
@@ -410,7 +410,7 @@ mod tests {
         let mut record = Record::default();
         record.objects.insert("late".into(), put(9, "e9", "a"));
         record.objects.insert("same".into(), put(2, "e2", "a"));
-        let p = plan(&local, &listing, &record, false);
+        let p = plan(&outgoing, &listing, &record, false);
         assert_eq!(p.actions[0], Action::Check, "a HEAD tells what it holds");
         assert_eq!(p.cut, ["late".to_string()].into());
     }

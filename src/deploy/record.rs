@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::local::Headers;
+use super::outgoing::Headers;
 use crate::output::manifest::hex128;
 
 /// The record's key below the deploy prefix.
@@ -500,7 +500,7 @@ mod tests {
         // A real record of many entries stays well inside its limit.
         let mut r = Record::default();
         for i in 0..20_000u32 {
-            let md5 = crate::deploy::local::md5_of(&i.to_le_bytes());
+            let md5 = crate::deploy::outgoing::md5_of(&i.to_le_bytes());
             r.objects.insert(
                 format!("api/en/attractions/10/{i}.json"),
                 Put {

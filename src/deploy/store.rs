@@ -140,15 +140,15 @@ pub struct Store {
     pub inner: Arc<dyn ObjectStore>,
     pub target: Target,
     /// Whether objects keep Content-Type, Cache-Control, Content-Encoding and metadata
-    /// (a local folder keeps only bytes).
+    /// (a folder keeps only bytes).
     pub keeps_headers: bool,
     /// Whether a write can be made on a condition (an ETag, or that nothing is there): a
-    /// local folder's cannot, and its own lock keeps two deploys apart instead.
+    /// folder store's cannot, and its own lock keeps two deploys apart instead.
     pub conditional: bool,
     /// The folder the store is, when it is one on this machine (`file://`): locked with
     /// the kernel's lock rather than a lease object, and refused when it holds a symlink
     /// (`folder/guard.rs`).
-    pub local: Option<std::path::PathBuf>,
+    pub folder: Option<std::path::PathBuf>,
     /// What was sent (none for a folder).
     pub requests: Option<Arc<Requests>>,
     /// When the environment holds no credentials for the store: which variables folio
@@ -156,6 +156,18 @@ pub struct Store {
     pub no_credentials: Option<String>,
     /// What the deploy lease measures time with (`clock.rs`).
     pub clock: Arc<dyn super::clock::Clock>,
+}
+
+impl Store {
+    /// A failure of the store, naming what folio was doing, the object, and the store's own
+    /// words (exit 2).
+    pub(crate) fn failure(&self, what: &str, rel: &str, e: object_store::Error) -> Failure {
+        let on = self.target.display();
+        let doing =
+            if rel.is_empty() { format!("{what} {on}") } else { format!("{what} `{rel}` on {on}") };
+        let hint = self.no_credentials.as_deref().map(|h| format!("; {h}")).unwrap_or_default();
+        Failure::Other(anyhow::anyhow!("{doing}: {}{hint}", super::failure::store_says(&e)))
+    }
 }
 
 /// The credentials a store reads from the environment, in the words of a message; `None`
@@ -342,7 +354,7 @@ pub fn connect(
     }
     let refused = |e: object_store::Error| {
         let hint = missing_credentials(target.scheme).map(|h| format!("; {h}")).unwrap_or_default();
-        Failure::Refused(format!("{}: {}{hint}", what(), crate::deploy::store_says(&e)).into())
+        Failure::Refused(format!("{}: {}{hint}", what(), super::failure::store_says(&e)).into())
     };
     let requests = Arc::new(Requests::default());
     let counted = || CountedConnector(requests.clone());
@@ -386,13 +398,13 @@ pub fn connect(
             (Arc::new(folder), false)
         }
     };
-    let local = (target.scheme == Scheme::File).then(|| std::path::PathBuf::from(&target.bucket));
-    let requests = local.is_none().then_some(requests);
+    let folder = (target.scheme == Scheme::File).then(|| std::path::PathBuf::from(&target.bucket));
+    let requests = folder.is_none().then_some(requests);
     let no_credentials = missing_credentials(target.scheme);
     let clock = Arc::new(super::clock::System::new());
-    let conditional = local.is_none();
+    let conditional = folder.is_none();
     let target = target.clone();
-    Ok(Store { inner, target, keeps_headers, conditional, local, requests, no_credentials, clock })
+    Ok(Store { inner, target, keeps_headers, conditional, folder, requests, no_credentials, clock })
 }
 
 #[cfg(test)]

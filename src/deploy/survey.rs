@@ -11,10 +11,11 @@ const RECORDED_FOLDERS: usize = 64;
 
 use super::lease::Lease;
 use super::ledger::Ledger;
+use super::outgoing;
 use super::plan::{self, Action};
 use super::record::{self, Record};
 use super::remote::{self, Remote};
-use super::{first_keys, local};
+use crate::diag::first_keys;
 use crate::error::Failure;
 use crate::output::lock::Busy;
 
@@ -24,7 +25,7 @@ pub(super) struct Surveyed {
     /// The record's ETag when it was read (`None`: there was none).
     pub record_etag: Option<String>,
     /// The files to publish, each with its MD5.
-    pub local: Vec<local::LocalFile>,
+    pub outgoing: Vec<outgoing::OutgoingFile>,
     /// Per file, the modification time a listing without ETags showed for its object
     /// (what vouches for it next time on such a store; `None` elsewhere).
     pub modified: Vec<Option<i64>>,
@@ -41,7 +42,7 @@ pub(super) struct Surveyed {
 /// asks the store what the plan leaves open.
 pub(super) async fn survey(
     remote: &Remote<'_>,
-    scanned: &[local::Scanned],
+    scanned: &[outgoing::Scanned],
     warnings: &mut Vec<String>,
 ) -> Result<Surveyed, Failure> {
     let read = remote.read_record().await?;
@@ -86,23 +87,23 @@ pub(super) async fn survey(
     let known: HashMap<String, (Option<u128>, u64, record::Md5)> =
         (old.objects.iter()).map(|(k, p)| (k.clone(), (p.xxh3, p.size, p.md5))).collect();
     let (output, scanned) = (remote.output.to_path_buf(), scanned.to_vec());
-    let local = tokio::task::spawn_blocking(move || {
-        let known = |f: &local::Scanned| {
+    let outgoing = tokio::task::spawn_blocking(move || {
+        let known = |f: &outgoing::Scanned| {
             let &(xxh3, size, md5) = known.get(&f.rel)?;
             (xxh3 == Some(f.xxh3) && size == f.size).then_some(md5)
         };
-        local::with_md5(&output, scanned, known)
+        outgoing::with_md5(&output, scanned, known)
     })
     .await
     .map_err(|e| anyhow::anyhow!("hashing the files: {e}"))??;
-    let mut plan = plan::plan(&local, &listing, &old, remote.opts.force);
-    remote.check(&local, &mut plan).await?;
+    let mut plan = plan::plan(&outgoing, &listing, &old, remote.opts.force);
+    remote.check(&outgoing, &mut plan).await?;
     let mut doomed = remote.confirm(&plan).await?;
     let repairing = read.damaged.is_some();
     if repairing {
         // folio's objects the build does not have: those that carry its metadata.
         let produced: std::collections::HashSet<&str> =
-            local.iter().map(|f| f.rel.as_str()).collect();
+            outgoing.iter().map(|f| f.rel.as_str()).collect();
         let stale: Vec<String> =
             listing.keys().filter(|k| !produced.contains(k.as_str())).cloned().collect();
         let (owned, unmarked) = remote.folio_owned(stale).await?;
@@ -115,16 +116,16 @@ pub(super) async fn survey(
             ));
         }
         // What the lost record owed the CDN is unknown: every key of the build is purged.
-        plan.cut.extend(local.iter().map(|f| f.rel.clone()));
+        plan.cut.extend(outgoing.iter().map(|f| f.rel.clone()));
     }
     let etagless = listing.values().any(|l| l.etag.is_empty());
-    let modified = (local.iter())
+    let modified = (outgoing.iter())
         .map(|f| {
             let listed = listing.get(&f.rel).filter(|l| l.etag.is_empty() && l.size == f.size);
             listed.and_then(|l| l.modified)
         })
         .collect();
-    Ok(Surveyed { old, record_etag, local, modified, etagless, plan, doomed, repairing })
+    Ok(Surveyed { old, record_etag, outgoing, modified, etagless, plan, doomed, repairing })
 }
 
 /// Would acting on `s` write anything to the store (an object, a delete, the record) or
@@ -139,7 +140,7 @@ pub(super) fn writes(s: &Surveyed, ledger: &Ledger) -> bool {
         || ledger.owes_payment()
         || ledger.owed() != s.old.owed
         || s.repairing
-        || plan::objects_after(&s.local, &keeps, &s.modified) != s.old.objects
+        || plan::objects_after(&s.outgoing, &keeps, &s.modified) != s.old.objects
 }
 
 /// One deploy at a time writes to the store (`lease.rs`); a deploy with nothing to write
@@ -148,7 +149,7 @@ pub(super) fn writes(s: &Surveyed, ledger: &Ledger) -> bool {
 /// it was, with nothing in flight), and surveys again otherwise.
 pub(super) async fn lease(
     remote: &Remote<'_>,
-    scanned: &[local::Scanned],
+    scanned: &[outgoing::Scanned],
     s: Surveyed,
     (busy, lifetime): (Busy<'_>, std::time::Duration),
     warnings: &mut Vec<String>,

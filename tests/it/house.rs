@@ -158,10 +158,13 @@ fn file_imports() -> BTreeMap<String, BTreeSet<String>> {
     let src = repo().join("src");
     let mut files: BTreeMap<Vec<String>, String> = BTreeMap::new();
     let mut codes: BTreeMap<Vec<String>, String> = BTreeMap::new();
+    let visibility = regex::Regex::new(r"pub\(in [^)]*\)").unwrap();
     for file in sources() {
         let Some(path) = module_path(&src, &file) else { continue };
         let code = code_of(&file);
         let code: Vec<&str> = code.lines().map(|l| l.split("//").next().unwrap()).collect();
+        // `pub(in crate::deploy)` says who may see an item, not what the file uses.
+        let code = [visibility.replace_all(&code.join("\n"), "pub").into_owned()];
         let shown = file.strip_prefix(&src).unwrap().display().to_string();
         files.insert(path.clone(), shown);
         codes.insert(path, code.join("\n"));
@@ -194,16 +197,14 @@ fn file_imports() -> BTreeMap<String, BTreeSet<String>> {
         let me = &files[module];
         let mut named = BTreeSet::new();
         for path in paths_in(code, &children(module)) {
+            let ups = path.iter().take_while(|s| *s == "super").count();
             let mut at: Vec<String> = match path[0].as_str() {
                 "crate" => vec![],
-                "super" => module[..module.len().saturating_sub(1)].to_vec(),
+                "super" => module[..module.len().saturating_sub(ups)].to_vec(),
                 "self" => module.clone(),
                 child => [module.clone(), vec![child.to_string()]].concat(),
             };
-            let mut rest = path[1..].iter().filter(|s| s.as_str() != "super");
-            if path[0] != "crate" && path[0] != "super" && path[0] != "self" {
-                // The first segment was the child itself.
-            }
+            let mut rest = path[ups.max(1)..].iter();
             // Down the module tree as far as files go, then through one re-export.
             for segment in rest.by_ref() {
                 let deeper = [at.clone(), vec![segment.clone()]].concat();

@@ -73,7 +73,7 @@ fn resolved(path: &Path) -> PathBuf {
 /// written through it (the store opens every component without following links), but the
 /// target is no longer the one this deploy started on, so it deletes nothing.
 pub(in crate::deploy) fn refuse_links(store: &Store, midway: bool) -> Result<(), Failure> {
-    let Some(dir) = store.local.as_deref() else { return Ok(()) };
+    let Some(dir) = store.folder.as_deref() else { return Ok(()) };
     let links = links_below(dir, 5)?;
     if links.is_empty() {
         return Ok(());

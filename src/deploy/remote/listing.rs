@@ -7,7 +7,7 @@ use futures::StreamExt;
 use object_store::GetOptions;
 
 use super::{Doomed, LEASE, RECORD, Remote};
-use crate::deploy::local::LocalFile;
+use crate::deploy::outgoing::OutgoingFile;
 use crate::deploy::plan::Listed;
 use crate::error::Failure;
 
@@ -109,21 +109,21 @@ impl Remote<'_> {
             .collect())
     }
 
-    /// The modification times of the objects of `files` (indices into `local`), as the
+    /// The modification times of the objects of `files` (indices into `outgoing`), as the
     /// store shows them now, where the size is the file's: a folder most of whose keys
     /// are among them is listed, the rest get a HEAD each.
     pub async fn modified(
         &self,
-        local: &[LocalFile],
+        outgoing: &[OutgoingFile],
         files: &[usize],
     ) -> Result<Vec<(usize, i64)>, Failure> {
         let folder = |rel: &str| rel.rsplit_once('/').map_or("", |(f, _)| f).to_string();
         let mut in_folder: BTreeMap<String, (Vec<usize>, usize)> = BTreeMap::new();
-        for f in local {
+        for f in outgoing {
             in_folder.entry(folder(&f.rel)).or_default().1 += 1;
         }
         for &i in files {
-            in_folder.entry(folder(&local[i].rel)).or_default().0.push(i);
+            in_folder.entry(folder(&outgoing[i].rel)).or_default().0.push(i);
         }
         let (mut listed, mut heads) = (Vec::new(), Vec::new());
         for (name, (changed, all)) in in_folder {
@@ -139,7 +139,7 @@ impl Remote<'_> {
             let found: HashMap<String, Listed> =
                 self.list_folder(&name).await?.into_iter().collect();
             let seen = |&i: &usize| {
-                let l = found.get(&local[i].rel).filter(|l| l.size == local[i].size)?;
+                let l = found.get(&outgoing[i].rel).filter(|l| l.size == outgoing[i].size)?;
                 Some((i, l.modified?))
             };
             Ok::<_, Failure>(changed.iter().filter_map(seen).collect::<Vec<_>>())
@@ -154,7 +154,7 @@ impl Remote<'_> {
         let heads = futures::stream::iter(heads.into_iter().map(|i| {
             let head = head.clone();
             async move {
-                let key = self.store.target.key(&local[i].rel);
+                let key = self.store.target.key(&outgoing[i].rel);
                 (i, self.store.inner.get_opts(&key, head).await)
             }
         }))
@@ -162,11 +162,11 @@ impl Remote<'_> {
         futures::pin_mut!(heads);
         while let Some((i, got)) = heads.next().await {
             match got {
-                Ok(got) if got.meta.size == local[i].size => {
+                Ok(got) if got.meta.size == outgoing[i].size => {
                     out.push((i, got.meta.last_modified.timestamp()));
                 }
                 Ok(_) | Err(object_store::Error::NotFound { .. }) => {}
-                Err(e) => return Err(self.failed("checking", &local[i].rel, e)),
+                Err(e) => return Err(self.failed("checking", &outgoing[i].rel, e)),
             }
             self.progress.inc();
         }

@@ -12,12 +12,13 @@ use object_store::{
     Attribute, Attributes, GetOptions, PutMode, PutOptions, PutPayload, UpdateVersion,
 };
 
+use super::deployed::Deployed;
 use super::lease::{LEASE, Lease};
-use super::local::{self, LocalFile, Phase};
+use super::options::Options;
+use super::outgoing::{self, OutgoingFile, Phase};
 use super::plan::{self, Action, Head, Plan, Reason};
 use super::record::{self, Md5, Put, RECORD, Record};
 use super::store::Store;
-use super::{Deployed, Options, remote_failure};
 use crate::error::{Failure, Refusal, WayOut};
 use crate::output::fault::Step;
 use crate::site::Progress;
@@ -104,7 +105,7 @@ impl Rank {
 }
 
 /// When `f`, uploaded for `reason`, goes ([`Rank`]).
-pub fn rank(f: &LocalFile, reason: Reason) -> Rank {
+pub fn rank(f: &OutgoingFile, reason: Reason) -> Rank {
     match (f.phase, reason) {
         (Phase::Links, _) => Rank::Links,
         (Phase::Pages, Reason::Missing) => Rank::NewPages,
@@ -121,11 +122,11 @@ pub struct Doomed {
     pub put: Option<Put>,
 }
 
-use super::local::md5_of;
+use super::outgoing::md5_of;
 
 impl Remote<'_> {
     fn failed(&self, what: &str, rel: &str, e: object_store::Error) -> Failure {
-        remote_failure(what, rel, self.store, e)
+        self.store.failure(what, rel, e)
     }
 
     fn check_lease(&self) -> Result<(), Failure> {
@@ -188,19 +189,19 @@ impl Remote<'_> {
     }
 
     /// Decides every [`Action::Check`] of `plan` with a HEAD.
-    pub async fn check(&self, local: &[LocalFile], plan: &mut Plan) -> Result<(), Failure> {
+    pub async fn check(&self, outgoing: &[OutgoingFile], plan: &mut Plan) -> Result<(), Failure> {
         let checks: Vec<usize> =
-            (0..local.len()).filter(|&i| plan.actions[i] == Action::Check).collect();
+            (0..outgoing.len()).filter(|&i| plan.actions[i] == Action::Check).collect();
         self.progress.start("check", checks.len() as u64);
         let heads = futures::stream::iter(checks.into_iter().map(|i| async move {
-            let key = self.store.target.key(&local[i].rel);
+            let key = self.store.target.key(&outgoing[i].rel);
             let options = GetOptions { head: true, ..GetOptions::default() };
             (i, self.store.inner.get_opts(&key, options).await)
         }))
         .buffer_unordered(self.settings.concurrency);
         futures::pin_mut!(heads);
         while let Some((i, got)) = heads.next().await {
-            let f = &local[i];
+            let f = &outgoing[i];
             plan.actions[i] = match got {
                 Ok(r) => plan::check(f, &self.head_of(&r.meta, &r.attributes)),
                 Err(object_store::Error::NotFound { .. }) => Action::Upload(Reason::Missing),
@@ -284,13 +285,13 @@ impl Remote<'_> {
         Ok(Some((md5_of(&bytes), true)))
     }
 
-    /// Uploads `jobs` (indices of local files) in the order [`rank`] gives, each rank done
+    /// Uploads `jobs` (indices of outgoing files) in the order [`rank`] gives, each rank done
     /// before the next begins, so that no page on the store links to an object that is
     /// not there yet; the first failure ends the deploy (nothing more is sent, nothing
     /// deleted).
     pub async fn upload(
         &self,
-        local: &[LocalFile],
+        outgoing: &[OutgoingFile],
         jobs: &[(usize, Reason)],
         etags: &mut [Option<String>],
         out: &mut Deployed,
@@ -298,7 +299,7 @@ impl Remote<'_> {
         let faults = crate::output::fault::process();
         for step in Rank::ALL {
             let jobs: Vec<(usize, Reason)> = (jobs.iter().copied())
-                .filter(|&(i, reason)| rank(&local[i], reason) == step)
+                .filter(|&(i, reason)| rank(&outgoing[i], reason) == step)
                 .collect();
             if jobs.is_empty() {
                 continue;
@@ -306,7 +307,7 @@ impl Remote<'_> {
             let what = step.as_str();
             self.progress.start(what, jobs.len() as u64);
             let puts = futures::stream::iter(jobs.into_iter().map(|(i, reason)| async move {
-                let f = &local[i];
+                let f = &outgoing[i];
                 let (path, xxh3, rel) = (self.output.join(&f.rel), f.xxh3, f.rel.clone());
                 let bytes = tokio::task::spawn_blocking(move || {
                     let bytes = read_as_scanned(&path, xxh3)?;
@@ -330,8 +331,8 @@ impl Remote<'_> {
             while let Some(done) = puts.next().await {
                 let (i, reason, etag) = done?;
                 etags[i] = etag;
-                out.uploaded.push((local[i].rel.clone(), reason));
-                out.bytes += local[i].size;
+                out.uploaded.push((outgoing[i].rel.clone(), reason));
+                out.bytes += outgoing[i].size;
                 self.progress.inc();
             }
         }
@@ -422,7 +423,7 @@ impl Remote<'_> {
             size: meta.size,
             etag: meta.e_tag.clone().unwrap_or_default().trim_matches('"').to_string(),
             md5: get(Attribute::Metadata(MD5_METADATA.into())).and_then(|m| record::etag_md5(&m)),
-            headers: self.store.keeps_headers.then(|| local::Headers {
+            headers: self.store.keeps_headers.then(|| outgoing::Headers {
                 content_type: get(Attribute::ContentType).unwrap_or_default(),
                 cache_control: get(Attribute::CacheControl),
                 content_encoding: get(Attribute::ContentEncoding),
@@ -431,7 +432,7 @@ impl Remote<'_> {
     }
 
     /// The headers and metadata folio sets on `f` (none on a store that keeps none).
-    fn attributes(&self, f: &LocalFile) -> Attributes {
+    fn attributes(&self, f: &OutgoingFile) -> Attributes {
         let mut attrs = Attributes::new();
         if self.store.keeps_headers {
             let h = &f.headers;

@@ -85,7 +85,7 @@ fn s3_an_unreadable_record_stops_the_deploy_and_repair_surveys_the_store() {
     let photo = b"not an image".to_vec();
     let (store, prefix) = remote.client();
     let mut attributes = object_store::Attributes::new();
-    let md5 = folio::deploy::local::md5_of(&photo);
+    let md5 = folio::deploy::outgoing::md5_of(&photo);
     attributes.insert(
         object_store::Attribute::Metadata("md5chksum".into()),
         folio::deploy::record::md5_hex(&md5).into(),
@@ -154,7 +154,7 @@ fn s3_bytes_replaced_under_folios_own_metadata_are_repaired() {
     let mut wrong = right.clone();
     wrong[2] = b'#';
     let (store, prefix) = remote.client();
-    let md5 = folio::deploy::local::md5_of(&right);
+    let md5 = folio::deploy::outgoing::md5_of(&right);
     // Its headers kept too: only the bytes differ.
     let (content_type, cache_control, _) = remote.headers(page);
     let mut attributes = object_store::Attributes::new();

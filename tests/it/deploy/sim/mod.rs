@@ -195,7 +195,7 @@ fn store_for(inner: &Arc<InMemory>, world: &Shared, client: usize) -> folio::dep
         target: folio::deploy::store::Target::parse(URL).unwrap(),
         keeps_headers: true,
         conditional: true,
-        local: None,
+        folder: None,
         requests: None,
         no_credentials: None,
         clock: Arc::new(SimClock { world: world.clone(), client }),

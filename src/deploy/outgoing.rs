@@ -46,7 +46,7 @@ pub enum Phase {
 
 /// One file to publish.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalFile {
+pub struct OutgoingFile {
     /// Below `output/`, `/`-separated; also the key below the deploy prefix.
     pub rel: String,
     pub size: u64,
@@ -204,7 +204,7 @@ pub fn with_md5(
     output: &Path,
     scanned: Vec<Scanned>,
     known: impl Fn(&Scanned) -> Option<[u8; 16]> + Sync,
-) -> Result<Vec<LocalFile>, Failure> {
+) -> Result<Vec<OutgoingFile>, Failure> {
     scanned
         .into_par_iter()
         .map(|s| {
@@ -227,7 +227,7 @@ pub fn with_md5(
                 }
             };
             let Scanned { rel, size, xxh3, headers, phase } = s;
-            Ok(LocalFile { rel, size, xxh3, md5, headers, phase })
+            Ok(OutgoingFile { rel, size, xxh3, md5, headers, phase })
         })
         .collect()
 }
