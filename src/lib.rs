@@ -17,6 +17,7 @@ pub mod diag;
 pub mod environment;
 pub mod error;
 pub mod explorer;
+pub mod fault_injection;
 pub mod hosts;
 pub mod init;
 pub mod load;

@@ -57,8 +57,8 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     ))?;
 
     // A test's hold here (`FOLIO_FAULT=wait-serve:1`) stands for a slow start.
-    folio::output::fault::process()
-        .before(folio::output::fault::Step::Serve)
+    folio::fault_injection::process()
+        .before(folio::fault_injection::Step::Serve)
         .map_err(anyhow::Error::from)?;
     let served = runtime.block_on(serve::run_server(listener, preview.app(), stopped));
     served.map_err(|e| Failure::Other(anyhow::Error::from(e).context("serving")))

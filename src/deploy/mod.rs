@@ -103,7 +103,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         .enable_all()
         .build()
         .map_err(|e| anyhow::Error::from(e).context("starting the deploy's runtime"))?;
-    let lifetime = crate::output::fault::process()
+    let lifetime = crate::fault_injection::process()
         .lease_secs
         .map_or(lease::LIFETIME, std::time::Duration::from_secs);
     let mut deployed =

@@ -6,12 +6,10 @@
 //! and no longer produces are removed; files it never wrote are never touched. Besides
 //! the tree: the manifest of what a build wrote (`manifest.rs`), which paths folio may act
 //! on (`paths.rs`), the lock that keeps commands on one folder apart (`lock.rs`), the
-//! config's fingerprint (`fingerprint.rs`) and the tests' fault points (`fault.rs`); and a
-//! file written for the user at a path they name (`user_file.rs`: the purge list).
+//! config's fingerprint (`fingerprint.rs`); and a file written for the user at a path they name (`user_file.rs`: the purge list).
 //! `folio init` writes its starter files and `folio deploy` a folder target through
 //! their own modules, with the same O_EXCL create ([`paths::create_new`]).
 
-pub mod fault;
 pub mod fingerprint;
 pub mod lock;
 pub mod manifest;
@@ -28,7 +26,7 @@ use std::time::UNIX_EPOCH;
 
 use anyhow::Context;
 
-use fault::Faults;
+use crate::fault_injection::{self, Faults};
 pub use manifest::Stamp;
 use manifest::{Entry, MANIFEST, Manifest};
 use switch::Journal;
@@ -165,7 +163,7 @@ impl Tree {
             old_digest: None,
             root_existed: root.exists(),
             bytes: AtomicU64::new(0),
-            faults: fault::process(),
+            faults: fault_injection::process(),
             warnings: Vec::new(),
             owner: std::sync::OnceLock::new(),
         };

@@ -20,7 +20,7 @@ use super::plan::{self, Action, Head, Plan, Reason};
 use super::record::{self, Md5, Put, RECORD, Record};
 use super::store::Store;
 use crate::error::{Failure, Refusal, WayOut};
-use crate::output::fault::Step;
+use crate::fault_injection::Step;
 use crate::site::Progress;
 
 mod listing;
@@ -296,7 +296,7 @@ impl Remote<'_> {
         etags: &mut [Option<String>],
         out: &mut Deployed,
     ) -> Result<(), Failure> {
-        let faults = crate::output::fault::process();
+        let faults = crate::fault_injection::process();
         for step in Rank::ALL {
             let jobs: Vec<(usize, Reason)> = (jobs.iter().copied())
                 .filter(|&(i, reason)| rank(&outgoing[i], reason) == step)
@@ -345,7 +345,7 @@ impl Remote<'_> {
             return Ok(());
         }
         let target = &self.store.target;
-        (crate::output::fault::process().before(Step::Delete))
+        (crate::fault_injection::process().before(Step::Delete))
             .map_err(|e| Failure::Other(anyhow::Error::from(e).context("deleting")))?;
         self.progress.start("delete", doomed.len() as u64);
         for batch in doomed.chunks(1000) {
@@ -374,7 +374,7 @@ impl Remote<'_> {
     /// the kernel's lock) is written plainly.
     pub async fn put_record(&self, record: &Record) -> Result<(), Failure> {
         self.check_lease()?;
-        (crate::output::fault::process().before(Step::Record)).map_err(|e| {
+        (crate::fault_injection::process().before(Step::Record)).map_err(|e| {
             Failure::Other(anyhow::Error::from(e).context(format!("writing {RECORD}")))
         })?;
         let mut attributes = Attributes::new();

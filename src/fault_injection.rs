@@ -1,4 +1,7 @@
-//! Fault injection for tests. `FOLIO_FAULT` is a comma-separated list of `STEP:N`, where
+//! The fault hooks: where tests make a build, a deploy or the preview fail, stop dead or
+//! wait at a step they choose. The writer (`output/`), the deploy (`deploy/`) and the
+//! preview (`cmd/serve.rs`) each ask [`process`] before a step; nothing else reads them.
+//! `FOLIO_FAULT` is a comma-separated list of `STEP:N`, where
 //! STEP is `write` or `rename` (a file of a build), `upload`, `record` (a write of
 //! `folio deploy`'s record), `delete` (the start of its deletes) or `serve` (`folio serve`
 //! about to answer, its lines printed):
@@ -21,6 +24,10 @@
 //! Only a build with the cargo feature `fault-injection` reads these variables: the tests
 //! turn it on (a dev-dependency of the crate on itself), `cargo build` and `cargo install`
 //! do not, so a shipped binary has no hook a stray environment variable could pull.
+//!
+//! Written by hand: the `fail` crate's fail points return, panic, sleep or pause, but
+//! cannot end the process as `kill -9` would or hold a step until a file appears, which
+//! the kill and race tests need.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -176,7 +183,7 @@ mod tests {
         assert_eq!(with.lease_secs, Some(5));
         // The shipped build leaves it out: no default feature turns it on.
         let manifest: toml::Table =
-            toml::from_str(include_str!("../../Cargo.toml")).expect("Cargo.toml parses");
+            toml::from_str(include_str!("../Cargo.toml")).expect("Cargo.toml parses");
         let features = manifest["features"].as_table().expect("a [features] table");
         assert!(features.contains_key("fault-injection"));
         let default =
