@@ -1,4 +1,8 @@
 //! `base_url`: where `output/` is published, split into its origin and its mount path.
+//!
+//! The `url` crate checks it (as browsers read it); the origin and the path are then taken
+//! from the text as written, because links repeat them byte for byte and `url` would
+//! lower-case the host, drop a default port and resolve a `..` that folio refuses.
 
 /// `base_url` split into the origin (`https://example.org`, or empty) and the mount path
 /// (`/travel`, or empty): links are `{origin}{path}/api/...`.

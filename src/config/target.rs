@@ -2,6 +2,12 @@
 //! `az://container/prefix` or `file:///dir`, parsed and checked here, where both the
 //! config's validation and `folio deploy` reach it; the client built for it is
 //! `deploy/store.rs`'s.
+//!
+//! Split by hand, decoded with `percent-encoding`: the path of a deploy URL is a key
+//! prefix, taken literally or refused. The `url` crate (WHATWG) and object_store's scheme
+//! parsing built on it resolve `..` and `%2e%2e`, drop tabs and newlines anywhere in the
+//! text and re-encode the path, so `s3://b/site/%2e%2e/other` would quietly publish to
+//! `other/`: the tests pin that difference.
 
 /// A parsed deploy URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,6 +150,20 @@ fn decode_path(raw: &str, path: &str) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_the_url_crate_would_resolve_is_refused_here() {
+        // Why this file does not hand the URL to `url`: it moves the prefix elsewhere.
+        for (raw, url_says) in [
+            ("s3://b/site/%2e%2e/other", "/other"),
+            ("s3://b/site/../other", "/other"),
+            ("s3://b/site/./x", "/site/x"),
+            ("s3://b/si\nte", "/site"),
+        ] {
+            assert_eq!(url::Url::parse(raw).unwrap().path(), url_says, "{raw}");
+            assert!(Target::parse(raw).is_err(), "{raw}");
+        }
+    }
 
     #[test]
     fn urls_give_bucket_and_prefix() {
