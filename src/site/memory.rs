@@ -4,9 +4,10 @@
 //! a page is rendered when it is asked for ([`Renderer`]), by the code a build writes it
 //! with, so with the bytes a build writes. Nothing is written anywhere.
 
+use super::listing::load;
 use super::pages::{Renderer, page_writer};
 use super::preflight::{first_pages, limits_of};
-use super::{load, rendered_hosts, statics};
+use super::statics::{rendered_hosts, statics};
 use crate::compress::Codec;
 use crate::config::Project;
 use crate::error::Failure;

@@ -3,58 +3,38 @@
 //! (rayon) over pages; each page is rendered into a reused buffer and handed to the writer
 //! at once, so the output is never held in memory as a whole. `serve` runs the same
 //! pipeline stopped before pages ([`InMemory`]) and renders a page when it is asked for,
-//! with the same code ([`Renderer`], `pages.rs`).
+//! with the same code ([`Renderer`], `pages.rs`). The listing it starts from is
+//! `listing.rs`'s, the files beside the pages `statics.rs`'s, the checks before a write
+//! `preflight.rs`'s.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use anyhow::Context;
 use rayon::prelude::*;
 
 use crate::compress::Codec;
 use crate::config::HostTarget;
 use crate::config::Project;
 use crate::error::Failure;
-use crate::explorer;
-use crate::hosts::{self, Dir, HostCtx, HostFile};
-use crate::load::{self, Dataset};
-use crate::openapi;
+use crate::hosts::{self, Dir, HostFile};
 use crate::output::lock::{Access, Busy, Lock};
 use crate::output::{Report, Staged, Stamp, Tree};
-use crate::render;
-use crate::routes::layout::{self, Variant};
-use crate::routes::{ErrorCode, Map};
-use crate::sort;
+use crate::routes::Map;
+use crate::routes::layout::Variant;
 
+mod listing;
 mod memory;
 mod pages;
 mod preflight;
+mod statics;
+pub use listing::{Listing, load};
 pub use memory::InMemory;
 pub use pages::Renderer;
-use pages::{Pages, describe, page_writer};
+use pages::{describe, page_writer};
 use preflight::within_limits;
 pub use preflight::{check_templates, host_limits};
-
-/// A loaded, sorted listing: the records, per language their order, and its map (the
-/// shape with its page counts), made once here for whatever the command does next.
-pub struct Listing {
-    pub data: Dataset,
-    pub orders: Vec<Arc<[u32]>>,
-    pub map: Map,
-}
-
-/// Loads and sorts; every problem in the input, or the listing.
-pub fn load(project: &Project) -> Result<Listing, Failure> {
-    let data = load::load(project).map_err(Failure::Invalid)?;
-    let orders = sort::order(&data.records, &project.sort, project.shape.languages.len());
-    let map = Map::new(&project.shape, data.records.len());
-    Ok(Listing { data, orders, map })
-}
-
-/// The API's files besides pages and error documents: index, OpenAPI, explorer,
-/// `.nojekyll` (see [`plan`]).
-const STATICS: usize = 4;
+use statics::{rendered_hosts, statics};
 
 /// Files of the plan: a path and how to make its content.
 type Jobs = Vec<(String, Job)>;
@@ -102,51 +82,6 @@ fn plan(project: &Project, map: &Map, total: usize, variants: &[Variant]) -> Res
         statics(project, map, total)?.into_iter().map(|(path, bytes)| (path, Job::Static(bytes))),
     );
     Ok(jobs)
-}
-
-/// Every file of the output folder besides pages, their siblings and host files: the
-/// error documents, the index, the OpenAPI document, the explorer and `.nojekyll`.
-fn statics(project: &Project, map: &Map, total: usize) -> Result<Vec<(String, Vec<u8>)>, Failure> {
-    let mut files: Vec<(String, Vec<u8>)> = ErrorCode::ALL
-        .iter()
-        .map(|&code| (code.file(), render::problem_document(code, map)))
-        .collect();
-    files.push((layout::INDEX.into(), render::index(map, total)));
-    files.push((layout::OPENAPI.into(), openapi::render(project, map)));
-    files.push((layout::EXPLORER.into(), explorer_page(project)?));
-    files.push((layout::NOJEKYLL.into(), Vec::new()));
-    debug_assert_eq!(files.len(), ErrorCode::ALL.len() + STATICS);
-    Ok(files)
-}
-
-/// `api/explorer.html` from `templates/explorer.html.j2` when the project has one, else
-/// from the built-in template.
-fn explorer_page(project: &Project) -> Result<Vec<u8>, Failure> {
-    let path = project.templates_dir.join(explorer::TEMPLATE);
-    let (shown, source) = if path.is_file() {
-        let source = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading `{}`", path.display()))?;
-        (crate::diag::display_path(&path).display().to_string(), source)
-    } else {
-        ("built-in explorer.html.j2".to_string(), explorer::BUILTIN.to_string())
-    };
-    explorer::render(&shown, &source, project).map_err(|e| Failure::Template(vec![e]))
-}
-
-/// Every configured target's files.
-fn rendered_hosts(project: &Project, map: &Map) -> Vec<(HostTarget, Vec<HostFile>)> {
-    let root = match project.hosting.root.as_str() {
-        "" => project.output_dir.to_string_lossy().into_owned(),
-        r => r.trim_end_matches('/').to_string(),
-    };
-    // The Worker of `serve_from = "r2"` reads where `[deploy] url` puts the files
-    // (validated as an s3:// URL).
-    let r2 = (project.hosting.cloudflare.serve_from == crate::config::ServeFrom::R2)
-        .then_some(project.deploy.configured.as_ref())
-        .flatten()
-        .map(|t| hosts::R2 { bucket: t.bucket.clone(), prefix: t.prefix.clone() });
-    let ctx = HostCtx { routes: map, root, listen: project.hosting.listen.clone(), r2 };
-    (project.hosting.targets.iter()).map(|&t| (t, hosts::render(t, &ctx))).collect()
 }
 
 /// The host configs of every configured target: `(publish-dir files, hosting files)`.

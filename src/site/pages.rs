@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::Listing;
+use super::listing::Listing;
 use crate::config::{Envelope, Project};
 use crate::error::Failure;
 use crate::model::Record;

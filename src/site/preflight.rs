@@ -1,7 +1,9 @@
 //! What `check` and `build` ask before anything is written: the configured hosts' limits
 //! against the files a build makes, and the templates compiled and rendered once.
 
-use super::{Listing, Pages, STATICS, describe, explorer_page, page_writer, rendered_hosts};
+use super::listing::Listing;
+use super::pages::{Pages, describe, page_writer};
+use super::statics::{STATICS, explorer_page, rendered_hosts};
 use crate::config::{HostTarget, Project};
 use crate::error::Failure;
 use crate::hosts::limits::{self, Finding, Shipment};

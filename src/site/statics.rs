@@ -1,0 +1,66 @@
+//! The files a build writes beside the pages: the error documents, the index, the OpenAPI
+//! document, the explorer, `.nojekyll`, and the host configs of every configured target.
+
+use anyhow::Context;
+
+use crate::config::{HostTarget, Project};
+use crate::error::Failure;
+use crate::explorer;
+use crate::hosts::{self, HostCtx, HostFile};
+use crate::openapi;
+use crate::render;
+use crate::routes::layout;
+use crate::routes::{ErrorCode, Map};
+
+/// The API's files besides pages and error documents: index, OpenAPI, explorer,
+/// `.nojekyll` (the build's plan holds them).
+pub(super) const STATICS: usize = 4;
+
+/// Every file of the output folder besides pages, their siblings and host files: the
+/// error documents, the index, the OpenAPI document, the explorer and `.nojekyll`.
+pub(super) fn statics(
+    project: &Project,
+    map: &Map,
+    total: usize,
+) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let mut files: Vec<(String, Vec<u8>)> = ErrorCode::ALL
+        .iter()
+        .map(|&code| (code.file(), render::problem_document(code, map)))
+        .collect();
+    files.push((layout::INDEX.into(), render::index(map, total)));
+    files.push((layout::OPENAPI.into(), openapi::render(project, map)));
+    files.push((layout::EXPLORER.into(), explorer_page(project)?));
+    files.push((layout::NOJEKYLL.into(), Vec::new()));
+    debug_assert_eq!(files.len(), ErrorCode::ALL.len() + STATICS);
+    Ok(files)
+}
+
+/// `api/explorer.html` from `templates/explorer.html.j2` when the project has one, else
+/// from the built-in template.
+pub(super) fn explorer_page(project: &Project) -> Result<Vec<u8>, Failure> {
+    let path = project.templates_dir.join(explorer::TEMPLATE);
+    let (shown, source) = if path.is_file() {
+        let source = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading `{}`", path.display()))?;
+        (crate::diag::display_path(&path).display().to_string(), source)
+    } else {
+        ("built-in explorer.html.j2".to_string(), explorer::BUILTIN.to_string())
+    };
+    explorer::render(&shown, &source, project).map_err(|e| Failure::Template(vec![e]))
+}
+
+/// Every configured target's files.
+pub(super) fn rendered_hosts(project: &Project, map: &Map) -> Vec<(HostTarget, Vec<HostFile>)> {
+    let root = match project.hosting.root.as_str() {
+        "" => project.output_dir.to_string_lossy().into_owned(),
+        r => r.trim_end_matches('/').to_string(),
+    };
+    // The Worker of `serve_from = "r2"` reads where `[deploy] url` puts the files
+    // (validated as an s3:// URL).
+    let r2 = (project.hosting.cloudflare.serve_from == crate::config::ServeFrom::R2)
+        .then_some(project.deploy.configured.as_ref())
+        .flatten()
+        .map(|t| hosts::R2 { bucket: t.bucket.clone(), prefix: t.prefix.clone() });
+    let ctx = HostCtx { routes: map, root, listen: project.hosting.listen.clone(), r2 };
+    (project.hosting.targets.iter()).map(|&t| (t, hosts::render(t, &ctx))).collect()
+}
