@@ -17,7 +17,7 @@
 //! Laravel's `json_encode` escapes `/` as `\/`; folio writes plain `/`. Both parse to the
 //! same strings.
 
-use super::{Links, PageInfo};
+use super::page::{Links, PageInfo};
 
 /// Laravel's default `onEachSide`.
 const ON_EACH_SIDE: usize = 3;
@@ -125,7 +125,7 @@ pub(super) fn data(out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
 /// Writes one page as `LengthAwarePaginator::toArray()`.
 pub fn write(info: &PageInfo, links: &Links, out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {
     let span = info.span();
-    super::simple::open(info, links, out, items);
+    open(info, links, out, items);
     crate::bytes::push_fmt(
         out,
         format_args!(",\"last_page\":{},\"last_page_url\":", info.total_pages),
@@ -174,6 +174,23 @@ pub fn write_resource(
     crate::bytes::push_fmt(out, format_args!(",\"per_page\":{},\"to\":", info.per_page));
     num(out, span.map(|s| s.1));
     crate::bytes::push_fmt(out, format_args!(",\"total\":{}}}}}\n", info.total));
+}
+
+/// The keys both Laravel paginators start with: `current_page`, `data`, `first_page_url`
+/// and `from` (this file and `simple.rs` write the rest).
+pub(super) fn open(
+    info: &PageInfo,
+    links: &Links,
+    out: &mut Vec<u8>,
+    items: impl FnOnce(&mut Vec<u8>),
+) {
+    let span = info.span();
+    crate::bytes::push_fmt(out, format_args!("{{\"current_page\":{},", info.page));
+    data(out, items);
+    out.extend_from_slice(b",\"first_page_url\":");
+    url(out, links, info, Some(1));
+    out.extend_from_slice(b",\"from\":");
+    num(out, span.map(|s| s.0));
 }
 
 #[cfg(test)]

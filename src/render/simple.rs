@@ -7,25 +7,8 @@
 //! last one, `prev_page_url` on the first. URLs are the `laravel` envelope's
 //! ([`Links::write_laravel`]).
 
-use super::laravel::{data, next_page, num, prev_page, url};
-use super::{Links, PageInfo};
-
-/// The keys both Laravel paginators start with: `current_page`, `data`, `first_page_url`
-/// and `from` (`laravel.rs` and this file write the rest).
-pub(super) fn open(
-    info: &PageInfo,
-    links: &Links,
-    out: &mut Vec<u8>,
-    items: impl FnOnce(&mut Vec<u8>),
-) {
-    let span = info.span();
-    crate::bytes::push_fmt(out, format_args!("{{\"current_page\":{},", info.page));
-    data(out, items);
-    out.extend_from_slice(b",\"first_page_url\":");
-    url(out, links, info, Some(1));
-    out.extend_from_slice(b",\"from\":");
-    num(out, span.map(|s| s.0));
-}
+use super::laravel::{next_page, num, open, prev_page, url};
+use super::page::{Links, PageInfo};
 
 /// Writes one page as `Paginator::toArray()`.
 pub fn write(info: &PageInfo, links: &Links, out: &mut Vec<u8>, items: impl FnOnce(&mut Vec<u8>)) {

@@ -3,7 +3,7 @@
 //! Without totals (`[listing] totals = false`) the keys that follow the listing's count,
 //! `total`, `total_pages` and `links.last`, are left out; the rest is as it was.
 
-use super::{Links, PageInfo};
+use super::page::{Links, PageInfo};
 
 fn link(out: &mut Vec<u8>, url: Option<String>) {
     match url {

@@ -21,7 +21,7 @@ use minijinja::value::{Enumerator, Object, Value};
 use minijinja::{AutoEscape, Environment, ErrorKind, UndefinedBehavior};
 use serde::de::IgnoredAny;
 
-use super::{Links, PageInfo};
+use super::page::{Links, PageInfo};
 use crate::config::Shape;
 use crate::routes::layout::Variant;
 
