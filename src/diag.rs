@@ -5,6 +5,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// How many problems of one input file are kept and reported; that there are more is
+/// said (every reader of a file stops keeping them there).
+pub const MAX_PROBLEMS: usize = 1000;
+
 /// One problem in the input, located as precisely as the input allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {

@@ -347,7 +347,7 @@ impl Table<'_> {
             .map(|&(from, to)| {
                 let (rows, mut issues, lines) = self.rows(&body[from..to]);
                 // A chunk of a megabyte holds at most this many problems worth listing.
-                issues.truncate(super::file::MAX_PROBLEMS + 1);
+                issues.truncate(crate::diag::MAX_PROBLEMS + 1);
                 (rows, issues, lines)
             })
             .collect();
@@ -361,7 +361,7 @@ impl Table<'_> {
             }
             rows.extend(chunk_rows);
             // Past a file's limit, problems are counted by the caller, not kept here.
-            let room = (super::file::MAX_PROBLEMS + 1).saturating_sub(issues.len());
+            let room = (crate::diag::MAX_PROBLEMS + 1).saturating_sub(issues.len());
             issues.extend(chunk_issues.into_iter().take(room).map(|mut p| {
                 p.line = p.line.map(|l| l + shift);
                 p

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{Format, Raw, at, csv, exact, format_of, json, record, unique};
 use crate::config::Project;
-use crate::diag::{self, Problem};
+use crate::diag::{self, MAX_PROBLEMS, Problem};
 use crate::model::{Element, Id, Origin, Record};
 use record::{Findings, Resolver};
 
@@ -90,9 +90,6 @@ struct FileOut<'r> {
     /// Problems past [`MAX_PROBLEMS`], counted, not kept.
     more: u64,
 }
-
-/// How many problems of one file are kept and reported; that there are more is said.
-pub(super) const MAX_PROBLEMS: usize = 1000;
 
 impl FileOut<'_> {
     fn issue(&mut self, problem: Problem) {

@@ -11,6 +11,7 @@
 //! their own modules, with the same O_EXCL create ([`paths::create_new`]).
 
 pub mod fingerprint;
+mod journal;
 pub mod lock;
 pub mod manifest;
 pub mod paths;
@@ -27,9 +28,9 @@ use std::time::UNIX_EPOCH;
 use anyhow::Context;
 
 use crate::fault_injection::{self, Faults};
+use journal::Journal;
 pub use manifest::Stamp;
 use manifest::{Entry, MANIFEST, Manifest};
-use switch::Journal;
 
 use crate::error::{Refusal, WayOut};
 

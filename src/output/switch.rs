@@ -10,35 +10,11 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
 
-use super::manifest::{self, Entry, MANIFEST, Manifest, Stamp};
+use super::journal::{Journal, JournalFile};
+use super::manifest::{Entry, MANIFEST, Manifest, Stamp};
 use super::paths::{self, Confined};
 use super::{COMMIT, JOURNAL, Report, Staged, TREE, Tree, ctx, hash, mtime_ns, shown};
-
-/// The switch, written down before it starts so that it can be finished after a kill.
-#[derive(Debug, Serialize, Deserialize)]
-pub(super) struct Journal {
-    /// Paths moved from `{staging}/tree/` into place: a file, or a whole folder that did
-    /// not exist yet (a first build moves `api/` in one rename).
-    pub(super) renames: Vec<String>,
-    pub(super) removals: Vec<String>,
-    /// Every file of the build.
-    pub(super) files: Vec<JournalFile>,
-    #[serde(flatten)]
-    pub(super) stamp: Stamp,
-}
-
-/// One file of a build, as the journal records it.
-#[derive(Debug, Serialize, Deserialize)]
-pub(super) struct JournalFile {
-    pub(super) rel: String,
-    #[serde(with = "manifest::hex128")]
-    pub(super) hash: u128,
-    pub(super) size: u64,
-    /// Known when folio wrote or checked the file; else read after the switch.
-    pub(super) mtime: Option<u64>,
-}
 
 impl Tree {
     /// Switches the staged files in, removes files folio no longer produces, and records

@@ -1,7 +1,7 @@
 //! The output folder's own tests: staging, switching and what a build may replace.
 
 use super::*;
-use switch::JournalFile;
+use journal::JournalFile;
 
 fn build(root: &Path, files: &[(&str, &str)]) -> Report {
     let tree = Tree::open(root).unwrap();

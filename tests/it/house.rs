@@ -129,11 +129,15 @@ fn module_path(src: &Path, file: &Path) -> Option<Vec<String>> {
 /// (`super::{a::B, c}` gives `super::a::B` and `super::c`), with the paths that start at a
 /// child module of the file (`read::Places` in `config/mod.rs`).
 fn paths_in(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
-    let group = regex::Regex::new(r"\b((?:crate|super|self)(?:::\w+)*)::\{([^{}]*)\}").unwrap();
+    let group = regex::Regex::new(r"\b(\w+(?:::\w+)*)::\{([^{}]*)\}").unwrap();
     let single = regex::Regex::new(r"\b((?:crate|super|self|\w+)(?:::\w+)+)").unwrap();
     let mut found = Vec::new();
     let split = |p: &str| p.split("::").map(str::trim).map(String::from).collect::<Vec<_>>();
     for g in group.captures_iter(code) {
+        let head = g[1].split("::").next().unwrap();
+        if !["crate", "super", "self"].contains(&head) && !children.contains(head) {
+            continue;
+        }
         for item in g[2].split(',') {
             let item = item.split(" as ").next().unwrap().trim();
             if !item.is_empty() {
