@@ -13,7 +13,7 @@
 //! the record as it is accepted). A kill or a failure at any point leaves a usable store
 //! (old pages are deleted last), and the next deploy finishes the job and purges what the
 //! cut one changed. The store-side operations are in `remote/`, what a `file://` target
-//! must not be in `folder/guard.rs`, the build it publishes in `built.rs`; what a run is
+//! must not be in `guard.rs`, the build it publishes in `built.rs`; what a run is
 //! asked in `options.rs` and what it answers in `deployed.rs`; the settings come checked
 //! from `config::Deploy`.
 //!
@@ -27,6 +27,7 @@ pub mod clock;
 mod deployed;
 mod failure;
 mod folder;
+mod guard;
 mod journal;
 mod lease;
 mod ledger;
@@ -79,7 +80,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         ));
     }
     let out = &project.output_dir;
-    folder::refuse_overlap(project, target)?;
+    guard::refuse_overlap(project, target)?;
     if !out.is_dir() {
         let output = crate::diag::display_path(out).display().to_string();
         return Err(Failure::Unbuilt(Unbuilt::Missing { output }));
@@ -138,7 +139,7 @@ async fn publish(
     (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Client>]),
 ) -> Result<Deployed, Failure> {
     let out = &project.output_dir;
-    folder::refuse_links(store, false)?;
+    guard::refuse_links(store, false)?;
     hooks.progress.start("scan", 0);
     // The map of the build being deployed, made once: which file is a page, its headers,
     // its public URLs.
@@ -266,7 +267,7 @@ async fn run(
             modified[i] = Some(seen);
         }
     }
-    folder::refuse_links(remote.store, true)?;
+    guard::refuse_links(remote.store, true)?;
     remote.delete(&doomed, &mut out).await?;
     out.uploaded.sort();
     out.deleted.sort();

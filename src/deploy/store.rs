@@ -147,7 +147,7 @@ pub struct Store {
     pub conditional: bool,
     /// The folder the store is, when it is one on this machine (`file://`): locked with
     /// the kernel's lock rather than a lease object, and refused when it holds a symlink
-    /// (`folder/guard.rs`).
+    /// (`guard.rs`).
     pub folder: Option<std::path::PathBuf>,
     /// What was sent (none for a folder).
     pub requests: Option<Arc<Requests>>,

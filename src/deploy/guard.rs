@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::super::store::{Scheme, Store, Target};
+use super::store::{Scheme, Store, Target};
 use crate::config::Project;
 use crate::error::{Failure, Refusal, WayOut};
 

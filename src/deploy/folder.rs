@@ -12,8 +12,6 @@
 //! get and head, listings and deletes; conditional updates, multipart uploads and copies
 //! are not implemented (a folder's lease is the kernel's lock, not a conditional write).
 
-mod guard;
-pub(super) use guard::{refuse_links, refuse_overlap};
 use std::fmt;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
