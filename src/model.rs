@@ -283,6 +283,16 @@ impl ItemBuilder {
     }
 }
 
+impl Origin {
+    /// A record's place among others on its line, for its problems: its index and column,
+    /// with its id when known; `None` for a record alone on its line.
+    pub fn at(self, id: Option<&Id>) -> Option<crate::diag::At> {
+        let e = self.element?;
+        let id = id.map(Id::to_string);
+        Some(crate::diag::At { index: e.index.into(), column: e.column.into(), id })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

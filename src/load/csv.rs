@@ -9,7 +9,8 @@ use std::io::{self, Read};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::{Raw, Unlisted};
+use super::raw::Raw;
+use super::record::Unlisted;
 use crate::diag::Problem;
 use crate::load::record::Resolver;
 
@@ -17,6 +18,7 @@ mod convert;
 mod header;
 mod lines;
 mod quotes;
+mod reader;
 
 pub use convert::{clip, convert};
 use header::{
@@ -24,6 +26,7 @@ use header::{
     tree,
 };
 use lines::Lines;
+use reader::csv_reader;
 
 /// Parses a whole CSV file (BOM already removed): its records, its problems, and its
 /// warnings.
@@ -220,23 +223,6 @@ fn below_sep(problem: Problem, skip: usize) -> Problem {
         Some(line) if skip > 0 => Problem { line: Some(line + 1), ..problem },
         _ => problem,
     }
-}
-
-/// A csv reader that keeps a BOM at its start ([`csv_reader`]).
-type BomKeeping<'a> = csv::Reader<io::Chain<&'a [u8], &'a [u8]>>;
-
-/// A csv reader of `bytes` (a file's header, or a chunk of its rows), and how many bytes
-/// its positions are ahead of `bytes`'. The csv crate drops a BOM at the start of what it
-/// reads, taking it for the file's: a chunk that starts with one (a BOM mid-file, which
-/// belongs to its cell) is read after a blank line, which it skips, so the BOM stays.
-fn csv_reader(bytes: &[u8], delimiter: u8) -> (BomKeeping<'_>, u64) {
-    let before: &[u8] = if bytes.starts_with(b"\xEF\xBB\xBF") { b"\n" } else { b"" };
-    let reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(delimiter)
-        .from_reader(before.chain(bytes));
-    (reader, before.len() as u64)
 }
 
 /// Rows are parsed in chunks of about this many bytes, in parallel.

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::{Format, Raw, at, csv, exact, format_of, json, record, unique};
+use super::format::{Format, format_of};
+use super::raw::Raw;
+use super::record::Unlisted;
+use super::{csv, exact, json, record, unique};
 use crate::config::Project;
 use crate::diag::{self, MAX_PROBLEMS, Problem};
 use crate::model::{Element, Id, Origin, Record};
@@ -49,14 +52,6 @@ fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) 
             None => problem,
         });
     }
-}
-
-/// Values in a language the config does not list: warned once per data set, at the first
-/// file and line that has them.
-#[derive(Debug)]
-pub struct Unlisted {
-    pub lang: String,
-    pub warning: Problem,
 }
 
 /// What one file yields.
@@ -162,7 +157,7 @@ impl FileOut<'_> {
             .collect();
         for (origin, rec, found) in resolved {
             let line = origin.line;
-            let at = at(origin, found.id.as_ref().or(rec.as_ref().map(|r| &r.id)));
+            let at = origin.at(found.id.as_ref().or(rec.as_ref().map(|r| &r.id)));
             for mut p in found.problems {
                 p.line = Some(line);
                 let p = p.at(index, &self.shown).with_record(at.clone());

@@ -4,7 +4,7 @@
 
 use std::io::{self, BufRead, Read};
 
-use super::Raw;
+use super::raw::Raw;
 use crate::diag::Problem;
 
 /// serde_json's message without its trailing " at line L column C".

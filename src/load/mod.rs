@@ -1,13 +1,16 @@
 //! Loading: walks `data_dir` in sorted path order, parses every CSV, JSON and JSON Lines
 //! file, resolves each record (`record.rs`), then checks what needs the whole data set:
 //! unique ids and sort fields of one type. Returns the records or every problem found.
+//! A file is read by `file.rs` in its format (`format.rs`) into raw records (`raw.rs`).
 
 pub mod csv;
 pub mod dates;
 pub mod emit;
 mod exact;
 mod file;
+mod format;
 pub mod json;
+mod raw;
 pub mod record;
 mod unique;
 
@@ -15,45 +18,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde_json::{Map, Value};
 
 use crate::config::Project;
 use crate::diag::{self, Problem};
 use crate::model::{Id, Origin, PerLang, Record};
+pub use file::parse_file;
 use file::{FileResult, load_file};
-pub use file::{Unlisted, parse_file};
+use format::format_of;
+pub use raw::Raw;
 use record::Resolver;
-
-/// One record as a parser found it: raw JSON text to parse, or an object already built.
-pub enum Raw<'a> {
-    /// The text of one JSON value, not yet checked to be UTF-8, with the line and column
-    /// (from 1) where it starts, and its index in its array when it shares its line with
-    /// other records (a one-line array), where the line alone does not find it.
-    Text {
-        line: u64,
-        column: u64,
-        index: Option<u64>,
-        text: &'a [u8],
-    },
-    Object {
-        line: u64,
-        object: Map<String, Value>,
-    },
-    /// A record refused by its parser (a CSV row with a cell that does not convert), with
-    /// its id cell when that one converted: still checked to be unique.
-    Refused {
-        line: u64,
-        id: Value,
-    },
-}
-
-impl Raw<'_> {
-    pub fn line(&self) -> u64 {
-        match self {
-            Raw::Text { line, .. } | Raw::Object { line, .. } | Raw::Refused { line, .. } => *line,
-        }
-    }
-}
+pub use record::Unlisted;
 
 /// Everything loaded from `data_dir`, records in walk then line order.
 #[derive(Debug, Default)]
@@ -63,32 +37,6 @@ pub struct Dataset {
     /// `(language index, field)` → how many records lacked that translation.
     pub missing: BTreeMap<(usize, String), u64>,
     pub warnings: Vec<Problem>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Csv,
-    /// Tab-separated values: CSV with a tab between fields, whatever `csv_delimiter` says.
-    Tsv,
-    Json,
-    JsonLines,
-}
-
-impl Format {
-    /// The byte between fields of a CSV or TSV file.
-    fn delimiter(self, project: &Project) -> u8 {
-        if self == Format::Tsv { b'\t' } else { project.csv_delimiter }
-    }
-}
-
-fn format_of(path: &Path) -> Option<Format> {
-    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-        "csv" => Some(Format::Csv),
-        "tsv" => Some(Format::Tsv),
-        "json" => Some(Format::Json),
-        "jsonl" | "ndjson" => Some(Format::JsonLines),
-        _ => None,
-    }
 }
 
 /// Lists the data files under `dir` in sorted path order, skipping hidden entries.
@@ -199,17 +147,10 @@ fn location(set: &Dataset, origin: Origin) -> String {
     match origin.element {
         None => format!("{}:{}", file.display(), origin.line),
         Some(_) => {
-            let at = at(origin, None).expect("an element");
+            let at = origin.at(None).expect("an element");
             format!("{}:{} {at}", file.display(), origin.line)
         }
     }
-}
-
-/// A record's place among others on its line, for its problems.
-fn at(origin: Origin, id: Option<&Id>) -> Option<diag::At> {
-    let e = origin.element?;
-    let id = id.map(Id::to_string);
-    Some(diag::At { index: e.index.into(), column: e.column.into(), id })
 }
 
 /// Every id used twice, the records refused for problems of their own included (`refused`):
@@ -226,7 +167,7 @@ fn check_ids(set: &Dataset, refused: &[(Id, Origin)], problems: &mut Vec<Problem
             let msg = format!("duplicate id {id}, first used at {}", location(set, *first));
             let path = diag::display_path(&set.files[origin.file]);
             let problem = Problem::new(origin.file, &path, Some(origin.line), msg);
-            problems.push(problem.with_field("id").with_record(at(origin, Some(id))));
+            problems.push(problem.with_field("id").with_record(origin.at(Some(id))));
         } else {
             seen.insert(id, origin);
         }
@@ -263,7 +204,7 @@ fn check_sort_types(project: &Project, set: &Dataset, problems: &mut Vec<Problem
                         problems.push(
                             Problem::new(r.origin.file, &path, Some(r.origin.line), msg)
                                 .with_field(&key.field)
-                                .with_record(at(r.origin, Some(&r.id))),
+                                .with_record(r.origin.at(Some(&r.id))),
                         );
                         break;
                     }

@@ -480,5 +480,13 @@ impl<'a> Resolver<'a> {
     }
 }
 
+/// Values in a language the config does not list: warned once per data set, at the first
+/// file and line that has them.
+#[derive(Debug)]
+pub struct Unlisted {
+    pub lang: String,
+    pub warning: Problem,
+}
+
 #[cfg(test)]
 mod tests;

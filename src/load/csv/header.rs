@@ -4,10 +4,12 @@
 
 use serde_json::{Map, Value};
 
-use super::{Unlisted, csv_reader, quotes};
+use super::quotes;
+use super::reader::csv_reader;
 use crate::config::FieldType;
 use crate::diag::Problem;
 use crate::load::record::Resolver;
+use crate::load::record::Unlisted;
 
 #[derive(Debug)]
 pub(super) enum Column {

@@ -132,7 +132,8 @@ fn sort_keys_and_fields_that_no_record_has_are_named() {
         let obj: Map<String, Value> = serde_json::from_str(json).unwrap();
         r.resolve(obj, Origin { file: 0, line: 1, element: None }, &mut f);
     }
-    assert_eq!(r.unknown_fields(), [("listing.sort", "ratting"), ("listing.fields", "nmae")]);
+    // Each named by its entry, as config places it: the first sort key, the second field.
+    assert_eq!(r.unknown_fields(), [("listing.sort[0]", "ratting"), ("listing.fields[1]", "nmae")]);
 }
 
 #[test]
