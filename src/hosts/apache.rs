@@ -92,7 +92,7 @@ fn conf(ctx: &HostCtx) -> String {
     // `Listen 8080` is valid, but a VirtualHost needs an address.
     let vhost =
         if ctx.listen.contains(':') { ctx.listen.clone() } else { format!("*:{}", ctx.listen) };
-    super::fill(
+    super::emitter::fill(
         &[("apache.conf", TEMPLATE)],
         minijinja::context! {
             root_text => ctx.root.clone(),

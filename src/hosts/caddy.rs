@@ -51,7 +51,7 @@ fn caddyfile(ctx: &HostCtx) -> String {
     // Below the mount point (handle_path strips it), the API's folder.
     let api_path = format!("^/{}", patterns::literal(layout::API));
     let codes = ErrorCode::ALL.iter().map(|c| format!("\"{}\"", c.code())).collect::<Vec<_>>();
-    let api = super::fill(
+    let api = super::emitter::fill(
         &[("caddy-api", API)],
         minijinja::context! {
             raw_endpoint => cel(&raw_endpoint),
@@ -88,7 +88,7 @@ fn caddyfile(ctx: &HostCtx) -> String {
         site.push('\n');
     }
     site.push_str(&close);
-    super::fill(
+    super::emitter::fill(
         &[("Caddyfile", TEMPLATE)],
         minijinja::context! {
             root_text => ctx.root.clone(),

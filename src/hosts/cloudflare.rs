@@ -55,7 +55,7 @@ pub const R2_WORKER: &str = "cloudflare-worker.js";
 fn worker(r: &Map, r2: Option<&R2>) -> String {
     let keys =
         r2.map(|b| if b.prefix.is_empty() { String::new() } else { format!("{}/", b.prefix) });
-    super::fill(
+    super::emitter::fill(
         &[("_worker.js", WORKER)],
         minijinja::context! {
             table => r.table().to_string(),

@@ -52,7 +52,7 @@ fn function(r: &Map) -> String {
         .iter()
         .map(|&c| (c.code().to_string(), json!([c.title(), problem_document(r, c)])))
         .collect();
-    super::fill(
+    super::emitter::fill(
         &[("cloudfront-function.js", TEMPLATE)],
         minijinja::context! {
             mount => r.mount(),

@@ -74,7 +74,7 @@ const SCRIPT: &str = include_str!("templates/folio.lua.j2");
 
 fn config(ctx: &HostCtx) -> String {
     let (host, port) = ctx.listen_parts();
-    super::fill(
+    super::emitter::fill(
         &[("lighttpd.conf", CONFIG)],
         minijinja::context! {
             root => conf_str(ctx.root.trim_end_matches('/')),
@@ -88,7 +88,7 @@ fn config(ctx: &HostCtx) -> String {
 ///
 /// [`Map::table`]: crate::routes::Map::table
 fn script(ctx: &HostCtx) -> String {
-    super::fill(
+    super::emitter::fill(
         &[("folio.lua", SCRIPT)],
         minijinja::context! {
             table => lua_value(&ctx.routes.table()),

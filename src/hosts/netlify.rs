@@ -93,7 +93,7 @@ fn redirects(ctx: &HostCtx) -> String {
             Endpoint { path, rules }
         })
         .collect();
-    super::fill(
+    super::emitter::fill(
         &[("_redirects", REDIRECTS)],
         minijinja::context! {
             endpoints => minijinja::value::Serde(&endpoints),
@@ -115,7 +115,7 @@ fn redirects(ctx: &HostCtx) -> String {
 /// headers by path, not by status, so there is no separate block for error documents:
 /// `/api/errors/*` would also hit the documents served as files (200, JSON).
 fn headers(r: &Map) -> String {
-    super::fill(
+    super::emitter::fill(
         &[("_headers", HEADERS)],
         minijinja::context! {
             api => r.api_prefix(),

@@ -82,7 +82,7 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
     let codes = |f: fn(ErrorCode) -> String| -> serde_json::Map<String, serde_json::Value> {
         ErrorCode::ALL.iter().map(|&c| (c.code().to_string(), f(c).into())).collect()
     };
-    let contents = super::fill(
+    let contents = super::emitter::fill(
         &[("nginx.conf", TEMPLATE), ("headers", HEADERS)],
         minijinja::context! {
             main_config => MAIN_CONFIG.lines().collect::<Vec<_>>(),
