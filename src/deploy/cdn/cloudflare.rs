@@ -18,9 +18,10 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{
-    Accepted, Answer, Budget, Client, Declined, patiently, retry_after, send, their_words,
-};
+use super::answer::{Accepted, Answer, Declined};
+use super::client::Client;
+use super::http::{send, their_words};
+use super::wait::{Budget, patiently, retry_after};
 use crate::config::Cdn;
 use crate::deploy::purge::{Batch, Dialect, Items};
 
@@ -59,7 +60,7 @@ impl Cloudflare {
             }
         };
         let base = match var(BASE_VAR) {
-            Some(b) => super::endpoint(BASE_VAR, &b)?,
+            Some(b) => super::http::endpoint(BASE_VAR, &b)?,
             None => DEFAULT_BASE.to_string(),
         };
         let url = format!("{}/zones/{zone}/purge_cache", base.trim_end_matches('/'));

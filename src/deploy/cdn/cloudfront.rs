@@ -17,9 +17,10 @@ use object_store::CredentialProvider;
 use object_store::aws::{AwsAuthorizer, AwsCredential};
 use serde::{Deserialize, Serialize};
 
-use super::{
-    Accepted, Answer, Budget, Client, Declined, patiently, retry_after, send, their_words,
-};
+use super::answer::{Accepted, Answer, Declined};
+use super::client::Client;
+use super::http::{send, their_words};
+use super::wait::{Budget, patiently, retry_after};
 use crate::config::Cdn;
 use crate::deploy::purge::{Batch, Dialect};
 
@@ -46,7 +47,7 @@ impl CloudFront {
     ) -> Result<CloudFront, String> {
         let endpoint = std::env::var(ENDPOINT_VAR).ok().filter(|v| !v.is_empty());
         let endpoint = match endpoint {
-            Some(e) => super::endpoint(ENDPOINT_VAR, &e)?,
+            Some(e) => super::http::endpoint(ENDPOINT_VAR, &e)?,
             None => DEFAULT_ENDPOINT.to_string(),
         };
         if let Some(garbled) =
