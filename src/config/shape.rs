@@ -5,7 +5,64 @@
 //! which `Cache-Control`. Page counts join it
 //! once the data is loaded: `routes::Map` is a shape and its totals.
 
-use super::{BaseUrl, Envelope, ListingConfig};
+use super::base_url::BaseUrl;
+use super::tables::ListingConfig;
+
+/// The body of every page (`[listing] envelope`): folio's standard one, Laravel's
+/// length-aware paginator, its simple paginator (no count) or API resource, or the
+/// project's template `templates/NAME.json.j2`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Envelope {
+    Standard,
+    Laravel,
+    LaravelSimple,
+    LaravelResource,
+    Template(String),
+}
+
+impl Envelope {
+    /// The built-in envelopes' names, as `[listing] envelope` spells them.
+    pub const BUILT_IN: [&str; 4] = ["standard", "laravel", "laravel-simple", "laravel-resource"];
+}
+
+/// As `[listing] envelope` spells it: `standard`, `laravel`, `laravel-simple`,
+/// `laravel-resource`, `template:NAME`.
+impl std::fmt::Display for Envelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Envelope::Standard => f.write_str(Envelope::BUILT_IN[0]),
+            Envelope::Laravel => f.write_str(Envelope::BUILT_IN[1]),
+            Envelope::LaravelSimple => f.write_str(Envelope::BUILT_IN[2]),
+            Envelope::LaravelResource => f.write_str(Envelope::BUILT_IN[3]),
+            Envelope::Template(name) => write!(f, "template:{name}"),
+        }
+    }
+}
+
+/// The inverse of `Display`; a template's name is letters, digits, `-` and `_`.
+impl std::str::FromStr for Envelope {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Envelope, ()> {
+        match s {
+            "standard" => Ok(Envelope::Standard),
+            "laravel" => Ok(Envelope::Laravel),
+            "laravel-simple" => Ok(Envelope::LaravelSimple),
+            "laravel-resource" => Ok(Envelope::LaravelResource),
+            _ => match s.strip_prefix("template:") {
+                Some(name)
+                    if !name.is_empty()
+                        && name
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
+                {
+                    Ok(Envelope::Template(name.to_string()))
+                }
+                _ => Err(()),
+            },
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shape {

@@ -7,37 +7,17 @@
 use std::path::Path;
 
 use super::base_url::BaseUrl;
+use super::hosting::{HostTarget, ServeFrom};
+use super::language::{is_known_language, language_tags};
 use super::paths::Folders;
-use super::{Config, Envelope, HostTarget, ListingConfig, Overrides, Project, Shape, SortKey};
+use super::project::{Overrides, Project, SortKey};
+use super::shape::Shape;
+use super::tables::{Config, ListingConfig};
 use crate::compress::Codec;
 use crate::diag::ConfigError;
 
 /// Where problems go: `key: message`, prefixed with the config's path when printed.
 type Err<'a> = &'a mut dyn FnMut(&str, String);
-
-/// True for a lowercase BCP 47-shaped tag that is also a safe path segment (`en`, `pt-br`,
-/// `zh-hant`).
-fn is_language_tag(tag: &str) -> bool {
-    let mut parts = tag.split('-');
-    let primary = parts.next().unwrap_or("");
-    (2..=3).contains(&primary.len())
-        && primary.bytes().all(|b| b.is_ascii_lowercase())
-        && parts.all(|p| {
-            (1..=8).contains(&p.len())
-                && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
-}
-
-/// True when the tag's primary subtag is a language of ISO 639 (`es`, `pt` of `pt-br`, `yue`):
-/// `sp` is no language, whatever its shape.
-pub fn is_known_language(tag: &str) -> bool {
-    let primary = tag.split('-').next().unwrap_or("").to_ascii_lowercase();
-    match primary.len() {
-        2 => isolang::Language::from_639_1(&primary).is_some(),
-        3 => isolang::Language::from_639_3(&primary).is_some(),
-        _ => false,
-    }
-}
 
 /// True for a name usable as one URL path segment and file name.
 fn is_safe_segment(s: &str) -> bool {
@@ -47,66 +27,12 @@ fn is_safe_segment(s: &str) -> bool {
         && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
 }
 
-/// Where the problems of language tags go: the message, and the tag when it is no language
-/// (the problem a report may add the code meant to).
-type TagErr<'a> = &'a mut dyn FnMut(&str, String, Option<&str>);
-
-/// `[listing]`'s languages: lowercase tags of languages, each listed once, in a folder of
-/// its own.
-fn language_tags(l: &ListingConfig, err: TagErr) {
-    if l.languages.is_empty() {
-        err("listing.languages", "listing.languages must name at least one language".into(), None);
-    }
-    for (i, lang) in l.languages.iter().enumerate() {
-        if !is_language_tag(lang) && is_language_tag(&lang.to_ascii_lowercase()) {
-            // `EN`: the lowercase one is the answer.
-            err(
-                "listing.languages",
-                format!(
-                    "listing.languages: `{lang}` is not lowercase: write `{}` (tags are lowercase in URLs and data keys)",
-                    lang.to_ascii_lowercase()
-                ),
-                None,
-            );
-        } else if !is_language_tag(lang) {
-            err(
-                "listing.languages",
-                format!(
-                    "listing.languages: `{lang}` is not a lowercase BCP 47 tag like `en` or `pt-br`"
-                ),
-                None,
-            );
-        } else if !is_known_language(lang) {
-            err(
-                "listing.languages",
-                format!(
-                    "listing.languages: `{lang}` is no language: its first part is no ISO 639 code (such as `es` for Spanish, or `pt-br` for Portuguese as spoken in Brazil)"
-                ),
-                Some(lang),
-            );
-        }
-        if l.languages[..i].contains(lang) {
-            err("listing.languages", format!("listing.languages: `{lang}` is listed twice"), None);
-        }
-        if lang == "errors" || *lang == l.resource {
-            err(
-                "listing.languages",
-                format!(
-                    "listing.languages: `{lang}` would share a folder with the {}",
-                    if lang == "errors" { "error documents" } else { "resource" }
-                ),
-                None,
-            );
-        }
-    }
-}
-
-/// `[listing]`'s default language, resource and sizes; the index of the default language.
-fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
+/// `[listing] default_language`: one of the languages; its index (the first when it is
+/// not one).
+fn default_language(l: &ListingConfig, err: Err) -> usize {
     // A language written in capitals is one problem, said above: not a second one here.
     let same = |x: &String| x.eq_ignore_ascii_case(&l.default_language);
-    let default_language = l
-        .languages
+    l.languages
         .iter()
         .position(|x| *x == l.default_language)
         .or_else(|| l.languages.iter().position(same))
@@ -120,7 +46,7 @@ fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
                 true => (String::new(), String::new()),
                 false => ("language tags are lowercase: ".into(), format!(" and write default_language = \"{lower}\"")),
             };
-            let fix = if super::is_known_language(&l.default_language) {
+            let fix = if is_known_language(&l.default_language) {
                 format!("; {lead}add `{lower}` to listing.languages{write} to publish it, or set default_language to one of them")
             } else {
                 crate::diag::did_you_mean(
@@ -134,7 +60,11 @@ fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
                 l.languages.join(", "),
             ));
             0
-        });
+        })
+}
+
+/// `[listing] resource`: a path segment of its own.
+fn resource(l: &ListingConfig, err: Err) {
     if !is_safe_segment(&l.resource) {
         err(
             "listing.resource",
@@ -149,6 +79,11 @@ fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
             "listing.resource `errors` would share a folder with the error documents".into(),
         );
     }
+}
+
+/// `[listing] page_sizes` and `default_page_size`: sizes in range, each once, the default
+/// among them.
+fn page_sizes(l: &ListingConfig, err: Err) {
     if l.page_sizes.is_empty() {
         err("listing.page_sizes", "listing.page_sizes must name at least one size".into());
     }
@@ -172,11 +107,10 @@ fn default_resource_sizes(l: &ListingConfig, err: Err) -> usize {
             ),
         );
     }
-    default_language
 }
 
-/// `[listing]`'s sort keys, projected fields and envelope.
-fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope) {
+/// `[listing] sort`: field names, each with its direction.
+fn sort_keys(l: &ListingConfig, err: Err) -> Vec<SortKey> {
     let mut sort = Vec::new();
     for key in &l.sort {
         let (field, descending) = match key.strip_prefix('-') {
@@ -188,16 +122,20 @@ fn sort_fields_envelope(l: &ListingConfig, err: Err) -> (Vec<SortKey>, Envelope)
         }
         sort.push(SortKey { field: field.to_string(), descending });
     }
+    sort
+}
+
+/// `[listing] fields`: no empty name.
+fn listed_fields(l: &ListingConfig, err: Err) {
     for f in &l.fields {
         if f.is_empty() {
             err("listing.fields", "listing.fields: an empty field name".into());
         }
     }
-    (sort, super::shape::envelope(l, err))
 }
 
-/// `[fields]`, `[output]` and `[hosting]`; the codecs to precompress with.
-fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
+/// `[fields]`: field names, and no nested field localized.
+fn field_specs(c: &Config, err: Err) {
     for (name, spec) in &c.fields {
         if name.is_empty() || name.split('.').any(str::is_empty) {
             err("fields", format!("fields: `{name}` is not a field name"));
@@ -209,6 +147,10 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
             );
         }
     }
+}
+
+/// `[output]`: a one-line Cache-Control; the codecs to precompress with, each once.
+fn output(c: &Config, err: Err) -> Vec<Codec> {
     if c.output.cache_control.chars().any(char::is_control) {
         err("output.cache_control", "output.cache_control must be one line".into());
     }
@@ -228,6 +170,11 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
             ),
         }
     }
+    precompress
+}
+
+/// `[hosting]`: targets that can share one output folder, and an address to listen on.
+fn hosting(c: &Config, err: Err) {
     let targets = &c.hosting.targets;
     if targets.contains(&HostTarget::Netlify) && targets.contains(&HostTarget::Cloudflare) {
         err("hosting.targets", "hosting.targets: netlify and cloudflare both read output/_redirects and output/_headers; one output folder can serve only one of them".into());
@@ -238,6 +185,10 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
             format!("hosting.listen `{}` must be an address like 127.0.0.1:8080", c.hosting.listen),
         );
     }
+}
+
+/// `[openapi]`: a licence's identifier or URL (not both), an email and http(s) URLs.
+fn openapi(c: &Config, err: Err) {
     let o = &c.openapi;
     if !o.license.is_empty() && !o.license_url.is_empty() {
         err("openapi.license", "openapi.license and openapi.license_url: give one (OpenAPI takes a licence's SPDX identifier or its URL, not both)".into());
@@ -256,7 +207,6 @@ fn the_rest(c: &Config, err: Err) -> Vec<Codec> {
             );
         }
     }
-    precompress
 }
 
 impl Config {
@@ -302,9 +252,16 @@ impl Config {
         });
         language_tags(&self.listing, &mut say);
         let mut err = |key: &str, msg: String| say(key, msg, None);
-        let default_language = default_resource_sizes(&self.listing, &mut err);
-        let (sort, envelope) = sort_fields_envelope(&self.listing, &mut err);
-        let precompress = the_rest(&self, &mut err);
+        let default_language = default_language(&self.listing, &mut err);
+        resource(&self.listing, &mut err);
+        page_sizes(&self.listing, &mut err);
+        let sort = sort_keys(&self.listing, &mut err);
+        listed_fields(&self.listing, &mut err);
+        let envelope = super::shape::envelope(&self.listing, &mut err);
+        field_specs(&self, &mut err);
+        let precompress = output(&self, &mut err);
+        hosting(&self, &mut err);
+        openapi(&self, &mut err);
         let csv_delimiter = match self.input.csv_delimiter.as_str() {
             "," => b',',
             ";" => b';',
@@ -336,7 +293,7 @@ impl Config {
             }
         };
         let folders = Folders::resolve(&self, root, cwd, overrides, &mut err);
-        let r2 = self.hosting.cloudflare.serve_from == super::ServeFrom::R2
+        let r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
             && self.hosting.targets.contains(&HostTarget::Cloudflare);
         let deploy = super::deploy::resolve(&self.deploy, &overrides.deploy, r2, &mut err);
         let l = self.listing;
@@ -380,6 +337,7 @@ impl Config {
 mod tests {
     use super::super::tests::project;
     use super::*;
+    use crate::config::Envelope;
 
     #[test]
     fn reports_every_listing_problem_at_once() {
