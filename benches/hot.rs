@@ -105,15 +105,10 @@ fn gzip_page_of_20(b: divan::Bencher, level: i32) {
         .bench_local(|| gz.gzip_compress(&page, &mut out).unwrap());
 }
 
-/// brotli at candidate qualities (folio uses `compress::BROTLI_QUALITY`), the window
-/// fitted to the page.
-#[divan::bench(args = [2, 3, 4])]
-fn brotli_page_of_20(b: divan::Bencher, quality: i32) {
+/// brotli as folio writes `.br` siblings (the C library at `compress::BROTLI_QUALITY`).
+#[divan::bench]
+fn brotli_page_of_20(b: divan::Bencher) {
     let page = page(20);
-    let params = folio::compress::brotli_params(quality, page.len());
-    b.counter(divan::counter::BytesCount::new(page.len())).bench(|| {
-        let mut out = Vec::new();
-        brotli::BrotliCompress(&mut &page[..], &mut out, &params).unwrap();
-        out.len()
-    });
+    b.counter(divan::counter::BytesCount::new(page.len()))
+        .bench(|| folio::compress::Codec::Brotli.compress(&page).len());
 }

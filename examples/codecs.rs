@@ -3,8 +3,8 @@
 //! Reads up to N (default 3000) `.json` files under DIR (a built `output/`, spread over
 //! every language and size), then compresses all of them, single-threaded, with each
 //! candidate: flate2 (whatever backend its features select) at gzip levels 1, 4, 6, 9,
-//! libdeflate at 1, 4, 5, 6, 7, 9, 12, and brotli at qualities 1 to 6 with the window fitted to
-//! the page. Prints MB/s of input and the ratio (compressed / input) of each.
+//! libdeflate at 1, 4, 5, 6, 7, 9, 12, and brotli, the Rust port at qualities 1 to 6 and the
+//! C library at 2 to 9, with the window fitted to the page. Prints MB/s of input and the ratio (compressed / input) of each.
 
 use std::io::Write;
 use std::time::Instant;
@@ -61,11 +61,26 @@ fn main() {
         });
     }
     for quality in 1..=6 {
-        run(&format!("brotli q{quality} fitted"), &pages, |p| {
-            let params = folio::compress::brotli_params(quality, p.len());
+        run(&format!("brotli (Rust) q{quality}"), &pages, |p| {
+            let params = rust_brotli_params(quality, p.len());
             let mut out = Vec::with_capacity(p.len() / 3);
             brotli::BrotliCompress(&mut &p[..], &mut out, &params).unwrap();
             out.len()
         });
     }
+    for quality in [2, 4, 5, 6, 7, 9] {
+        run(&format!("brotli (C) q{quality}"), &pages, |p| {
+            let q = brotlic::Quality::new(quality).unwrap();
+            let bits = (usize::BITS - p.len().leading_zeros()).clamp(10, 24) as u8;
+            let mut out = vec![0; brotlic::compress_bound(p.len(), q).unwrap()];
+            let window = brotlic::WindowSize::new(bits).unwrap();
+            brotlic::compress(p, &mut out, q, window, brotlic::CompressionMode::Generic).unwrap()
+        });
+    }
+}
+
+/// The Rust port's parameters for a buffer of `len` bytes, the window fitted to it.
+fn rust_brotli_params(quality: i32, len: usize) -> brotli::enc::BrotliEncoderParams {
+    let lgwin = (usize::BITS - len.leading_zeros()).clamp(10, 24) as i32;
+    brotli::enc::BrotliEncoderParams { quality, lgwin, size_hint: len, ..Default::default() }
 }

@@ -7,7 +7,8 @@
 //! larger page. This compresses each run once (a raw deflate stream ended by a sync flush;
 //! a brotli "catable" bare stream) and stitches each page from its envelope's pieces and
 //! the runs, then compares time and bytes with compressing every page whole, as folio
-//! does (libdeflate and brotli at folio's levels). A sample of the stitched pages is
+//! does (libdeflate at folio's level; brotli's Rust port, whose catable streams this needs, at
+//! folio's quality). A sample of the stitched pages is
 //! decompressed and compared with the page. Single-threaded.
 
 use std::io::Read;
@@ -15,7 +16,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use flate2::{Compress, Compression, FlushCompress};
-use folio::compress::{BROTLI_QUALITY, GZIP_LEVEL, brotli_params};
+use folio::compress::{BROTLI_QUALITY, GZIP_LEVEL};
 
 const SIZES: [usize; 4] = [10, 20, 50, 100];
 
@@ -41,7 +42,7 @@ fn deflate(c: &mut Compress, input: &[u8], flush: FlushCompress, out: &mut Vec<u
 
 /// `input` as a brotli stream that can be concatenated: no header, no last block.
 fn brotli_bare(input: &[u8]) -> Vec<u8> {
-    let mut params = brotli_params(BROTLI_QUALITY, input.len());
+    let mut params = rust_brotli_params(BROTLI_QUALITY.into(), input.len());
     (params.catable, params.bare_stream) = (true, true);
     let mut out = Vec::new();
     brotli::BrotliCompress(&mut &input[..], &mut out, &params).expect("in memory");
@@ -51,7 +52,7 @@ fn brotli_bare(input: &[u8]) -> Vec<u8> {
 /// A brotli stream header for a page of `len` bytes: an empty catable stream without its
 /// last byte (the empty last meta-block, which the page's end adds back).
 fn brotli_header(len: usize) -> Vec<u8> {
-    let mut params = brotli_params(BROTLI_QUALITY, len);
+    let mut params = rust_brotli_params(BROTLI_QUALITY.into(), len);
     (params.catable, params.byte_align) = (true, true);
     let mut out = Vec::new();
     brotli::BrotliCompress(&mut &b""[..], &mut out, &params).expect("in memory");
@@ -182,4 +183,10 @@ fn main() {
         }
     }
     report("stitched runs, brotli", t.elapsed().as_secs_f64(), stitched, base_br, input);
+}
+
+/// The Rust port's parameters for a buffer of `len` bytes, the window fitted to it.
+fn rust_brotli_params(quality: i32, len: usize) -> brotli::enc::BrotliEncoderParams {
+    let lgwin = (usize::BITS - len.leading_zeros()).clamp(10, 24) as i32;
+    brotli::enc::BrotliEncoderParams { quality, lgwin, size_hint: len, ..Default::default() }
 }

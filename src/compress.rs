@@ -1,22 +1,26 @@
 //! Precompression (`[output] precompress`): the `.gz` and `.br` siblings of each page.
 //! Backends and levels were measured on real pages with `cargo run --release --example
-//! codecs -- output` (single thread, 3,000 pages of the benchmark build):
+//! codecs -- output` (single thread, 3,000 pages of the benchmark build of 20,000 records;
+//! the ratio is compressed / input):
 //!
-//! - gzip: libdeflate level 6 (113 MB/s, ratio 0.218) against flate2 at 6 with
-//!   miniz_oxide (44 MB/s, 0.222) or zlib-rs (78 MB/s, 0.221): the fastest and smallest.
-//!   Level 5 (152 MB/s, 0.2236) would lose ratio against the flate2 output folio used to
-//!   write. libdeflate compresses a whole buffer at once, which is all a page needs; one
+//! - gzip: libdeflate level 6 (94 MB/s, ratio 0.2201) against flate2 at 6 with zlib-rs or
+//!   miniz_oxide (40 to 78 MB/s, 0.2197 to 0.222): the fastest at gzip's usual level.
+//!   libdeflate compresses a whole buffer at once, which is all a page needs; one
 //!   compressor a thread is reused.
-//! - brotli: quality 2 with the window fitted to the page (114 MB/s, 0.2390) against 3
-//!   (101 MB/s, 0.2387) and 4 (58 MB/s, 0.2349): on the whole benchmark build quality 2
-//!   wrote 0.2 % more `.br` bytes than 3 and made the precompressed build 0.95x as long;
-//!   5 and up fall to 4 MB/s. A fixed 4 MiB window made each small page pay for setting
-//!   it up.
+//! - brotli: the reference C library (through `brotlic`, which builds it) at quality 6,
+//!   the window fitted to the page: 38 MB/s, ratio 0.2082, 5.4 % smaller than the `.gz`
+//!   sibling (4.9 % on the 100,000-record pages). Quality 5 is 44 MB/s and 3.0 % smaller;
+//!   7 to 9 gain 1 to 2 % more at 32 to 19 MB/s; only 10 and 11 (1.2 and 0.6 MB/s) reach
+//!   19 % and 24 %, at 30 to 60 times the time. Quality 4 and below (quality 2 was used
+//!   before: 90 MB/s, ratio 0.2441) are larger than gzip-6, so a browser that asked for
+//!   br got more bytes. The Rust port (`brotli`) matches the C library up to quality 4 and
+//!   falls to 2.6 MB/s from 5 on: it sets up its large hash tables on every call, where
+//!   the C library picks small ones for a small window.
 
 /// The libdeflate level of `.gz` siblings.
 pub const GZIP_LEVEL: i32 = 6;
 /// The brotli quality of `.br` siblings.
-pub const BROTLI_QUALITY: i32 = 2;
+pub const BROTLI_QUALITY: u8 = 6;
 
 thread_local! {
     /// One libdeflate compressor a thread: it owns a few hundred KiB of tables.
@@ -27,11 +31,11 @@ thread_local! {
     );
 }
 
-/// brotli's parameters for one buffer of `len` bytes at `quality`: the window fitted to
-/// the buffer (a fixed 4 MiB window made each small page pay for setting it up).
-pub fn brotli_params(quality: i32, len: usize) -> brotli::enc::BrotliEncoderParams {
-    let lgwin = (usize::BITS - len.leading_zeros()).clamp(10, 24) as i32;
-    brotli::enc::BrotliEncoderParams { quality, lgwin, size_hint: len, ..Default::default() }
+/// brotli's window for a buffer of `len` bytes: fitted to it (10 to 24 bits), so a small
+/// page does not pay for setting up a large one.
+fn brotli_window(len: usize) -> brotlic::WindowSize {
+    let bits = (usize::BITS - len.leading_zeros()).clamp(10, 24) as u8;
+    brotlic::WindowSize::new(bits).expect("10 to 24 bits")
 }
 
 /// A precompression format and the extension of its sibling file.
@@ -74,10 +78,16 @@ impl Codec {
                 out
             }),
             Codec::Brotli => {
-                let mut out = Vec::with_capacity(bytes.len() / 3);
-                let params = brotli_params(BROTLI_QUALITY, bytes.len());
-                brotli::BrotliCompress(&mut &bytes[..], &mut out, &params)
-                    .expect("writing to a Vec cannot fail");
+                let quality = brotlic::Quality::new(BROTLI_QUALITY).expect("a brotli quality");
+                let bound = brotlic::compress_bound(bytes.len(), quality)
+                    .filter(|&b| b > 0)
+                    .expect("a page's bound fits in memory");
+                let mut out = vec![0; bound];
+                let mode = brotlic::CompressionMode::Generic;
+                let n =
+                    brotlic::compress(bytes, &mut out, quality, brotli_window(bytes.len()), mode)
+                        .expect("the buffer holds the bound");
+                out.truncate(n);
                 out
             }
         }
@@ -101,5 +111,34 @@ mod tests {
         brotli::BrotliDecompress(&mut &br[..], &mut back).unwrap();
         assert_eq!(back, page);
         assert!(gz.len() < page.len() / 4 && br.len() < page.len() / 4);
+    }
+
+    #[test]
+    fn a_br_sibling_is_smaller_than_the_gz_one() {
+        // A page of records as the listing writes them: varied names, numbers, text.
+        let mut state = 42u64;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        let words = ["castle", "museum", "bridge", "garden", "tower", "harbour", "old", "royal"];
+        let items: Vec<String> = (0..50)
+            .map(|id| {
+                let name: Vec<&str> = (0..3).map(|_| words[next() % words.len()]).collect();
+                format!(
+                    r#"{{"id":{id},"name":"{}","rating":{}.{},"lat":{}.{:06},"text":"{}"}}"#,
+                    name.join(" "),
+                    next() % 5,
+                    next() % 10,
+                    next() % 90,
+                    next() % 1_000_000,
+                    (0..12).map(|_| words[next() % words.len()]).collect::<Vec<_>>().join(" ")
+                )
+            })
+            .collect();
+        let page = format!(r#"{{"data":[{}],"page":1}}"#, items.join(","));
+        let (gz, br) =
+            (Codec::Gzip.compress(page.as_bytes()), Codec::Brotli.compress(page.as_bytes()));
+        assert!(br.len() < gz.len(), "br {} bytes, gz {}", br.len(), gz.len());
     }
 }
