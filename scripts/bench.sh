@@ -11,6 +11,8 @@
 #   no-op rebuild  folio build again, nothing changed
 #   one record     folio build after one record's text changed
 #   precompressed  folio build with precompress = ["gzip", "br"] into an empty output/
+#   codec floor    its pages compressed by zlib and brotli's C library at folio's levels, one
+#                  process a core (scripts/codec-floor.py); and the .br against the .gz bytes
 # BENCH_INPUT lays the same records out as users' tools do: perline (default: an array with a
 # record a line, as gen writes it), oneline (the whole array on one line, as json.dump and
 # JSON.stringify write it) or jsonl (JSON Lines); converted as a stream, so that 1M fits.
@@ -38,8 +40,14 @@ case $INPUT in
   *) echo "BENCH_INPUT is perline, oneline or jsonl" >&2; exit 2 ;;
 esac
 [ "$INPUT" = jsonl ] && PYTHON=0 # the peer reads one JSON array
+# The Python with the brotli module, for the codec floor; folio's brotli quality.
+PY=$ROOT/tests/.venv/bin/python3
+[ -x "$PY" ] || PY=python3
+QUALITY=$(sed -n 's/^pub const BROTLI_QUALITY: u8 = \([0-9]*\);/\1/p' "$ROOT/src/compress.rs")
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen --example floor
 BIN=$ROOT/target/release
+# FOLIO_BIN: another folio binary to measure (old and new alternating); the examples stay.
+FOLIO=${FOLIO_BIN:-$BIN/folio}
 
 # timed CMD... -> "wall cpu rss_kb" of one run (stdout of CMD in $WORK/last.txt)
 timed() {
@@ -77,6 +85,7 @@ suite() {
   cp "data/$FILE" pristine.json
   config ''
   local input fs full_runs floor_runs floor1_runs stat_runs full floor floor1 stat files bytes py noop one comp
+  local codec="-" gz_bytes=0 br_bytes=0
   input=$(stat -c %s "data/$FILE")
   fs=$(df --output=fstype . | tail -1)
 
@@ -86,7 +95,7 @@ suite() {
   local line
   for _ in $(seq "$RUNS"); do
     rm -rf output
-    full_runs+=("$(timed "$BIN/folio" build)")
+    full_runs+=("$(timed "$FOLIO" build)")
     rm -rf floor; sync
     line=$("$BIN/examples/floor" output floor)
     floor_runs+=("$(cut -d' ' -f1 <<< "$line")"); stat_runs+=("$(cut -d' ' -f4 <<< "$line")")
@@ -108,7 +117,7 @@ suite() {
     rm -rf py-out
   fi
 
-  noop=$(timed "$BIN/folio" build)
+  noop=$(timed "$FOLIO" build)
   local noop_written one_written comp_files
   noop_written=$(grep -o '[0-9]* files written' last.txt | cut -d' ' -f1)
   # One record's text changed: the first record of the (shuffled) input file. Streamed:
@@ -124,7 +133,7 @@ with open(p, "rb") as src, open(p + ".tmp", "wb") as out:
     shutil.copyfileobj(src, out, 1 << 20)
 os.replace(p + ".tmp", p)
 PY
-  one=$(timed "$BIN/folio" build)
+  one=$(timed "$FOLIO" build)
   one_written=$(grep -o '[0-9]* files written' last.txt | cut -d' ' -f1)
   cp pristine.json "data/$FILE"
 
@@ -132,8 +141,17 @@ PY
   if [ "$PRECOMPRESS" != 0 ]; then
     config '"gzip", "br"'
     rm -rf output
-    comp=$(timed "$BIN/folio" build)
+    comp=$(timed "$FOLIO" build)
     comp_files=$(find output -type f | wc -l)
+    gz_bytes=$(find output -name '*.gz' -printf '%s\n' | awk '{s+=$1} END {print s+0}')
+    br_bytes=$(find output -name '*.br' -printf '%s\n' | awk '{s+=$1} END {print s+0}')
+    # The codec floor: the same pages compressed by zlib and brotli's C library, one
+    # process a core (scripts/codec-floor.py; its brotli module is in tests/.venv).
+    if "$PY" -c 'import brotli' 2>/dev/null; then
+      codec=$("$PY" "$ROOT/scripts/codec-floor.py" output "$QUALITY" | cut -d' ' -f1)
+    else
+      echo "bench: codec floor skipped: no brotli module for $PY (pip install brotli)" >&2
+    fi
     config ''
   fi
   rm -rf output
@@ -158,6 +176,11 @@ PY
   printf '%-24s %8s %8s %8d %8s  %s x full\n' "one record changed" "$ow" "$oc" $((om / 1024)) "$one_written" "$(ratio "$ow" "$fw")"
   if [ "$PRECOMPRESS" != 0 ]; then
     printf '%-24s %8s %8s %8d %8s  %s x full\n' "precompressed (gz+br)" "$cw" "$cc" $((cm / 1024)) "$comp_files" "$(ratio "$cw" "$fw")"
+    if [ "$codec" != "-" ]; then
+      printf '%-24s %8s %8s %8s %8s  precompressed is %s x (full + codec floor)\n' "codec floor (C, a core each)" "$codec" "-" "-" "-" \
+        "$(ratio "$cw" "$(awk -v a="$fw" -v b="$codec" 'BEGIN {print a + b}')")"
+    fi
+    printf '.br siblings %s bytes, .gz %s bytes: .br is %s x .gz\n' "$br_bytes" "$gz_bytes" "$(ratio "$br_bytes" "$gz_bytes")"
   fi
   cd "$ROOT"
 }
