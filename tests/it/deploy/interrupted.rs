@@ -72,7 +72,10 @@ fn a_deploy_killed_anywhere_is_purged_and_cleaned_up_by_the_next(remote: &Remote
                 back_to_the_sample(&p);
                 p.folio(&["build"]).success();
             }
-            let short = [("FOLIO_FAULT", "lease:1")];
+            // The finishing deploy waits out the killed one's lease (its own lifetime), then
+            // holds its own: 2 s, as a renewal through moto on a busy 2-core runner can come
+            // later than 1 s's fence (two thirds of it).
+            let short = [("FOLIO_FAULT", "lease:2")];
             let done = remote.deploy_env(&p, &["--purge-list", &arg], &short).success();
             let at_end = remote.objects();
             let what = if retry { "retried" } else { "reverted" };
