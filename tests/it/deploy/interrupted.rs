@@ -73,9 +73,9 @@ fn a_deploy_killed_anywhere_is_purged_and_cleaned_up_by_the_next(remote: &Remote
                 p.folio(&["build"]).success();
             }
             // The finishing deploy waits out the killed one's lease (its own lifetime), then
-            // holds its own: 2 s, as a renewal through moto on a busy 2-core runner can come
-            // later than 1 s's fence (two thirds of it).
-            let short = [("FOLIO_FAULT", "lease:2")];
+            // holds its own: 3 s, as a renewal through moto on a busy 2-core runner can come
+            // later than a shorter lease's fence (two thirds of it), as below.
+            let short = [("FOLIO_FAULT", "lease:3")];
             let done = remote.deploy_env(&p, &["--purge-list", &arg], &short).success();
             let at_end = remote.objects();
             let what = if retry { "retried" } else { "reverted" };
