@@ -668,10 +668,22 @@ fn a_deploy_killed_before_its_purge_leaves_the_debt_whoever_deploys_next() {
     // A CloudFront that takes the request and never answers: the deploy is killed there.
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();
     let endpoint = format!("http://127.0.0.1:{}", silent.local_addr().unwrap().port());
+    // Its lease is 5 s, not a real 30 s, so the next deploy waits less to take over.
     let mut cmd = remote.command(&p, &["--purge", &cdn]);
-    cmd.env("AWS_ENDPOINT_URL_CLOUDFRONT", &endpoint).stdout(Stdio::null()).stderr(Stdio::null());
-    let mut child = cmd.spawn().unwrap();
-    let (_held, _) = silent.accept().unwrap();
+    cmd.env("AWS_ENDPOINT_URL_CLOUDFRONT", &endpoint).env("FOLIO_FAULT", "lease:5");
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    silent.set_nonblocking(true).unwrap();
+    let _held = loop {
+        match silent.accept() {
+            Ok((held, _)) => break held,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let ended = child.try_wait().unwrap();
+                assert!(ended.is_none(), "the deploy ended before its purge: {ended:?}");
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("accepting the purge: {e}"),
+        }
+    };
     assert!(remote.objects() == published(&p), "the build is up before the purge");
     child.kill().unwrap();
     child.wait().unwrap();
