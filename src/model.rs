@@ -277,9 +277,14 @@ impl ItemBuilder {
     }
 
     /// The item, in allocations of exactly its size (a shrinking reallocation may keep a
-    /// grown buffer's capacity, and there is one item per record).
-    pub fn finish(self) -> Item {
-        Item { bytes: Box::from(&self.bytes[..]), ends: Box::from(&self.ends[..]) }
+    /// grown buffer's capacity, and there is one item per record). The builder is left
+    /// empty with its buffers, to build the next item without growing them again.
+    pub fn finish(&mut self) -> Item {
+        let item = Item { bytes: Box::from(&self.bytes[..]), ends: Box::from(&self.ends[..]) };
+        self.bytes.clear();
+        self.ends.clear();
+        self.in_shared = false;
+        item
     }
 }
 
