@@ -29,7 +29,10 @@ pub(super) struct Surveyed {
     /// Per file, the modification time a listing without ETags showed for its object
     /// (what vouches for it next time on such a store; `None` elsewhere).
     pub modified: Vec<Option<i64>>,
-    /// The store's listings carry no ETags (some S3-compatible servers).
+    /// The store's listings may carry no ETags (some S3-compatible servers): one showed
+    /// an object without, or nothing was listed to tell (a first deploy). Then the
+    /// modification times of what this deploy uploads are learnt, as what vouches for
+    /// those objects next time.
     pub etagless: bool,
     pub plan: plan::Plan,
     pub doomed: Vec<remote::Doomed>,
@@ -118,7 +121,7 @@ pub(super) async fn survey(
         // What the lost record owed the CDN is unknown: every key of the build is purged.
         plan.cut.extend(outgoing.iter().map(|f| f.rel.clone()));
     }
-    let etagless = listing.values().any(|l| l.etag.is_empty());
+    let etagless = listing.is_empty() || listing.values().any(|l| l.etag.is_empty());
     let modified = (outgoing.iter())
         .map(|f| {
             let listed = listing.get(&f.rel).filter(|l| l.etag.is_empty() && l.size == f.size);
