@@ -44,6 +44,7 @@ esac
 PY=$ROOT/tests/.venv/bin/python3
 [ -x "$PY" ] || PY=python3
 QUALITY=$(sed -n 's/^pub const BROTLI_QUALITY: u8 = \([0-9]*\);/\1/p' "$ROOT/src/compress.rs")
+WINDOW=$(sed -n 's/^pub const BROTLI_MAX_WINDOW: u8 = \([0-9]*\);/\1/p' "$ROOT/src/compress.rs")
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen --example floor
 BIN=$ROOT/target/release
 # FOLIO_BIN: another folio binary to measure (old and new alternating); the examples stay.
@@ -148,7 +149,7 @@ PY
     # The codec floor: the same pages compressed by zlib and brotli's C library, one
     # process a core (scripts/codec-floor.py; its brotli module is in tests/.venv).
     if "$PY" -c 'import brotli' 2>/dev/null; then
-      codec=$("$PY" "$ROOT/scripts/codec-floor.py" output "$QUALITY" | cut -d' ' -f1)
+      codec=$("$PY" "$ROOT/scripts/codec-floor.py" output "$QUALITY" "$WINDOW" | cut -d' ' -f1)
     else
       echo "bench: codec floor skipped: no brotli module for $PY (pip install brotli)" >&2
     fi

@@ -7,20 +7,29 @@
 //!   miniz_oxide (40 to 78 MB/s, 0.2197 to 0.222): the fastest at gzip's usual level.
 //!   libdeflate compresses a whole buffer at once, which is all a page needs; one
 //!   compressor a thread is reused.
-//! - brotli: the reference C library (through `brotlic`, which builds it) at quality 6,
-//!   the window fitted to the page: 38 MB/s, ratio 0.2082, 5.4 % smaller than the `.gz`
-//!   sibling (4.9 % on the 100,000-record pages). Quality 5 is 44 MB/s and 3.0 % smaller;
-//!   7 to 9 gain 1 to 2 % more at 32 to 19 MB/s; only 10 and 11 (1.2 and 0.6 MB/s) reach
-//!   19 % and 24 %, at 30 to 60 times the time. Quality 4 and below (quality 2 was used
-//!   before: 90 MB/s, ratio 0.2441) are larger than gzip-6, so a browser that asked for
-//!   br got more bytes. The Rust port (`brotli`) matches the C library up to quality 4 and
-//!   falls to 2.6 MB/s from 5 on: it sets up its large hash tables on every call, where
-//!   the C library picks small ones for a small window.
+//! - brotli: the reference C library (through `brotlic`, which builds it) at quality 9,
+//!   the window fitted to the page and at most 64 KiB. A `.br` sibling must be smaller
+//!   than the `.gz` one, or a browser that asks for br is served more bytes. On every page
+//!   of `scripts/bench.sh 100000`'s build (90,008 pages, 1.09 GB), `.br` bytes against
+//!   `.gz`: quality 2 1.109x (what folio wrote before), 5 0.964x, 6 0.939x, 7 0.926x,
+//!   8 0.921x, 9 0.919x; 10 and 11 reach 0.88x and 0.84x on a sample but at 1 and 0.4
+//!   MB/s, a tenth of 9's speed. Time against gzip-6 on the same pages: quality 9 3.1x,
+//!   6 2.6x, 2 0.7x (`cargo run --release --example codecs -- output` on a sample, and
+//!   scripts/codec-floor.py on every page).
+//!   The window matters twice. At quality 5 to 9 a window of 64 KiB or less selects the C
+//!   library's small-input hashers, which are fast on pages; a larger one (a 90 KB page of
+//!   100 Japanese items) selects the large ones, with which quality 9 runs at 1 to 3
+//!   MB/s. And a window fitted to the page spares a small page setting up a large one.
+//!   The Rust port (`brotli`) matches the C library up to quality 4 and falls to 1.4 to
+//!   2.6 MB/s from 5 on with a fitted window: it has no small-input hasher.
 
 /// The libdeflate level of `.gz` siblings.
 pub const GZIP_LEVEL: i32 = 6;
 /// The brotli quality of `.br` siblings.
-pub const BROTLI_QUALITY: u8 = 6;
+pub const BROTLI_QUALITY: u8 = 9;
+/// The largest brotli window, in bits (64 KiB): past it quality 9 changes hasher and runs
+/// ten times slower (see the module's note).
+pub const BROTLI_MAX_WINDOW: u8 = 16;
 
 thread_local! {
     /// One libdeflate compressor a thread: it owns a few hundred KiB of tables.
@@ -31,11 +40,11 @@ thread_local! {
     );
 }
 
-/// brotli's window for a buffer of `len` bytes: fitted to it (10 to 24 bits), so a small
-/// page does not pay for setting up a large one.
+/// brotli's window for a buffer of `len` bytes: fitted to it, from 10 bits to
+/// [`BROTLI_MAX_WINDOW`].
 fn brotli_window(len: usize) -> brotlic::WindowSize {
-    let bits = (usize::BITS - len.leading_zeros()).clamp(10, 24) as u8;
-    brotlic::WindowSize::new(bits).expect("10 to 24 bits")
+    let bits = (usize::BITS - len.leading_zeros()).clamp(10, u32::from(BROTLI_MAX_WINDOW)) as u8;
+    brotlic::WindowSize::new(bits).expect("10 to 16 bits")
 }
 
 /// A precompression format and the extension of its sibling file.
