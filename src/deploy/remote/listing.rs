@@ -111,7 +111,8 @@ impl Remote<'_> {
 
     /// The modification times of the objects of `files` (indices into `outgoing`), as the
     /// store shows them now, where the size is the file's: a folder most of whose keys
-    /// are among them is listed, the rest get a HEAD each.
+    /// are among them is listed (keeping only objects listed without an ETag), the rest
+    /// get a HEAD each.
     pub async fn modified(
         &self,
         outgoing: &[OutgoingFile],
@@ -138,8 +139,11 @@ impl Remote<'_> {
         let lists = futures::stream::iter(listed.into_iter().map(|(name, changed)| async move {
             let found: HashMap<String, Listed> =
                 self.list_folder(&name).await?.into_iter().collect();
+            // A listed object with an ETag is vouched for by it: no time is kept (the
+            // record then stays as a deploy to such a store writes it).
             let seen = |&i: &usize| {
-                let l = found.get(&outgoing[i].rel).filter(|l| l.size == outgoing[i].size)?;
+                let l = found.get(&outgoing[i].rel);
+                let l = l.filter(|l| l.size == outgoing[i].size && l.etag.is_empty())?;
                 Some((i, l.modified?))
             };
             Ok::<_, Failure>(changed.iter().filter_map(seen).collect::<Vec<_>>())
