@@ -17,15 +17,34 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 struct Phases {
     start: Instant,
-    marks: Mutex<Vec<(String, Instant)>>,
+    marks: Mutex<Vec<(String, Instant, Memory)>>,
+}
+
+/// The process's resident and peak resident megabytes (Linux; zero elsewhere).
+#[derive(Clone, Copy, Default)]
+struct Memory {
+    rss: u64,
+    peak: u64,
+}
+
+fn memory() -> Memory {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kb| kb / 1024)
+    };
+    Memory { rss: field("VmRSS:"), peak: field("VmHWM:") }
 }
 
 impl Progress for Phases {
     fn start(&self, phase: &str, _len: u64) {
-        self.marks.lock().unwrap().push((phase.to_string(), Instant::now()));
+        self.marks.lock().unwrap().push((phase.to_string(), Instant::now(), memory()));
     }
     fn finish(&self) {
-        self.marks.lock().unwrap().push(("commit".to_string(), Instant::now()));
+        self.marks.lock().unwrap().push(("commit".to_string(), Instant::now(), memory()));
     }
 }
 
@@ -36,11 +55,18 @@ fn main() {
     let phases = Phases { start: Instant::now(), marks: Mutex::new(Vec::new()) };
     let built = site::build(&project, &phases).unwrap_or_else(|e| panic!("build: {e}"));
     let end = Instant::now();
-    let mut marks = vec![("open".to_string(), phases.start)];
+    let mut marks = vec![("open".to_string(), phases.start, Memory::default())];
     marks.extend(phases.marks.into_inner().unwrap());
-    marks.push(("end".to_string(), end));
+    marks.push(("end".to_string(), end, memory()));
     for pair in marks.windows(2) {
-        println!("{:<24} {:>7.3} s", pair[0].0, (pair[1].1 - pair[0].1).as_secs_f64());
+        let (name, from, _) = &pair[0];
+        let (_, to, at_end) = &pair[1];
+        println!(
+            "{name:<24} {:>7.3} s   at its end: rss {:>5} MB, peak so far {:>5} MB",
+            (*to - *from).as_secs_f64(),
+            at_end.rss,
+            at_end.peak
+        );
     }
     println!(
         "{:<24} {:>7.3} s ({} files written)",

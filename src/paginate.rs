@@ -15,6 +15,18 @@ pub fn items_of_page(total: usize, size: usize, page: usize) -> Range<usize> {
     start..(start + size).min(total)
 }
 
+/// The run of `run` items, counted from the first, that holds all of `items`: `Some(k)` when
+/// they all lie in `k*run .. (k+1)*run`, else `None` (they straddle two runs, or there are
+/// none). A build copies a run's items once and cuts every page that fits in it from that
+/// copy: with page sizes that divide the largest, the largest as the run, every page fits.
+pub fn run_of(items: &Range<usize>, run: usize) -> Option<usize> {
+    if items.is_empty() || run == 0 {
+        return None;
+    }
+    let k = items.start / run;
+    ((items.end - 1) / run == k).then_some(k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,6 +43,18 @@ mod tests {
         assert_eq!(total_pages(67, 10), 7);
         assert_eq!(items_of_page(67, 10, 7), 60..67);
         assert_eq!(total_pages(60, 20), 3);
+    }
+
+    #[test]
+    fn a_page_within_a_run_is_found_in_it() {
+        assert_eq!(run_of(&(0..10), 100), Some(0));
+        assert_eq!(run_of(&(100..200), 100), Some(1));
+        assert_eq!(run_of(&(290..300), 100), Some(2));
+        assert_eq!(run_of(&(90..120), 100), None);
+        assert_eq!(run_of(&(0..0), 100), None);
+        // A size that does not divide the largest: 30's fourth page straddles two runs of 100.
+        assert_eq!(run_of(&items_of_page(1000, 30, 4), 100), None);
+        assert_eq!(run_of(&items_of_page(1000, 30, 3), 100), Some(0));
     }
 
     proptest! {

@@ -6,11 +6,13 @@
 //! and no longer produces are removed; files it never wrote are never touched. Besides
 //! the tree: the manifest of what a build wrote (`manifest.rs`), which paths folio may act
 //! on (`paths.rs`), the lock that keeps commands on one folder apart (`lock.rs`), the
-//! config's fingerprint (`fingerprint.rs`); and a file written for the user at a path they name (`user_file.rs`: the purge list).
+//! config's fingerprint (`fingerprint.rs`), the staging folders a writing thread holds open
+//! (`folders.rs`); and a file written for the user at a path they name (`user_file.rs`: the purge list).
 //! `folio init` writes its starter files and `folio deploy` a folder target through
 //! their own modules, with the same O_EXCL create ([`paths::create_new`]).
 
 pub mod fingerprint;
+mod folders;
 mod journal;
 pub mod lock;
 pub mod manifest;
@@ -28,6 +30,7 @@ use std::time::UNIX_EPOCH;
 use anyhow::Context;
 
 use crate::fault_injection::{self, Faults};
+pub use folders::Folders;
 use journal::Journal;
 pub use manifest::Stamp;
 use manifest::{Entry, MANIFEST, Manifest};
@@ -386,6 +389,17 @@ impl Tree {
     /// Staged files mirror their final layout, so that the folders they land in are spread
     /// like the final tree's and a folder that is new as a whole moves in with one rename.
     pub fn stage(&self, rel: &str, bytes: &[u8]) -> Result<Staged, TreeError> {
+        self.stage_with(&mut Folders::default(), rel, bytes)
+    }
+
+    /// [`Tree::stage`], creating the file by name in its staging folder as `folders` (one
+    /// thread's) holds it open, not walked to from the root each time.
+    pub fn stage_with(
+        &self,
+        folders: &mut Folders,
+        rel: &str,
+        bytes: &[u8],
+    ) -> Result<Staged, TreeError> {
         let hash = hash(bytes);
         let size = bytes.len() as u64;
         if let Some(mtime) = self.unchanged(rel, hash, bytes) {
@@ -398,20 +412,14 @@ impl Tree {
             });
         }
         self.claim()?;
-        let path = self.staging.join(TREE).join(rel);
-        let write = || -> io::Result<u64> {
+        let below = self.staging.join(TREE);
+        let mut write = || -> io::Result<u64> {
             self.faults.before_write()?;
-            let mut file = match fs::File::create(&path) {
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    fs::create_dir_all(path.parent().expect("a staged file has a folder"))?;
-                    fs::File::create(&path)?
-                }
-                other => other?,
-            };
+            let mut file = folders.create(&below, rel)?;
             io::Write::write_all(&mut file, bytes)?;
             Ok(mtime_ns(&file.metadata()?))
         };
-        let mtime = write().with_context(|| ctx("writing", &path))?;
+        let mtime = write().with_context(|| ctx("writing", &below.join(rel)))?;
         self.bytes.fetch_add(size, Ordering::Relaxed);
         Ok(Staged { rel: rel.to_string(), hash, size, changed: true, mtime: Some(mtime) })
     }
@@ -421,6 +429,7 @@ impl Tree {
     /// computing it, which is what makes an unchanged page cost no compression.
     pub fn stage_derived(
         &self,
+        folders: &mut Folders,
         rel: &str,
         source_unchanged: bool,
         make: impl FnOnce() -> Vec<u8>,
@@ -437,7 +446,7 @@ impl Tree {
                 mtime: Some(old.mtime),
             });
         }
-        self.stage(rel, &make())
+        self.stage_with(folders, rel, &make())
     }
 
     /// Makes the staging folder this build's, once: made anew (one that appeared since

@@ -19,7 +19,7 @@ use crate::config::Project;
 use crate::error::Failure;
 use crate::hosts::{self, Dir, HostFile};
 use crate::output::lock::{Access, Busy, Lock};
-use crate::output::{Report, Staged, Stamp, Tree};
+use crate::output::{Folders, Report, Staged, Stamp, Tree};
 use crate::routes::Map;
 use crate::routes::layout::Variant;
 
@@ -31,7 +31,7 @@ mod statics;
 pub use listing::{Listing, load};
 pub use memory::InMemory;
 pub use pages::Renderer;
-use pages::{describe, page_writer};
+use pages::{Run, describe, page_writer};
 use preflight::within_limits;
 pub use preflight::{check_templates, host_limits};
 use statics::{rendered_hosts, statics};
@@ -99,14 +99,18 @@ fn host_files(hosts: Vec<(HostTarget, Vec<HostFile>)>) -> (Jobs, Jobs) {
     (publish, server)
 }
 
-/// Stages every job of `jobs` into `tree` in parallel; a page brings its compressed
-/// siblings, computed only when the page itself changed or a sibling is missing. `render`
-/// writes a page, or says why it cannot (a template's message: [`Failure::Template`]).
-fn stage_all(
+/// Stages every job of `jobs` into `tree` in parallel, taking them in `schedule`'s order
+/// (a permutation of their indices: pages cut from one run of items next to each other);
+/// a page brings its compressed siblings, computed only when the page itself changed or a
+/// sibling is missing. `render` writes a page with its thread's scratch state `S`, or says
+/// why it cannot (a template's message: [`Failure::Template`]). The files come back in
+/// plan order.
+fn stage_all<S: Default + Send>(
     tree: &Tree,
     jobs: &[(String, Job)],
+    schedule: &[usize],
     codecs: &[Codec],
-    render: impl Fn(&Job, &mut Vec<u8>) -> Result<(), String> + Sync,
+    render: impl Fn(&Job, &mut S, &mut Vec<u8>) -> Result<(), String> + Sync,
     progress: &dyn Progress,
 ) -> Result<Vec<Staged>, Failure> {
     // A page that fails to render (a template error) stops the build. The one reported is
@@ -114,51 +118,69 @@ fn stage_all(
     // seen so far are skipped, every job before it still runs.
     let first_failed = AtomicUsize::new(usize::MAX);
     let failure: Mutex<Option<(usize, String)>> = Mutex::new(None);
-    let per_job: anyhow::Result<Vec<Vec<Staged>>> = jobs
+    let per_job: anyhow::Result<Vec<(usize, Vec<Staged>)>> = schedule
         .par_iter()
-        .enumerate()
         .map_init(
-            || Vec::with_capacity(64 * 1024),
-            |buf, (i, (path, job))| {
+            || (Vec::with_capacity(64 * 1024), Folders::default(), S::default()),
+            |(buf, folders, state), &i| {
+                let (path, job) = &jobs[i];
                 if i > first_failed.load(Ordering::Relaxed) {
-                    return Ok(Vec::new());
+                    return Ok((i, Vec::new()));
                 }
                 let bytes = match job {
                     Job::Static(bytes) => bytes.as_slice(),
                     page => {
                         buf.clear();
-                        if let Err(message) = render(page, buf) {
+                        if let Err(message) = render(page, state, buf) {
                             let mut first = failure.lock().unwrap_or_else(PoisonError::into_inner);
                             if first.as_ref().is_none_or(|(j, _)| i < *j) {
                                 *first = Some((i, message));
                                 first_failed.fetch_min(i, Ordering::Relaxed);
                             }
-                            return Ok(Vec::new());
+                            return Ok((i, Vec::new()));
                         }
                         buf.as_slice()
                     }
                 };
-                let staged = tree.stage(path, bytes)?;
+                let staged = tree.stage_with(folders, path, bytes)?;
                 let mut out = Vec::with_capacity(1 + codecs.len());
                 if matches!(job, Job::Page { .. }) {
                     for codec in codecs {
                         let rel = format!("{path}.{}", codec.extension());
-                        out.push(
-                            tree.stage_derived(&rel, !staged.changed, || codec.compress(bytes))?,
-                        );
+                        out.push(tree.stage_derived(folders, &rel, !staged.changed, || {
+                            codec.compress(bytes)
+                        })?);
                     }
                 }
                 out.push(staged);
                 progress.inc();
-                Ok(out)
+                Ok((i, out))
             },
         )
         .collect();
-    let per_job = per_job?;
+    let mut per_job = per_job?;
     if let Some((_, message)) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
         return Err(Failure::Template(vec![message]));
     }
-    Ok(per_job.into_iter().flatten().collect())
+    per_job.sort_unstable_by_key(|&(i, _)| i);
+    Ok(per_job.into_iter().flat_map(|(_, staged)| staged).collect())
+}
+
+/// The order a build's threads take its jobs in: the pages that lie within one run of
+/// `run_len` items of a language's order next to each other, so that a thread gathers
+/// those items once and cuts each page from them ([`pages::Run`]); the other jobs after,
+/// in plan order.
+fn schedule(jobs: &Jobs, variants: &[Variant], total: usize, run_len: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| match jobs[i].1 {
+        Job::Page { variant, size, page } => {
+            let items = crate::paginate::items_of_page(total, size as usize, page);
+            crate::paginate::run_of(&items, run_len)
+                .map_or((1, 0, 0, i), |k| (0, variants[variant].lang, k, i))
+        }
+        Job::Static(_) => (1, 0, 0, i),
+    });
+    order
 }
 
 /// How a build meets other folio commands: what it does when another one holds the
@@ -272,16 +294,22 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
         if project.precompress.is_empty() { "render+write" } else { "render+compress+write" };
     progress.start(phase, (jobs.len() + server.len()) as u64);
     let pages = renderer.pages();
-    let render = |job: &Job, buf: &mut Vec<u8>| match *job {
+    let run_len = map.sizes.iter().map(|s| s.size as usize).max().unwrap_or(1);
+    let render = |job: &Job, run: &mut Run, buf: &mut Vec<u8>| match *job {
         Job::Page { variant, size, page } => {
-            pages.render_page(variant, size, page, buf).map_err(|e| {
+            pages.render_page_in(run, run_len, variant, size, page, buf).map_err(|e| {
                 describe(&project.output_dir, &map.file(variants[variant], size, page), &e)
             })
         }
         Job::Static(_) => Ok(()),
     };
-    let staged = stage_all(&tree, &jobs, &project.precompress, render, progress)
-        .and_then(|out| Ok((out, stage_all(&hosting, &server, &[], |_, _| Ok(()), progress)?)));
+    let order = schedule(&jobs, &variants, total, run_len);
+    let staged =
+        stage_all(&tree, &jobs, &order, &project.precompress, render, progress).and_then(|out| {
+            let order: Vec<usize> = (0..server.len()).collect();
+            let none = |_: &Job, _: &mut (), _: &mut Vec<u8>| Ok(());
+            Ok((out, stage_all(&hosting, &server, &order, &[], none, progress)?))
+        });
     progress.finish();
     let (staged, staged_hosting) = match staged {
         Ok(s) => s,
@@ -294,7 +322,9 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
     // The records are done with: free them before the switch builds its per-file lists.
     drop(jobs);
     drop(server);
-    drop(renderer);
+    // Freeing the records takes a while (every item its own allocation): on a thread of
+    // the pool, while this one commits, which needs none of it.
+    rayon::spawn(move || drop(renderer));
     let stamp = Stamp {
         fingerprint,
         records: total,

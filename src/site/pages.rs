@@ -61,6 +61,27 @@ pub(super) struct Pages<'a> {
     pub links: &'a [Links],
 }
 
+/// A thread's copy of one run of a language's items, joined as a page lists them, that
+/// every page within the run is cut from ([`Pages::render_page_in`]): each item is then
+/// gathered from its record once a language, not once a page size and variant.
+#[derive(Default)]
+pub(super) struct Run {
+    /// The language and the run's number ([`paginate::run_of`]), when filled.
+    holds: Option<(usize, usize)>,
+    /// The items, comma-separated.
+    bytes: Vec<u8>,
+    /// Where each item starts in `bytes`.
+    starts: Vec<usize>,
+}
+
+impl Run {
+    /// The bytes of items `from..to` (counted within the run), with the commas between.
+    fn items(&self, from: usize, to: usize) -> &[u8] {
+        let end = self.starts.get(to).map_or(self.bytes.len(), |&next| next - 1);
+        &self.bytes[self.starts[from]..end]
+    }
+}
+
 /// How many items ahead of the one being copied a page's assembly asks for an item's
 /// bytes; the record that holds them is asked for twice as far ahead (see
 /// [`crate::model::Item::prefetch`]).
@@ -94,6 +115,54 @@ impl Pages<'_> {
                 records[idx as usize].write_item(v.lang, out);
             }
         })
+    }
+
+    /// The items of run `k` of `lang`'s order, each run holding `len` items.
+    fn fill(&self, run: &mut Run, lang: usize, k: usize, len: usize) {
+        let order = &self.orders[lang];
+        let order = &order[(k * len).min(order.len())..((k + 1) * len).min(order.len())];
+        run.bytes.clear();
+        run.starts.clear();
+        for (i, &idx) in order.iter().enumerate() {
+            if let Some(&ahead) = order.get(i + 2 * PREFETCH) {
+                self.records[ahead as usize].prefetch();
+            }
+            if let Some(&ahead) = order.get(i + PREFETCH) {
+                self.records[ahead as usize].body.prefetch();
+            }
+            if i > 0 {
+                run.bytes.push(b',');
+            }
+            run.starts.push(run.bytes.len());
+            self.records[idx as usize].write_item(lang, &mut run.bytes);
+        }
+        run.holds = Some((lang, k));
+    }
+
+    /// [`Pages::render_page`], the same bytes, with the items cut from `run` (filled
+    /// anew when it holds another run) when the page lies within a run of `run_len` items;
+    /// `run_len` is the largest page size, so that every page of a size that divides it does.
+    pub fn render_page_in(
+        &self,
+        run: &mut Run,
+        run_len: usize,
+        variant: usize,
+        size: u64,
+        page: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), PageError> {
+        let lang = self.variants[variant].lang;
+        let range = paginate::items_of_page(self.records.len(), size as usize, page);
+        let Some(k) = paginate::run_of(&range, run_len) else {
+            return self.render_page(variant, size, page, out);
+        };
+        if run.holds != Some((lang, k)) {
+            self.fill(run, lang, k, run_len);
+        }
+        let info = PageInfo::new(self.records.len(), size, page);
+        let items = run.items(range.start - k * run_len, range.end - k * run_len);
+        self.writer
+            .write(&info, &self.links[variant], variant, out, |out| out.extend_from_slice(items))
     }
 }
 

@@ -311,3 +311,50 @@ fn quiet_prints_only_problems_and_a_pipe_gets_one_summary_line() {
     assert!(run.stdout().is_empty());
     assert!(run.stderr().starts_with("data/bad.jsonl:1: invalid JSON"), "{}", run.stderr());
 }
+
+/// A build gathers each run of items (as many as the largest page size) once a language
+/// and cuts every page that lies within it from that copy; a page that straddles two runs
+/// is rendered from the records, as `serve` renders every page. Page sizes that do not
+/// divide the largest give both kinds: each must hold the bytes `serve` renders for it.
+#[test]
+fn pages_cut_from_runs_of_items_are_the_pages_serve_renders() {
+    use folio::config::Overrides;
+    use folio::routes::layout::PageFile;
+
+    let p = Project::sample();
+    let config = p
+        .read("folio.toml")
+        .replace("page_sizes = [10, 20, 50, 100]", "page_sizes = [3, 7, 10, 25]");
+    assert!(config.contains("[3, 7, 10, 25]"), "the sample config names its page sizes");
+    p.write("folio.toml", config);
+    p.folio(&["build"]).success();
+
+    let project =
+        folio::config::Project::discover(Some(&p.path("folio.toml")), &Overrides::default())
+            .expect("the config");
+    let memory = folio::site::InMemory::load(&project).expect("the listing");
+    let map = memory.pages.map();
+    let (mut pages, mut straddling) = (0, 0);
+    for variant in map.variants() {
+        for s in &map.sizes {
+            for page in 1..=s.pages as u64 {
+                let file = PageFile { variant, size: s.size, page };
+                let mut rendered = Vec::new();
+                memory.pages.render(&file, &mut rendered).expect("a page renders");
+                let rel = map.page_file(&file);
+                let built = std::fs::read(p.path(&format!("output/{rel}"))).expect("a built page");
+                assert!(built == rendered, "{rel}: the build wrote other bytes than serve renders");
+                let (first, last) =
+                    ((page - 1) * s.size, (page * s.size).min(SAMPLE_RECORDS as u64) - 1);
+                if first / 25 != last / 25 {
+                    straddling += 1;
+                }
+                pages += 1;
+            }
+        }
+    }
+    assert!(
+        pages > 200 && straddling > 20,
+        "both kinds of page: {pages} pages, {straddling} straddling"
+    );
+}
