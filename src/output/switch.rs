@@ -49,10 +49,7 @@ impl Tree {
         if !journal.renames.is_empty() || !journal.removals.is_empty() {
             self.claim()?;
             let path = self.staging.join(JOURNAL);
-            // Serialized whole, then written: serde_json's many small writes through a
-            // `dyn Write` cost twice the time.
-            let bytes = serde_json::to_vec(&journal).map_err(anyhow::Error::from)?;
-            paths::create_new(&path, true, |out| out.write_all(&bytes))
+            paths::create_new(&path, true, |out| Ok(serde_json::to_writer(out, &journal)?))
                 .with_context(|| ctx("writing", &path))?;
             // The rename is the commit point: from here on the next build rolls forward.
             fs::rename(&path, self.staging.join(COMMIT))

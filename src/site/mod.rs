@@ -324,9 +324,7 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
     // The records are done with: free them before the switch builds its per-file lists.
     drop(jobs);
     drop(server);
-    // Freeing the records takes a while (every item its own allocation): on a thread of
-    // the pool, while this one commits, which needs none of it.
-    rayon::spawn(move || drop(renderer));
+    drop(renderer);
     let stamp = Stamp {
         fingerprint,
         records: total,
