@@ -3,11 +3,11 @@
 //! (rayon) over pages; each page is rendered into a reused buffer and handed to the writer
 //! at once, so the output is never held in memory as a whole. A thread takes the pages of
 //! one run of items (as many as the largest page size, in one language) together, gathers
-//! those items from the records once and cuts each page from that copy (`pages.rs`). `serve` runs the same
-//! pipeline stopped before pages ([`InMemory`]) and renders a page when it is asked for,
-//! with the same code ([`Renderer`], `pages.rs`). The listing it starts from is
-//! `listing.rs`'s, the files beside the pages `statics.rs`'s, the checks before a write
-//! `preflight.rs`'s.
+//! those items from the records once and cuts each page from that copy (`pages.rs`).
+//! `serve` runs the same pipeline stopped before pages ([`InMemory`]) and renders a page
+//! when it is asked for, with the same code ([`Renderer`], `pages.rs`). The listing it
+//! starts from is `listing.rs`'s, the files beside the pages `statics.rs`'s, the checks
+//! before a write `preflight.rs`'s.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};

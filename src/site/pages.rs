@@ -101,20 +101,28 @@ impl Pages<'_> {
         let info = PageInfo::new(records.len(), size, page);
         let range = paginate::items_of_page(records.len(), size as usize, page);
         self.writer.write(&info, &self.links[variant], variant, out, |out| {
-            let order = &order[range];
-            for (i, &idx) in order.iter().enumerate() {
-                if let Some(&ahead) = order.get(i + 2 * PREFETCH) {
-                    records[ahead as usize].prefetch();
-                }
-                if let Some(&ahead) = order.get(i + PREFETCH) {
-                    records[ahead as usize].body.prefetch();
-                }
-                if i > 0 {
-                    out.push(b',');
-                }
-                records[idx as usize].write_item(v.lang, out);
-            }
+            self.join(v.lang, &order[range], out, |_| {});
         })
+    }
+
+    /// Appends the items of `order` in language `lang`, comma-separated, calling `start`
+    /// with where each one begins in `out`. The items lie scattered in memory, so each is
+    /// asked for a few places ahead of its copy.
+    fn join(&self, lang: usize, order: &[u32], out: &mut Vec<u8>, mut start: impl FnMut(usize)) {
+        let records = self.records;
+        for (i, &idx) in order.iter().enumerate() {
+            if let Some(&ahead) = order.get(i + 2 * PREFETCH) {
+                records[ahead as usize].prefetch();
+            }
+            if let Some(&ahead) = order.get(i + PREFETCH) {
+                records[ahead as usize].body.prefetch();
+            }
+            if i > 0 {
+                out.push(b',');
+            }
+            start(out.len());
+            records[idx as usize].write_item(lang, out);
+        }
     }
 
     /// The items of run `k` of `lang`'s order, each run holding `len` items.
@@ -123,19 +131,7 @@ impl Pages<'_> {
         let order = &order[(k * len).min(order.len())..((k + 1) * len).min(order.len())];
         run.bytes.clear();
         run.starts.clear();
-        for (i, &idx) in order.iter().enumerate() {
-            if let Some(&ahead) = order.get(i + 2 * PREFETCH) {
-                self.records[ahead as usize].prefetch();
-            }
-            if let Some(&ahead) = order.get(i + PREFETCH) {
-                self.records[ahead as usize].body.prefetch();
-            }
-            if i > 0 {
-                run.bytes.push(b',');
-            }
-            run.starts.push(run.bytes.len());
-            self.records[idx as usize].write_item(lang, &mut run.bytes);
-        }
+        self.join(lang, order, &mut run.bytes, |at| run.starts.push(at));
         run.holds = Some((lang, k));
     }
 
