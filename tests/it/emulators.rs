@@ -114,6 +114,7 @@ fn cloudflare_pages_worker_answers_the_whole_table() {
                 .arg("dev")
                 .arg(&output)
                 .args(["--port", &port.to_string(), "--ip", "127.0.0.1"])
+                .args(["--inspector-port", &free_port().to_string()])
                 .args(["--compatibility-date", "2024-09-23"])
                 .env("WRANGLER_SEND_METRICS", "false")
                 .env("CI", "1")
@@ -140,6 +141,9 @@ fn wrangler_dev(config: &Path, port: u16, state: &Path, scratch: &Path, log: &st
             .arg("--config")
             .arg(config)
             .args(["--port", &port.to_string(), "--ip", "127.0.0.1"])
+            // Its own devtools port: two at once on the default 9229 kill the second runtime
+            // ("Address already in use"), as the tests run side by side.
+            .args(["--inspector-port", &free_port().to_string()])
             .arg("--persist-to")
             .arg(state)
             .env("WRANGLER_SEND_METRICS", "false")

@@ -293,11 +293,7 @@ pub struct Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &group])
-            .stderr(std::process::Stdio::null())
-            .status();
+        kill_group(&self.child);
         let _ = self.child.kill();
         let _ = self.child.wait();
         if let Some(log) = self.log.take() {
@@ -308,6 +304,15 @@ impl Drop for Server {
             }
         }
     }
+}
+
+/// SIGKILL to the process group `child` leads (every server starts in its own group).
+fn kill_group(child: &std::process::Child) {
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &group])
+        .stderr(std::process::Stdio::null())
+        .status();
 }
 
 impl Server {
@@ -350,6 +355,9 @@ impl Server {
                 uncaptured(&format!(
                     "{name} exited before listening ({status}); starting it again"
                 ));
+                // Its children may outlive it (wrangler's workerd): the whole group goes
+                // first, or the port answers from a runtime whose parent is gone.
+                kill_group(&server.child);
                 if let Some(log) = log {
                     let out = fs::File::create(log).unwrap();
                     cmd.stdout(out.try_clone().unwrap()).stderr(out);
