@@ -1,4 +1,4 @@
-//! The hot path, measured with divan: resolving a record (its per-language item bytes),
+//! The hot path, measured with divan: parsing and resolving a record (its per-language item bytes),
 //! assembling a page from item bytes, and compressing a page at candidate levels.
 //! `cargo bench --bench hot`
 
@@ -6,6 +6,7 @@ use std::path::Path;
 
 use folio::config::{Config, Overrides, Project};
 use folio::load::record::{Findings, Resolver};
+use folio::load::tree::Json;
 use folio::model::{Origin, Record};
 use folio::render::{Links, PageInfo, standard};
 use folio::routes::Map;
@@ -36,7 +37,8 @@ fn records(p: &Project, n: usize) -> Vec<Record> {
     let r = Resolver::new(p);
     (0..n)
         .map(|i| {
-            let obj = serde_json::from_str(&raw(i)).unwrap();
+            let text = raw(i);
+            let Ok(Json::Object(obj)) = folio::load::parse(&text) else { unreachable!() };
             r.resolve(obj, Origin { file: 0, line: 1, element: None }, &mut Findings::default())
                 .unwrap()
         })
@@ -49,7 +51,9 @@ fn resolve_record(b: divan::Bencher) {
     let r = Resolver::new(&p);
     let text = raw(7);
     b.bench(|| {
-        let obj = serde_json::from_str(divan::black_box(&text)).unwrap();
+        let Ok(Json::Object(obj)) = folio::load::parse(divan::black_box(&text)) else {
+            unreachable!()
+        };
         r.resolve(obj, Origin { file: 0, line: 1, element: None }, &mut Findings::default())
     });
 }

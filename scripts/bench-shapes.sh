@@ -11,7 +11,8 @@
 # each the median of BENCH_RUNS (default 3) runs, the shapes taken in turn within a round.
 # Prints one table with each shape's ratio to the fastest, and checks that every shape
 # built the same bytes (the manifest aside, which fingerprints the input file).
-# Whoever changes src/load/ runs it: `scripts/bench-shapes.sh 100000`.
+# Whoever changes src/load/ runs it: `scripts/bench-shapes.sh 100000` (FOLIO_BIN=<binary>
+# measures another build of folio, old against new).
 set -euo pipefail
 N=${1:?usage: scripts/bench-shapes.sh N [BASE]}
 BASE=${2:-/dev/shm}
@@ -19,6 +20,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${BENCH_RUNS:-3}
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen --example shapes
 BIN=$ROOT/target/release
+# FOLIO_BIN: another folio binary to measure (old and new in turn); the examples stay.
+FOLIO=${FOLIO_BIN:-$BIN/folio}
 WORK=$BASE/folio-shapes-$N
 mkdir -p "$WORK"
 if [ ! -f "$WORK/records.json" ]; then
@@ -50,10 +53,10 @@ for f in "${FILES[@]}"; do LOAD[$f]=""; BUILD[$f]=""; done
 for _ in $(seq "$RUNS"); do
   for f in "${FILES[@]}"; do
     p=$WORK/p-$f
-    read -r w _ <<< "$(timed "$BIN/folio" check --config "$p/folio.toml")"
+    read -r w _ <<< "$(timed "$FOLIO" check --config "$p/folio.toml")"
     LOAD[$f]+="$w "
     rm -rf "$p/output"; sync
-    read -r w m <<< "$(timed "$BIN/folio" build --quiet --config "$p/folio.toml")"
+    read -r w m <<< "$(timed "$FOLIO" build --quiet --config "$p/folio.toml")"
     BUILD[$f]+="$w "; RSS[$f]=$m
   done
 done

@@ -4,7 +4,9 @@
 //! cheaper than serde_json's byte-by-byte escape scan. Strings that do need escaping, and
 //! numbers, go to serde_json.
 
-use serde_json::Value;
+use std::borrow::Cow;
+
+use super::tree::Json;
 
 /// Does serde_json escape any byte of `s`: a quote, a backslash or a control character?
 fn needs_escape(s: &[u8]) -> bool {
@@ -20,22 +22,38 @@ pub fn string(s: &str, out: &mut Vec<u8>) {
     if needs_escape(s.as_bytes()) {
         crate::bytes::push_json(out, s);
     } else {
-        out.reserve(s.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
+        quoted(s, out);
     }
 }
 
+/// Appends a string or key of a parsed value. Text the parser borrowed held no escape,
+/// and JSON text holds no raw quote or control character inside a string (serde_json
+/// refuses one): it is copied as it is.
+#[allow(clippy::ptr_arg, reason = "the variant is what is read: borrowed or not")]
+pub fn text(s: &Cow<str>, out: &mut Vec<u8>) {
+    match s {
+        Cow::Borrowed(s) => quoted(s, out),
+        Cow::Owned(s) => string(s, out),
+    }
+}
+
+/// Appends `s`, which needs no escape, between quotes.
+fn quoted(s: &str, out: &mut Vec<u8>) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(s.as_bytes());
+    out.push(b'"');
+}
+
 /// Appends `v` as compact JSON.
-pub fn value(v: &Value, out: &mut Vec<u8>) {
+pub fn value(v: &Json, out: &mut Vec<u8>) {
     match v {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => crate::bytes::push_json(out, n),
-        Value::String(s) => string(s, out),
-        Value::Array(items) => {
+        Json::Null => out.extend_from_slice(b"null"),
+        Json::Bool(true) => out.extend_from_slice(b"true"),
+        Json::Bool(false) => out.extend_from_slice(b"false"),
+        Json::Number(n) => crate::bytes::push_json(out, n),
+        Json::String(s) => text(s, out),
+        Json::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -45,13 +63,13 @@ pub fn value(v: &Value, out: &mut Vec<u8>) {
             }
             out.push(b']');
         }
-        Value::Object(map) => {
+        Json::Object(map) => {
             out.push(b'{');
             for (i, (key, item)) in map.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                string(key, out);
+                text(key, out);
                 out.push(b':');
                 value(item, out);
             }
@@ -64,6 +82,7 @@ pub fn value(v: &Value, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use serde_json::Value;
 
     fn leaf() -> impl Strategy<Value = Value> {
         prop_oneof![
@@ -92,8 +111,30 @@ mod tests {
         #[test]
         fn writes_what_serde_json_writes(v in json()) {
             let mut out = Vec::new();
-            value(&v, &mut out);
+            value(&Json::from(v.clone()), &mut out);
             prop_assert_eq!(out, serde_json::to_vec(&v).unwrap());
+        }
+
+        /// Parsed from its text (compact and pretty, escapes as serde_json writes them
+        /// and as `\uXXXX` throughout) and written again: the bytes serde_json writes.
+        #[test]
+        fn parses_and_writes_what_serde_json_does(v in json()) {
+            let ascii = {
+                let mut s = String::new();
+                for c in serde_json::to_string(&v).unwrap().chars() {
+                    if c.is_ascii() { s.push(c) } else {
+                        let mut units = [0u16; 2];
+                        for u in c.encode_utf16(&mut units) { s.push_str(&format!("\\u{u:04x}")); }
+                    }
+                }
+                s
+            };
+            for text in [serde_json::to_string(&v).unwrap(), serde_json::to_string_pretty(&v).unwrap(), ascii] {
+                let parsed = super::super::unique::parse(&text).unwrap();
+                let mut out = Vec::new();
+                value(&parsed, &mut out);
+                prop_assert_eq!(&out, &serde_json::to_vec(&v).unwrap(), "{}", text);
+            }
         }
     }
 
@@ -113,5 +154,23 @@ mod tests {
             assert!(needs_escape(&s), "{at}");
         }
         assert!(!needs_escape(&[b'a'; 100]));
+    }
+
+    #[test]
+    fn a_string_borrowed_from_the_text_needs_no_escape() {
+        // What the parser borrows is written as it is: JSON text cannot hold a raw
+        // control character in a string, and an escaped one is decoded (owned).
+        for raw in ["\"a\u{1}b\"", "\"tab\there\"", "\"nl\nhere\""] {
+            assert!(super::super::unique::parse(raw).is_err(), "{raw:?}");
+        }
+        for (text, written) in [(r#""a\"b""#, r#""a\"b""#), (r#""\u0001""#, r#""\u0001""#)] {
+            let parsed = super::super::unique::parse(text).unwrap();
+            assert!(matches!(&parsed, Json::String(Cow::Owned(_))), "{text}");
+            let mut out = Vec::new();
+            value(&parsed, &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), written);
+        }
+        let parsed = super::super::unique::parse(r#""plain é""#).unwrap();
+        assert!(matches!(&parsed, Json::String(Cow::Borrowed("plain é"))));
     }
 }

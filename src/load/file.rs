@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde_json::Value;
 
 use super::format::{Format, format_of};
 use super::raw::Raw;
 use super::record::Unlisted;
+use super::tree::Json;
 use super::{csv, exact, json, record, unique};
 use crate::config::Project;
 use crate::diag::{self, MAX_PROBLEMS, Problem};
@@ -117,14 +117,15 @@ impl FileOut<'_> {
                 let object = match raw {
                     Raw::Object { object, .. } => Some(object),
                     Raw::Refused { id, .. } => {
-                        found.id = record::id_of(&id);
+                        found.id = record::id_of(&Json::from(id));
                         None
                     }
                     Raw::Text { text, column, .. } => {
-                        match simdutf8::basic::from_utf8(text).map_err(|_| None).and_then(|text| {
-                            serde_json::from_str::<unique::Unique>(text).map(|u| u.0).map_err(Some)
-                        }) {
-                            Ok(Value::Object(o)) => {
+                        match simdutf8::basic::from_utf8(text)
+                            .map_err(|_| None)
+                            .and_then(|text| unique::parse(text).map_err(Some))
+                        {
+                            Ok(Json::Object(o)) => {
                                 let (float, small) = unique::took_a_float();
                                 if float && (small || exact::may_hold_long_number(text)) {
                                     inexact(text, column, resolver, &mut found);

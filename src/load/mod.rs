@@ -12,6 +12,7 @@ mod format;
 pub mod json;
 mod raw;
 pub mod record;
+pub mod tree;
 mod unique;
 
 use std::collections::{BTreeMap, HashMap};
@@ -28,6 +29,7 @@ use format::format_of;
 pub use raw::Raw;
 use record::Resolver;
 pub use record::Unlisted;
+pub use unique::parse;
 
 /// Everything loaded from `data_dir`, records in walk then line order.
 #[derive(Debug, Default)]

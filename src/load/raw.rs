@@ -1,7 +1,9 @@
 //! A record as a reader found it, before its fields are resolved: JSON text to parse, an
 //! object a CSV row became, or a row refused with the id it had.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use super::tree::Obj;
 
 /// One record as a parser found it: raw JSON text to parse, or an object already built.
 pub enum Raw<'a> {
@@ -16,7 +18,7 @@ pub enum Raw<'a> {
     },
     Object {
         line: u64,
-        object: Map<String, Value>,
+        object: Obj<'static>,
     },
     /// A record refused by its parser (a CSV row with a cell that does not convert), with
     /// its id cell when that one converted: still checked to be unique.

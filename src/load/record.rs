@@ -5,8 +5,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 
+use super::tree::{Json, Obj};
 use crate::config::{Fallback, FieldType, Project};
 use crate::diag::Problem;
 use crate::model::{Id, Origin, PerLang, Record, SortValue};
@@ -65,7 +66,7 @@ pub struct Resolver<'a> {
 const SAMPLED: usize = 200;
 
 /// Shows a JSON value briefly inside a message.
-pub fn brief(v: &Value) -> String {
+pub fn brief(v: &Json) -> String {
     let s = v.to_string();
     if s.chars().count() > 40 {
         format!("{}…", s.chars().take(39).collect::<String>())
@@ -75,28 +76,28 @@ pub fn brief(v: &Value) -> String {
 }
 
 /// The id a value is, when it is one: an integer, or a non-empty string.
-pub fn id_of(v: &Value) -> Option<Id> {
+pub fn id_of(v: &Json) -> Option<Id> {
     match v {
-        Value::Number(n) => n.as_i64().map(Id::Int),
-        Value::String(s) if !s.is_empty() => Some(Id::Str(s.as_str().into())),
+        Json::Number(n) => n.as_i64().map(Id::Int),
+        Json::String(s) if !s.is_empty() => Some(Id::Str(s.as_ref().into())),
         _ => None,
     }
 }
 
-fn type_name(v: &Value) -> &'static str {
+fn type_name(v: &Json) -> &'static str {
     match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "a list",
+        Json::Object(_) => "an object",
     }
 }
 
 /// Checks a non-null JSON value against a declared type, without coercion.
-pub fn check_type(v: &Value, kind: FieldType) -> Result<(), String> {
+pub fn check_type(v: &Json, kind: FieldType) -> Result<(), String> {
     let ok = match kind {
         FieldType::String => v.is_string(),
         FieldType::Integer => v.is_i64(),
@@ -140,11 +141,11 @@ fn article(kind: FieldType) -> &'static str {
     }
 }
 
-fn is_missing(v: Option<&Value>) -> bool {
-    matches!(v, None | Some(Value::Null)) || v.and_then(Value::as_str).is_some_and(str::is_empty)
+fn is_missing(v: Option<&Json>) -> bool {
+    matches!(v, None | Some(Json::Null)) || v.and_then(Json::as_str).is_some_and(str::is_empty)
 }
 
-fn lookup<'v>(obj: &'v Map<String, Value>, dotted: &str) -> Option<&'v Value> {
+fn lookup<'o, 'v>(obj: &'o Obj<'v>, dotted: &str) -> Option<&'o Json<'v>> {
     let mut parts = dotted.split('.');
     let mut cur = obj.get(parts.next()?)?;
     for p in parts {
@@ -153,17 +154,17 @@ fn lookup<'v>(obj: &'v Map<String, Value>, dotted: &str) -> Option<&'v Value> {
     Some(cur)
 }
 
-fn to_sort_value(v: Option<&Value>) -> Result<SortValue, &'static str> {
+fn to_sort_value(v: Option<&Json>) -> Result<SortValue, &'static str> {
     Ok(match v {
-        None | Some(Value::Null) => SortValue::Null,
-        Some(Value::Bool(b)) => SortValue::Bool(*b),
-        Some(Value::Number(n)) => match n.as_i64() {
+        None | Some(Json::Null) => SortValue::Null,
+        Some(Json::Bool(b)) => SortValue::Bool(*b),
+        Some(Json::Number(n)) => match n.as_i64() {
             Some(i) => SortValue::Int(i),
             None => SortValue::Num(n.as_f64().unwrap_or(f64::NAN)),
         },
-        Some(Value::String(s)) => SortValue::Str(s.as_str().into()),
-        Some(Value::Array(_)) => return Err("a list"),
-        Some(Value::Object(_)) => return Err("an object"),
+        Some(Json::String(s)) => SortValue::Str(s.as_ref().into()),
+        Some(Json::Array(_)) => return Err("a list"),
+        Some(Json::Object(_)) => return Err("an object"),
     })
 }
 
@@ -208,15 +209,12 @@ impl<'a> Resolver<'a> {
         names
     }
 
-    fn sample(&self, obj: &Map<String, Value>) {
-        fn walk(
-            prefix: &str,
-            map: &Map<String, Value>,
-            out: &mut std::collections::BTreeSet<String>,
-        ) {
-            for (key, value) in map {
-                let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
-                if let Value::Object(inner) = value {
+    fn sample(&self, obj: &Obj) {
+        fn walk(prefix: &str, map: &Obj, out: &mut std::collections::BTreeSet<String>) {
+            for (key, value) in map.iter() {
+                let path =
+                    if prefix.is_empty() { key.to_string() } else { format!("{prefix}.{key}") };
+                if let Json::Object(inner) = value {
                     walk(&path, inner, out);
                 }
                 out.insert(path);
@@ -272,12 +270,7 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    pub fn resolve(
-        &self,
-        obj: Map<String, Value>,
-        origin: Origin,
-        found: &mut Findings,
-    ) -> Option<Record> {
+    pub fn resolve(&self, obj: Obj<'_>, origin: Origin, found: &mut Findings) -> Option<Record> {
         let before = found.problems.len();
         let p = self.project;
         let n_langs = p.shape.languages.len();
@@ -296,12 +289,12 @@ impl<'a> Resolver<'a> {
         }
 
         let id = match obj.get("id") {
-            None | Some(Value::Null) => {
+            None | Some(Json::Null) => {
                 found.problems.push(problem("id", "is required"));
                 None
             }
-            Some(Value::Number(n)) if n.is_i64() => Some(Id::Int(n.as_i64().expect("is_i64"))),
-            Some(Value::String(s)) if !s.is_empty() => Some(Id::Str(s.as_str().into())),
+            Some(Json::Number(n)) if n.is_i64() => Some(Id::Int(n.as_i64().expect("is_i64"))),
+            Some(Json::String(s)) if !s.is_empty() => Some(Id::Str(s.as_ref().into())),
             Some(v) => {
                 found.problems.push(problem(
                     "id",
@@ -320,7 +313,7 @@ impl<'a> Resolver<'a> {
                 found.problems.push(problem(name, "is required"));
             } else if spec.required
                 && spec.localized
-                && let Some(Value::Object(map)) = value
+                && let Some(Json::Object(map)) = value
             {
                 // A required localized field needs its default language's value: the
                 // other languages fall back to it.
@@ -335,7 +328,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             let (Some(kind), Some(v)) = (spec.kind, value) else { continue };
-            let mut check = |v: &Value, what: String| {
+            let mut check = |v: &Json, what: String| {
                 if !v.is_null()
                     && let Err(msg) = check_type(v, kind)
                 {
@@ -343,8 +336,8 @@ impl<'a> Resolver<'a> {
                 }
             };
             match v {
-                Value::Object(map) if spec.localized => {
-                    for (lang, v) in map {
+                Json::Object(map) if spec.localized => {
+                    for (lang, v) in map.iter() {
                         if self.lang_index(lang).is_some() {
                             check(v, format!("{name}.{lang}"));
                         }
@@ -355,14 +348,14 @@ impl<'a> Resolver<'a> {
         }
 
         // Resolve each top-level field per language, in source order.
-        let mut resolved: Vec<(String, PerLang<Value>)> = Vec::with_capacity(obj.len());
-        for (key, value) in obj {
+        let mut resolved: Vec<(Cow<str>, PerLang<Json>)> = Vec::with_capacity(obj.len());
+        for (key, value) in obj.0 {
             if self.localized(&key) {
-                let mut each: Vec<Option<Value>> = vec![None; n_langs];
+                let mut each: Vec<Option<Json>> = vec![None; n_langs];
                 match value {
-                    Value::Object(map) => {
-                        let mut keys: Vec<Option<String>> = vec![None; n_langs];
-                        for (lang, v) in map {
+                    Json::Object(map) => {
+                        let mut keys: Vec<Option<Cow<str>>> = vec![None; n_langs];
+                        for (lang, v) in map.0 {
                             match self.lang_index(&lang) {
                                 Some(i) if keys[i].is_some() => {
                                     let first = keys[i].as_deref().unwrap_or_default();
@@ -379,7 +372,7 @@ impl<'a> Resolver<'a> {
                                 }
                                 None => {
                                     let lang = lang.to_ascii_lowercase();
-                                    found.other_languages.push((lang, key.clone()));
+                                    found.other_languages.push((lang, key.to_string()));
                                 }
                             }
                         }
@@ -395,27 +388,27 @@ impl<'a> Resolver<'a> {
                         values.push(v.expect("not missing"));
                         continue;
                     }
-                    found.missing.push((i, key.clone()));
+                    found.missing.push((i, key.to_string()));
                     values.push(match p.fallback {
-                        Fallback::Default => default.clone().unwrap_or(Value::Null),
-                        Fallback::Null => Value::Null,
+                        Fallback::Default => default.clone().unwrap_or(Json::Null),
+                        Fallback::Null => Json::Null,
                         Fallback::Error => {
                             found.problems.push(problem(
                                 &key,
                                 format!("missing \"{}\" translation", p.shape.languages[i]),
                             ));
-                            Value::Null
+                            Json::Null
                         }
                     });
                 }
                 resolved.push((key, collapse(values)));
             } else {
-                if let Value::Object(map) = &value
-                    && !p.schema.contains_key(&key)
+                if let Json::Object(map) = &value
+                    && !p.schema.contains_key(key.as_ref())
                     && !map.is_empty()
                     && map.keys().all(|k| self.lang_index(k).is_some())
                 {
-                    found.looks_localized.push(key.clone());
+                    found.looks_localized.push(key.to_string());
                 }
                 resolved.push((key, PerLang::Shared(value)));
             }
@@ -430,7 +423,7 @@ impl<'a> Resolver<'a> {
             let field = resolved.iter().find(|(k, _)| k == top).map(|(_, v)| v);
             // A date-time sorts by its instant (offsets differ); a date by its text.
             let kind = p.schema.get(&sort.field).and_then(|s| s.kind);
-            let value_in = |v: &Value| -> Result<SortValue, &'static str> {
+            let value_in = |v: &Json| -> Result<SortValue, &'static str> {
                 let value = match rest {
                     None => to_sort_value(Some(v)),
                     Some(r) => to_sort_value(v.as_object().and_then(|o| lookup(o, r))),
@@ -469,11 +462,11 @@ impl<'a> Resolver<'a> {
                 if !p.fields.is_empty() && !p.fields.iter().any(|f| f == key) {
                     continue;
                 }
-                let frag = |v: &Value, out: &mut Vec<u8>| {
+                let frag = |v: &Json, out: &mut Vec<u8>| {
                     if !first {
                         out.push(b',');
                     }
-                    super::emit::string(key, out);
+                    super::emit::text(key, out);
                     out.push(b':');
                     super::emit::value(v, out);
                 };

@@ -2,7 +2,9 @@
 //! one column), then planned into columns (plain, nested `a.b`, or one language of a
 //! localized field `name.fr`) and the tree a row's cells are assembled into.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+use serde_json::Value;
 
 use super::quotes;
 use super::reader::csv_reader;
@@ -10,6 +12,7 @@ use crate::config::FieldType;
 use crate::diag::Problem;
 use crate::load::record::Resolver;
 use crate::load::record::Unlisted;
+use crate::load::tree::{Json, Obj};
 
 #[derive(Debug)]
 pub(super) enum Column {
@@ -129,16 +132,15 @@ pub(super) fn tree(columns: &[Column]) -> Vec<(String, Node)> {
 }
 
 /// One row's object from its converted cells (taken out of `cells`).
-pub(super) fn assemble(level: &[(String, Node)], cells: &mut [Value]) -> Map<String, Value> {
-    let mut object = Map::with_capacity(level.len());
-    for (key, node) in level {
+pub(super) fn assemble(level: &[(String, Node)], cells: &mut [Value]) -> Obj<'static> {
+    let entry = |(key, node): &(String, Node)| {
         let value = match node {
-            Node::Cell(i) => std::mem::take(&mut cells[*i]),
-            Node::Object(inner) => Value::Object(assemble(inner, cells)),
+            Node::Cell(i) => Json::from(std::mem::take(&mut cells[*i])),
+            Node::Object(inner) => Json::Object(assemble(inner, cells)),
         };
-        object.insert(key.clone(), value);
-    }
-    object
+        (Cow::Owned(key.clone()), value)
+    };
+    Obj(level.iter().map(entry).collect())
 }
 
 pub(super) const UNCLOSED: &str = "a quoted cell opens here and is never closed, so every line after it would be read into this one cell: close it with `\"`, and write a quote inside a quoted cell as `\"\"`";

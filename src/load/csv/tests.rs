@@ -64,7 +64,7 @@ proptest::proptest! {
             let rows: Vec<(u64, String)> = rows
                 .into_iter()
                 .map(|r| match r {
-                    Raw::Object { line, object } => (line, Value::Object(object).to_string()),
+                    Raw::Object { line, object } => (line, crate::load::tree::Json::Object(object).to_string()),
                     Raw::Refused { line, id } => (line, format!("refused {id}")),
                     Raw::Text { .. } => unreachable!(),
                 })
@@ -102,7 +102,7 @@ fn a_bom_at_the_start_of_a_row_stays_in_its_cell_whatever_the_chunks() {
         let ids: Vec<String> = rows
             .iter()
             .filter_map(|r| match r {
-                Raw::Object { object, .. } => Some(object["id"].to_string()),
+                Raw::Object { object, .. } => Some(object.get("id").expect("an id").to_string()),
                 _ => None,
             })
             .collect();

@@ -11,7 +11,7 @@ fn resolve(toml: &str, json: &str) -> (Option<Record>, Findings) {
     let p = project(toml);
     let r = Resolver::new(&p);
     let mut f = Findings::default();
-    let obj: Map<String, Value> = serde_json::from_str(json).unwrap();
+    let Json::Object(obj) = crate::load::unique::parse(json).unwrap() else { panic!("{json}") };
     let rec = r.resolve(obj, Origin { file: 0, line: 1, element: None }, &mut f);
     (rec, f)
 }
@@ -129,7 +129,7 @@ fn sort_keys_and_fields_that_no_record_has_are_named() {
     let r = Resolver::new(&p);
     let mut f = Findings::default();
     for json in [r#"{"id": 1, "loc": {"lat": null}}"#, r#"{"id": 2, "name": "x"}"#] {
-        let obj: Map<String, Value> = serde_json::from_str(json).unwrap();
+        let Json::Object(obj) = crate::load::unique::parse(json).unwrap() else { panic!() };
         r.resolve(obj, Origin { file: 0, line: 1, element: None }, &mut f);
     }
     // Each named by its entry, as config places it: the first sort key, the second field.
