@@ -105,7 +105,13 @@ pub(crate) mod hex128 {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn encode(v: u128) -> String {
-        hex::encode(v.to_be_bytes())
+        digits(v, &mut [0; 32]).to_string()
+    }
+
+    /// `v`'s 32 digits, written into `buf` (no allocation: a manifest holds one a file).
+    fn digits(v: u128, buf: &mut [u8; 32]) -> &str {
+        hex::encode_to_slice(v.to_be_bytes(), buf).expect("16 bytes are 32 digits");
+        std::str::from_utf8(buf).expect("hex digits are ASCII")
     }
 
     /// Exactly 32 hex digits, or `None`.
@@ -116,7 +122,7 @@ pub(crate) mod hex128 {
     }
 
     pub fn serialize<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&encode(*v))
+        s.serialize_str(digits(*v, &mut [0; 32]))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {

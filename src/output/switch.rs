@@ -3,7 +3,7 @@
 //! before the first one happens, so that a build killed or failed midway is finished by
 //! the next one ([`Tree::open`] rolls it forward), and the new manifest is written last.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::io;
 use std::path::Path;
@@ -25,10 +25,13 @@ impl Tree {
         files: Vec<Staged>,
         stamp: &Stamp,
     ) -> Result<(Report, Vec<String>), super::TreeError> {
-        let planned: BTreeSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
-        let removals: Vec<String> =
-            self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect();
-        drop(planned);
+        // Into an empty folder (a first build) nothing is removed: no set of what is planned.
+        let removals: Vec<String> = if self.old.files.is_empty() {
+            Vec::new()
+        } else {
+            let planned: HashSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+            self.old.files.keys().filter(|k| !planned.contains(k.as_str())).cloned().collect()
+        };
         let renames = self.rename_units(files.iter().filter(|f| f.changed).map(|f| f.rel.as_str()));
         let written = files.iter().filter(|f| f.changed).count();
         let mut report = Report {
@@ -157,7 +160,7 @@ impl Tree {
                 dir = d.parent();
             }
         }
-        let mut entries = BTreeMap::new();
+        let mut entries = Vec::with_capacity(journal.files.len());
         let nothing_ever = journal.files.is_empty() && self.old_digest.is_none();
         for JournalFile { rel, hash, size, mtime } in journal.files {
             let path = match inside.resolve(&rel) {
@@ -171,8 +174,11 @@ impl Tree {
                 Some(m) => m,
                 None => mtime_ns(&fs::metadata(&path).with_context(|| ctx("reading", &path))?),
             };
-            entries.insert(rel, Entry { hash, size, mtime });
+            entries.push((rel, Entry { hash, size, mtime }));
         }
+        // Sorted once and built whole, not inserted one by one; a path listed twice in a
+        // journal read back keeps its last entry, as inserting did.
+        let entries: BTreeMap<String, Entry> = entries.into_iter().collect();
         let manifest = Manifest::new(journal.stamp, entries);
         let bytes = manifest.to_bytes();
         if !nothing_ever && self.old_digest != Some(hash(&bytes)) {
