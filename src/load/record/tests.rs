@@ -142,3 +142,16 @@ fn flags_undeclared_language_maps() {
         resolve(I18N, r#"{"id": 1, "summary": {"en": "a", "FR": "b"}, "loc": {"lat": 1}}"#);
     assert_eq!(f.looks_localized, ["summary"]);
 }
+
+#[test]
+fn a_localized_object_keeps_each_language_s_own_order() {
+    // The same entries in another order are another text: each language is published
+    // as its file writes it, not as the first language's order.
+    let json = r#"{"id": 1, "name": {"en": {"a": 1, "b": 2}, "fr": {"b": 2, "a": 1}, "ja": {"a": 1, "b": 2}}}"#;
+    let (rec, f) = resolve(I18N, json);
+    assert!(f.problems.is_empty(), "{:?}", messages(&f));
+    let rec = rec.unwrap();
+    assert_eq!(item(&rec, 0), r#"{"id":1,"name":{"a":1,"b":2}}"#);
+    assert_eq!(item(&rec, 1), r#"{"id":1,"name":{"b":2,"a":1}}"#);
+    assert_eq!(item(&rec, 2), r#"{"id":1,"name":{"a":1,"b":2}}"#);
+}
