@@ -48,16 +48,29 @@ timed() {
 }
 median() { sort -n | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}'; }
 
-declare -A LOAD BUILD RSS
-for f in "${FILES[@]}"; do LOAD[$f]=""; BUILD[$f]=""; done
-for _ in $(seq "$RUNS"); do
+# The digest of an output tree, its manifest aside: every file's path and sha256.
+digest() {
+  (cd "$1" && find . -type f ! -name .folio-manifest.json -print0 | sort -z | xargs -0 sha256sum) | sha256sum
+}
+
+# Each shape's output is removed once it is measured (its digest kept, in the last round):
+# eight trees of 1.1 GB left on tmpfs would leave the kernel reclaiming memory for every
+# later build, the later shapes slowed by the earlier ones.
+declare -A LOAD BUILD RSS DIGEST
+for f in "${FILES[@]}"; do LOAD[$f]=""; BUILD[$f]=""; rm -rf "$WORK/p-$f/output"; done
+for round in $(seq "$RUNS"); do
   for f in "${FILES[@]}"; do
     p=$WORK/p-$f
     read -r w _ <<< "$(timed "$FOLIO" check --config "$p/folio.toml")"
     LOAD[$f]+="$w "
-    rm -rf "$p/output"; sync
+    sync
     read -r w m <<< "$(timed "$FOLIO" build --quiet --config "$p/folio.toml")"
     BUILD[$f]+="$w "; RSS[$f]=$m
+    if [ "$round" = "$RUNS" ]; then
+      DIGEST[$f]=$(digest "$p/output")
+      files=$(find "$p/output" -type f | wc -l)
+    fi
+    rm -rf "$p/output"
   done
 done
 
@@ -65,7 +78,7 @@ done
 first=${FILES[0]}
 same=yes
 for f in "${FILES[@]:1}"; do
-  if ! diff -rq -x .folio-manifest.json "$WORK/p-$first/output" "$WORK/p-$f/output" > /dev/null; then
+  if [ "${DIGEST[$f]}" != "${DIGEST[$first]}" ]; then
     echo "DIFFERENT OUTPUT: $f and $first" >&2
     same=no
   fi
@@ -79,7 +92,6 @@ for f in "${FILES[@]}"; do
   best_l=$(awk -v a="${L[$f]}" -v b="$best_l" 'BEGIN {print (b == "" || a < b) ? a : b}')
   best_b=$(awk -v a="${B[$f]}" -v b="$best_b" 'BEGIN {print (b == "" || a < b) ? a : b}')
 done
-files=$(find "$WORK/p-$first/output" -type f | wc -l)
 printf '\nfolio shapes: N=%s on %s (%s), %s output files a shape, same output in every shape: %s\n' \
   "$N" "$BASE" "$(df --output=fstype "$WORK" | tail -1)" "$files" "$same"
 row() { printf '| %-22s | %-14s | %8s | %6s | %8s | %7s | %7s | %7s |\n' "$@"; }

@@ -14,6 +14,10 @@ use crate::load::record::Resolver;
 use crate::load::record::Unlisted;
 use crate::load::tree::{Json, Obj};
 
+/// How many dotted parts a column's name may have: serde_json's bound on the nesting of
+/// a JSON value (128), which the JSON loaders inherit.
+pub(super) const MAX_DEPTH: usize = 128;
+
 #[derive(Debug)]
 pub(super) enum Column {
     /// A plain or nested field: `path[0]` is the top-level key.
@@ -37,6 +41,18 @@ pub(super) fn plan(
         let bad = |msg: String| Problem::unplaced(Some(1), msg).with_field(name);
         if name.is_empty() || name.split('.').any(str::is_empty) {
             issues.push(bad(format!("column {} has no valid name", i + 1)));
+            columns.push(Column::Ignored);
+            continue;
+        }
+        let depth = name.split('.').count();
+        if depth > MAX_DEPTH {
+            // Assembled by recursion, as serde_json reads nested JSON: bounded as it is.
+            let shown: String = name.chars().take(40).collect();
+            let msg = format!(
+                "column {} names a field {depth} levels deep (`{shown}…`); a record nests at most {MAX_DEPTH} levels, as in JSON",
+                i + 1
+            );
+            issues.push(Problem::unplaced(Some(1), msg).with_field(format!("{shown}…")));
             columns.push(Column::Ignored);
             continue;
         }

@@ -130,3 +130,29 @@ fn rows_are_cut_after_line_ends_outside_quotes_and_not_at_all_when_quoting_is_ir
     assert_eq!(split_rows(b"1,\"ab\"c\n2,x\n", b',', 1, true), None);
     assert_eq!(split_rows(b"1,\"ab\n2,x\n", b',', 1, true), None, "never closed");
 }
+
+#[test]
+fn a_column_nested_past_json_s_bound_is_a_problem_not_a_crash() {
+    // 10,000 dotted parts overflowed the stack assembling the row; the bound is JSON's.
+    let project = crate::config::test_project("");
+    let res = Resolver::new(&project);
+    let deep = vec!["a"; 10_000].join(".");
+    let (_, issues, _) = parse(format!("id,{deep}\n1,x\n").as_bytes(), b',', &res);
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert_eq!(issues[0].line, Some(1));
+    assert!(issues[0].message.contains("10000 levels deep"), "{}", issues[0].message);
+    assert!(issues[0].message.len() < 200, "the name is cut: {}", issues[0].message);
+    // At the bound, a column nests as deep as it says.
+    let at = vec!["a"; header::MAX_DEPTH].join(".");
+    let (rows, issues, _) = parse(format!("id,{at}\n1,x\n").as_bytes(), b',', &res);
+    assert!(issues.is_empty(), "{issues:?}");
+    let Raw::Object { object, .. } = &rows[0] else { panic!("a record") };
+    let mut depth = 0;
+    let mut value = object.get("a");
+    while let Some(crate::load::tree::Json::Object(inner)) = value {
+        depth += 1;
+        value = inner.get("a");
+    }
+    assert_eq!(depth, header::MAX_DEPTH - 1);
+    assert_eq!(value.map(|v| v.to_string()), Some("\"x\"".to_string()));
+}
