@@ -50,9 +50,13 @@ BIN=$ROOT/target/release
 # FOLIO_BIN: another folio binary to measure (old and new alternating); the examples stay.
 FOLIO=${FOLIO_BIN:-$BIN/folio}
 
-# timed CMD... -> "wall cpu rss_kb" of one run (stdout of CMD in $WORK/last.txt)
+# timed CMD... -> "wall cpu rss_kb" of one run (stdout of CMD in $WORK/last.txt). The
+# kernel frees a removed tree's inodes for a while after `rm` returns (deferred work on
+# both cores): each timed run waits BENCH_SETTLE seconds (default 1) first, as the floor's
+# own reading of the tree lets it, so that a build does not pay for the last one's removal.
 timed() {
   sync
+  sleep "${BENCH_SETTLE:-1}"
   /usr/bin/time -f '%e %U %S %M' -o "$WORK/time.txt" "$@" > "$WORK/last.txt"
   awk '{printf "%.2f %.2f %d\n", $1, $2 + $3, $4}' "$WORK/time.txt"
 }
