@@ -78,6 +78,15 @@ pub fn value(v: &Json, out: &mut Vec<u8>) {
     }
 }
 
+/// Compact JSON, as `serde_json` displays a value (messages show values so).
+impl std::fmt::Display for Json<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = Vec::new();
+        value(self, &mut out);
+        f.write_str(&String::from_utf8_lossy(&out))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

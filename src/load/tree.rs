@@ -5,7 +5,6 @@
 //! so neither pays (`unique.rs` parses into this; CSV rows are converted into it).
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde_json::{Map, Number, Value};
 
@@ -114,14 +113,5 @@ impl<'a> Json<'a> {
 
     pub fn is_array(&self) -> bool {
         matches!(self, Json::Array(_))
-    }
-}
-
-/// Compact JSON, as `serde_json` displays a value.
-impl fmt::Display for Json<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = Vec::new();
-        super::emit::value(self, &mut out);
-        f.write_str(&String::from_utf8_lossy(&out))
     }
 }
