@@ -155,19 +155,26 @@ fn decimal_comma(value: &str) -> bool {
         && fraction.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// A problem is one line: a line break in what it repeats of the input (a key, a file's
+/// name, a value) is shown escaped (`\u{a}`), as [`printable`] shows the other control
+/// characters, so that no input can make a message print a line of its own.
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
+        let mut line = format!("{}", self.path.display());
+        if let Some(n) = self.line {
+            line.push_str(&format!(":{n}"));
         }
         if let Some(record) = &self.record {
-            write!(f, ": {record}")?;
+            line.push_str(&format!(": {record}"));
         }
         if let Some(field) = &self.field {
-            write!(f, ": {field}")?;
+            line.push_str(&format!(": {field}"));
         }
-        write!(f, ": {}", self.message)
+        line.push_str(&format!(": {}", self.message));
+        if line.contains(['\n', '\r']) {
+            line = line.replace('\n', "\\u{a}").replace('\r', "\\u{d}");
+        }
+        f.write_str(&line)
     }
 }
 
@@ -298,6 +305,25 @@ pub fn first_keys(keys: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_problem_is_one_line_whatever_its_input_holds() {
+        // A key with a line break, as `{"k\nx": 1, "k\nx": 2}` has, cannot print a
+        // line that reads as folio's own.
+        let p = Problem::new(
+            0,
+            Path::new("data/a\nb.json"),
+            Some(3),
+            "the key `k\ndata/z.json:9: fake` appears twice\r",
+        )
+        .with_field("k\nx");
+        let shown = p.to_string();
+        assert_eq!(
+            shown,
+            "data/a\\u{a}b.json:3: k\\u{a}x: the key `k\\u{a}data/z.json:9: fake` appears twice\\u{d}"
+        );
+        assert_eq!(shown.lines().count(), 1);
+    }
 
     #[test]
     fn a_problem_that_repeats_is_said_once_with_its_count_lines_and_fix() {
