@@ -3,9 +3,8 @@
 //! configured fallback, computes sort keys, applies the `fields` projection and
 //! pre-serializes the item. Pure: no IO, problems are returned, not printed.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::tree::{Json, Obj};
 use crate::config::{Fallback, FieldType, Project};

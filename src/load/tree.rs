@@ -2,11 +2,11 @@
 //! the file's text where it holds them as they are (no escape), and objects as their
 //! entries in the file's order. A `serde_json::Value` copies every string and hashes
 //! every key into an index; a record is read once, front to back, and has a dozen keys,
-//! so neither pays (`unique.rs` parses into this; CSV rows are converted into it).
+//! so neither pays (`unique.rs` parses into this; CSV rows are assembled into it).
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 /// One JSON value of a record.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,13 +45,9 @@ impl<'a> Obj<'a> {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-
-    /// An object of owned values (a CSV row, assembled as a `serde_json` map).
-    pub fn from_map(map: Map<String, Value>) -> Obj<'static> {
-        Obj(map.into_iter().map(|(k, v)| (Cow::Owned(k), Json::from(v))).collect())
-    }
 }
 
+/// An owned value: a CSV cell converted by `serde_json`, an id of a refused row.
 impl From<Value> for Json<'static> {
     fn from(v: Value) -> Json<'static> {
         match v {
@@ -60,7 +56,9 @@ impl From<Value> for Json<'static> {
             Value::Number(n) => Json::Number(n),
             Value::String(s) => Json::String(Cow::Owned(s)),
             Value::Array(items) => Json::Array(items.into_iter().map(Json::from).collect()),
-            Value::Object(map) => Json::Object(Obj::from_map(map)),
+            Value::Object(map) => {
+                Json::Object(Obj(map.into_iter().map(|(k, v)| (Cow::Owned(k), v.into())).collect()))
+            }
         }
     }
 }
