@@ -1,10 +1,12 @@
 //! Where a build's time goes: `cargo run --release --example phases -- [folio.toml]`.
 //!
 //! Runs one `folio build` of the project in the working directory (or the config given)
-//! and prints the seconds from the start of each phase to the next: before loading (the
-//! fingerprint and opening the output folder), load (read, parse, validate, sort), the
-//! render+write phase (pages rendered and staged), and the commit (switch into place,
-//! removals, manifest). For profiling; `scripts/bench.sh` measures.
+//! and prints the seconds from the start of each phase to the next, with the CPU seconds
+//! spent in it: before loading (the fingerprint and opening the output folder), load
+//! (read, parse, validate, sort), the render+write phase (pages rendered and staged), and
+//! the commit (switch into place, removals, manifest). A phase's CPU seconds against twice
+//! its wall time (two cores) say how much of it a core waited. For profiling;
+//! `scripts/bench.sh` measures.
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -25,6 +27,8 @@ struct Phases {
 struct Memory {
     rss: u64,
     peak: u64,
+    /// CPU seconds the process has used so far, user and system (Linux; zero elsewhere).
+    cpu: f64,
 }
 
 fn memory() -> Memory {
@@ -36,7 +40,13 @@ fn memory() -> Memory {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .map_or(0, |kb| kb / 1024)
     };
-    Memory { rss: field("VmRSS:"), peak: field("VmHWM:") }
+    // utime and stime, fields 14 and 15 of /proc/self/stat, in clock ticks (100 a second
+    // on Linux); the command name (field 2) may hold spaces, so count from its `)`.
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 =
+        after.split_whitespace().skip(11).take(2).filter_map(|t| t.parse::<u64>().ok()).sum();
+    Memory { rss: field("VmRSS:"), peak: field("VmHWM:"), cpu: ticks as f64 / 100.0 }
 }
 
 impl Progress for Phases {
@@ -59,11 +69,12 @@ fn main() {
     marks.extend(phases.marks.into_inner().unwrap());
     marks.push(("end".to_string(), end, memory()));
     for pair in marks.windows(2) {
-        let (name, from, _) = &pair[0];
+        let (name, from, at_start) = &pair[0];
         let (_, to, at_end) = &pair[1];
         println!(
-            "{name:<24} {:>7.3} s   at its end: rss {:>5} MB, peak so far {:>5} MB",
+            "{name:<24} {:>7.3} s  cpu {:>6.2} s   at its end: rss {:>5} MB, peak so far {:>5} MB",
             (*to - *from).as_secs_f64(),
+            at_end.cpu - at_start.cpu,
             at_end.rss,
             at_end.peak
         );

@@ -57,7 +57,9 @@ fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) 
 /// What one file yields.
 #[derive(Default)]
 pub(super) struct FileResult {
-    pub(super) records: Vec<Record>,
+    /// A run of records a batch, in line order: joined once, into one allocation of the
+    /// whole data set's size, rather than grown (and copied) record by record.
+    pub(super) records: Vec<Vec<Record>>,
     pub(super) problems: Vec<Problem>,
     /// In the order found; those about a language not listed carry it.
     pub(super) warnings: Vec<(Option<String>, Problem)>,
@@ -75,7 +77,7 @@ struct FileOut<'r> {
     index: usize,
     shown: PathBuf,
     resolver: &'r Resolver<'r>,
-    records: Vec<Record>,
+    records: Vec<Vec<Record>>,
     problems: Vec<Problem>,
     warnings: Vec<(Option<String>, Problem)>,
     missing: Vec<(usize, String)>,
@@ -156,6 +158,7 @@ impl FileOut<'_> {
                 (origin, rec, found)
             })
             .collect();
+        let mut kept = Vec::with_capacity(resolved.len());
         for (origin, rec, found) in resolved {
             let line = origin.line;
             let at = origin.at(found.id.as_ref().or(rec.as_ref().map(|r| &r.id)));
@@ -188,8 +191,9 @@ impl FileOut<'_> {
                 }
             }
             self.missing.extend(found.missing);
-            self.records.extend(rec);
+            kept.extend(rec);
         }
+        self.records.push(kept);
     }
 }
 
@@ -273,5 +277,5 @@ pub fn parse_file(
     let Some(format) = format_of(Path::new(name)) else { return (Vec::new(), Vec::new()) };
     let resolver = Resolver::new(project);
     let read = read_file(0, name.into(), format, bytes, batch.max(1), &resolver);
-    (read.records, read.problems)
+    (read.records.into_iter().flatten().collect(), read.problems)
 }

@@ -85,13 +85,14 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     let per_file: Vec<FileResult> =
         files.par_iter().enumerate().map(|(i, path)| load_file(i, path, &resolver)).collect();
 
-    let mut set = Dataset { files, ..Dataset::default() };
+    let total = per_file.iter().flat_map(|f| &f.records).map(Vec::len).sum();
+    let mut set = Dataset { files, records: Vec::with_capacity(total), ..Dataset::default() };
     let mut problems = Vec::new();
     let mut said = std::collections::HashSet::new();
     let mut refused = Vec::new();
     for file in per_file {
         let FileResult { records, problems: errs, warnings, missing, refused: ids } = file;
-        set.records.extend(records);
+        records.into_iter().for_each(|run| set.records.extend(run));
         refused.extend(ids);
         problems.extend(errs);
         // A language the config does not list is said once, at its first file.

@@ -49,18 +49,28 @@ impl Tree {
                 .collect(),
             stamp: stamp.clone(),
         };
-        if !journal.renames.is_empty() || !journal.removals.is_empty() {
-            self.claim()?;
-            let path = self.staging.join(JOURNAL);
-            paths::create_new(&path, true, |out| Ok(serde_json::to_writer(out, &journal)?))
-                .with_context(|| ctx("writing", &path))?;
-            // The rename is the commit point: from here on the next build rolls forward.
-            fs::rename(&path, self.staging.join(COMMIT))
-                .with_context(|| ctx("committing", &path))?;
-        }
+        // The manifest this switch will write is made while the journal is written: both
+        // are one line a file, and neither needs the other.
+        let (journaled, prepared) = rayon::join(
+            || -> Result<(), super::TreeError> {
+                if !journal.renames.is_empty() || !journal.removals.is_empty() {
+                    self.claim()?;
+                    let path = self.staging.join(JOURNAL);
+                    paths::create_new(&path, true, |out| Ok(serde_json::to_writer(out, &journal)?))
+                        .with_context(|| ctx("writing", &path))?;
+                    // The rename is the commit point: from here on the next build rolls
+                    // forward.
+                    fs::rename(&path, self.staging.join(COMMIT))
+                        .with_context(|| ctx("committing", &path))?;
+                }
+                Ok(())
+            },
+            || Prepared::of(&journal),
+        );
+        journaled?;
         let manifest = self.root.join(MANIFEST);
         let root = shown(&self.root);
-        let kept = self.apply(journal, &manifest).with_context(|| {
+        let kept = self.apply_with(journal, &manifest, prepared).with_context(|| {
             format!(
                 "the switch into `{root}` failed midway: each file is the old build's or the new one's; the next `folio build` finishes the switch first (until then `folio deploy` refuses the folder)"
             )
@@ -104,6 +114,17 @@ impl Tree {
     /// because a journal is read back from disk like a manifest. Returns how many removals
     /// it did not act on.
     pub(super) fn apply(&mut self, journal: Journal, source: &Path) -> anyhow::Result<u64> {
+        self.apply_with(journal, source, None)
+    }
+
+    /// [`Tree::apply`], with the manifest made beforehand from the same journal: used as
+    /// it is when every file is listed as the journal has it.
+    fn apply_with(
+        &mut self,
+        journal: Journal,
+        source: &Path,
+        prepared: Option<Prepared>,
+    ) -> anyhow::Result<u64> {
         let mut kept = 0;
         let mut inside = Confined::new(&self.root);
         let mut staged = Confined::new(&self.staging.join(TREE));
@@ -162,11 +183,13 @@ impl Tree {
         }
         let mut entries = Vec::with_capacity(journal.files.len());
         let nothing_ever = journal.files.is_empty() && self.old_digest.is_none();
+        let mut as_journaled = true;
         for JournalFile { rel, hash, size, mtime } in journal.files {
             let path = match inside.resolve(&rel) {
                 Ok(path) => path,
                 Err(why) => {
                     self.skip(source, &rel, why);
+                    as_journaled = false;
                     continue;
                 }
             };
@@ -176,11 +199,10 @@ impl Tree {
             };
             entries.push((rel, Entry { hash, size, mtime }));
         }
-        // Sorted once and built whole, not inserted one by one; a path listed twice in a
-        // journal read back keeps its last entry, as inserting did.
-        let entries: BTreeMap<String, Entry> = entries.into_iter().collect();
-        let manifest = Manifest::new(journal.stamp, entries);
-        let bytes = manifest.to_bytes();
+        let bytes = match prepared {
+            Some(Prepared(bytes)) if as_journaled => bytes,
+            _ => manifest_bytes(journal.stamp, entries),
+        };
         if !nothing_ever && self.old_digest != Some(hash(&bytes)) {
             fs::create_dir_all(&self.root).with_context(|| ctx("creating", &self.root))?;
             let tmp = self.root.join(format!("{MANIFEST}.tmp"));
@@ -194,4 +216,26 @@ impl Tree {
         }
         Ok(kept)
     }
+}
+
+/// The manifest's bytes, made before the switch from a journal whose every file's time is
+/// known; `None` when one is not (it is read after the switch).
+struct Prepared(Vec<u8>);
+
+impl Prepared {
+    fn of(journal: &Journal) -> Option<Prepared> {
+        let entries: Option<Vec<(String, Entry)>> = journal
+            .files
+            .iter()
+            .map(|f| Some((f.rel.clone(), Entry { hash: f.hash, size: f.size, mtime: f.mtime? })))
+            .collect();
+        Some(Prepared(manifest_bytes(journal.stamp.clone(), entries?)))
+    }
+}
+
+/// A manifest of `entries`, sorted once and built whole, not inserted one by one; a path
+/// listed twice (in a journal read back) keeps its last entry, as inserting did.
+fn manifest_bytes(stamp: Stamp, entries: Vec<(String, Entry)>) -> Vec<u8> {
+    let entries: BTreeMap<String, Entry> = entries.into_iter().collect();
+    Manifest::new(stamp, entries).to_bytes()
 }

@@ -55,6 +55,18 @@ impl Links {
         out.push(b'"');
     }
 
+    /// Appends the URL of a page, as [`Links::page`] spells it, as a quoted JSON string
+    /// without building a `String` (four times a page). The endpoint is escaped once, in
+    /// [`Links::from_parts`]; the suffix is digits and `?&=/.`, which JSON leaves as they are.
+    pub fn write_page(&self, out: &mut Vec<u8>, size: u64, page: usize) {
+        out.push(b'"');
+        out.extend_from_slice(self.endpoint_json.as_bytes());
+        match self.style {
+            UrlStyle::Query => push_fmt(out, format_args!("{}\"", layout::query(size, page))),
+            UrlStyle::Path => push_fmt(out, format_args!("{}\"", layout::path_suffix(size, page))),
+        }
+    }
+
     /// Appends the Laravel-ordered URL of a page as a quoted JSON string, without
     /// building a `String`: this runs a dozen times for every page.
     pub fn write_laravel(&self, out: &mut Vec<u8>, size: u64, page: usize) {
@@ -94,5 +106,27 @@ impl PageInfo {
     pub fn span(&self) -> Option<(usize, usize)> {
         let r = paginate::items_of_page(self.total, self.per_page as usize, self.page);
         (!r.is_empty()).then(|| (r.start + 1, r.end))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_link_is_the_json_string_of_the_page_url() {
+        // An endpoint JSON must escape (a quote, a backslash, a control character) and one
+        // it need not; both URL styles; the first page, one in the middle, a large one.
+        for endpoint in ["/api/en/attractions", "https://x.test/a\"b\\c\u{1}/api/é/places"] {
+            for style in [UrlStyle::Query, UrlStyle::Path] {
+                let links = Links::from_parts(endpoint.into(), style, 20);
+                for (size, page) in [(10, 1), (20, 7), (100, 123_456)] {
+                    let mut out = b"x".to_vec();
+                    links.write_page(&mut out, size, page);
+                    let want = serde_json::to_string(&links.page(size, page)).unwrap();
+                    assert_eq!(String::from_utf8(out).unwrap(), format!("x{want}"));
+                }
+            }
+        }
     }
 }

@@ -5,9 +5,10 @@
 
 use super::page::{Links, PageInfo};
 
-fn link(out: &mut Vec<u8>, url: Option<String>) {
-    match url {
-        Some(u) => crate::bytes::push_json(out, &u),
+/// The URL of page `page` as a JSON string, or `null` when there is no such page.
+fn link(out: &mut Vec<u8>, links: &Links, size: u64, page: Option<usize>) {
+    match page {
+        Some(page) => links.write_page(out, size, page),
         None => out.extend_from_slice(b"null"),
     }
 }
@@ -32,14 +33,14 @@ pub fn write(
     out.extend_from_slice(b"\"data\":[");
     items(out);
     out.extend_from_slice(b"],\"links\":{\"first\":");
-    link(out, Some(links.page(per_page, 1)));
+    link(out, links, per_page, Some(1));
     out.extend_from_slice(b",\"prev\":");
-    link(out, (page > 1).then(|| links.page(per_page, page - 1)));
+    link(out, links, per_page, (page > 1).then(|| page - 1));
     out.extend_from_slice(b",\"next\":");
-    link(out, (page < total_pages).then(|| links.page(per_page, page + 1)));
+    link(out, links, per_page, (page < total_pages).then_some(page + 1));
     if totals {
         out.extend_from_slice(b",\"last\":");
-        link(out, Some(links.page(per_page, total_pages)));
+        link(out, links, per_page, Some(total_pages));
     }
     out.extend_from_slice(b"}}\n");
 }

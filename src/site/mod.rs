@@ -321,10 +321,6 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
             return Err(e);
         }
     };
-    // The records are done with: free them before the switch builds its per-file lists.
-    drop(jobs);
-    drop(server);
-    drop(renderer);
     let stamp = Stamp {
         fingerprint,
         records: total,
@@ -338,8 +334,18 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
         hosting.abort();
         return Err(Failure::Refused(refusal));
     }
-    let (mut report, mut warnings) = tree.commit(staged, &stamp)?;
-    let (host_report, host_warnings) = hosting.commit(staged_hosting, &stamp)?;
+    // The records are done with: they are freed on one core while the switch runs on the
+    // other (the pages' phase was the peak of memory).
+    let (committed, ()) = rayon::join(
+        || {
+            Ok::<_, Failure>((
+                tree.commit(staged, &stamp)?,
+                hosting.commit(staged_hosting, &stamp)?,
+            ))
+        },
+        move || drop((jobs, server, renderer)),
+    );
+    let ((mut report, mut warnings), (host_report, host_warnings)) = committed?;
     report.written += host_report.written;
     report.unchanged += host_report.unchanged;
     report.removed += host_report.removed;
