@@ -111,3 +111,32 @@ fn an_uncommitted_staging_is_discarded() {
     assert!(!root.join(STAGING).exists());
     assert_eq!(fs::read_to_string(root.join("a.json")).unwrap(), "old");
 }
+
+#[test]
+fn a_file_the_switch_cannot_place_is_left_out_of_the_manifest_made_beforehand() {
+    // The manifest is made while the journal is written, before the switch; a folder
+    // replaced by a symlink meanwhile refuses its files then, and they must not be listed.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("out");
+    build(&root, &[("d/a.json", "1"), ("keep.json", "2")]);
+    let tree = Tree::open(&root).unwrap();
+    let staged = vec![
+        tree.stage("d/a.json", b"changed").unwrap(),
+        tree.stage("keep.json", b"2").unwrap(),
+        tree.stage("new.json", b"3").unwrap(),
+    ];
+    let elsewhere = dir.path().join("elsewhere");
+    fs::rename(root.join("d"), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, root.join("d")).unwrap();
+    let (report, warnings) = tree.commit(staged, &Stamp::default()).unwrap();
+    assert_eq!(report.written, 2, "{report:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("entry `d/a.json` was not acted on")),
+        "{warnings:?}"
+    );
+    assert_eq!(fs::read_to_string(elsewhere.join("a.json")).unwrap(), "1");
+    let manifest = Manifest::from_bytes(&fs::read(root.join(MANIFEST)).unwrap()).unwrap();
+    let listed: Vec<&str> = manifest.files.keys().map(String::as_str).collect();
+    assert_eq!(listed, ["keep.json", "new.json"]);
+    assert_eq!(fs::read_to_string(root.join("new.json")).unwrap(), "3");
+}
