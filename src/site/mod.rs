@@ -71,10 +71,12 @@ impl Progress for () {}
 fn plan(project: &Project, map: &Map, total: usize, variants: &[Variant]) -> Result<Jobs, Failure> {
     let mut jobs = Vec::new();
     for (vi, &v) in variants.iter().enumerate() {
+        // `map.file`, with the endpoint spelled once a variant rather than once a page.
+        let endpoint = map.endpoint(v);
         for s in &map.sizes {
             for page in 1..=s.pages {
                 jobs.push((
-                    map.file(v, s.size, page),
+                    crate::routes::layout::page_file(&endpoint, s.size, page),
                     Job::Page { variant: vi, size: s.size, page },
                 ));
             }
