@@ -15,7 +15,7 @@ pub mod record;
 pub mod tree;
 mod unique;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -164,16 +164,22 @@ fn check_ids(set: &Dataset, refused: &[(Id, Origin)], problems: &mut Vec<Problem
     if !refused.is_empty() {
         all.sort_by_key(|(_, o)| (o.file, o.line, o.element.map(|e| e.index)));
     }
-    let mut seen: HashMap<&Id, Origin> = HashMap::with_capacity(all.len());
-    for (id, origin) in all {
-        if let Some(first) = seen.get(id) {
-            let msg = format!("duplicate id {id}, first used at {}", location(set, *first));
-            let path = diag::display_path(&set.files[origin.file]);
-            let problem = Problem::new(origin.file, &path, Some(origin.line), msg);
-            problems.push(problem.with_field("id").with_record(origin.at(Some(id))));
-        } else {
-            seen.insert(id, origin);
-        }
+    // The uses in that order, sorted by id on every core (stable: a run of one id starts
+    // at its first use); every later use of the run is a problem naming the first.
+    let mut by_id: Vec<usize> = (0..all.len()).collect();
+    by_id.par_sort_by_key(|&i| all[i].0);
+    let mut later: Vec<(usize, usize)> = Vec::new();
+    for run in by_id.chunk_by(|&a, &b| all[a].0 == all[b].0) {
+        later.extend(run[1..].iter().map(|&i| (i, run[0])));
+    }
+    // Said in the order of use, as a scan front to back would find them.
+    later.sort_unstable();
+    for (i, first) in later {
+        let ((id, origin), first) = (all[i], all[first].1);
+        let msg = format!("duplicate id {id}, first used at {}", location(set, first));
+        let path = diag::display_path(&set.files[origin.file]);
+        let problem = Problem::new(origin.file, &path, Some(origin.line), msg);
+        problems.push(problem.with_field("id").with_record(origin.at(Some(id))));
     }
 }
 

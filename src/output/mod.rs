@@ -326,6 +326,16 @@ impl Tree {
     /// Each planned folder is listed once (in parallel), not each planned path looked up.
     pub fn clashes<'a>(&self, planned: impl IntoIterator<Item = &'a str>) -> Vec<PathBuf> {
         use rayon::prelude::*;
+        // A folder that holds nothing but folio's own lock and staging (a first build, into
+        // a new folder or one emptied) has nothing a plan could clash with.
+        let own = |name: &std::ffi::OsStr| name == lock::LOCK || name == STAGING;
+        let nothing_else = match fs::read_dir(&self.root) {
+            Ok(entries) => entries.into_iter().all(|e| e.is_ok_and(|e| own(&e.file_name()))),
+            Err(e) => e.kind() == io::ErrorKind::NotFound,
+        };
+        if self.old.files.is_empty() && nothing_else {
+            return Vec::new();
+        }
         let mut folders: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
         for rel in planned {
             let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel));

@@ -140,3 +140,16 @@ fn a_file_the_switch_cannot_place_is_left_out_of_the_manifest_made_beforehand() 
     assert_eq!(listed, ["keep.json", "new.json"]);
     assert_eq!(fs::read_to_string(root.join("new.json")).unwrap(), "3");
 }
+
+#[test]
+fn a_folder_of_nothing_but_folio_s_lock_has_no_clashes_and_one_file_more_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("out");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join(lock::LOCK), "").unwrap();
+    let planned = ["api/a.json", "index.html"];
+    assert!(Tree::open(&root).unwrap().clashes(planned).is_empty());
+    fs::write(root.join("index.html"), "user").unwrap();
+    assert_eq!(Tree::open(&root).unwrap().clashes(planned), [root.join("index.html")]);
+    assert!(Tree::open(&dir.path().join("none")).unwrap().clashes(planned).is_empty());
+}

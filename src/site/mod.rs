@@ -167,7 +167,11 @@ fn stage_all<S: Default + Send>(
         return Err(Failure::Template(vec![message]));
     }
     per_job.sort_unstable_by_key(|&(i, _)| i);
-    Ok(per_job.into_iter().flat_map(|(_, staged)| staged).collect())
+    // Into one allocation of the right size: grown file by file, it was copied over and
+    // again on one core after the pages were written.
+    let mut files = Vec::with_capacity(per_job.iter().map(|(_, staged)| staged.len()).sum());
+    per_job.into_iter().for_each(|(_, staged)| files.extend(staged));
+    Ok(files)
 }
 
 /// The order a build's threads take its jobs in: the pages that lie within one run of
