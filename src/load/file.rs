@@ -57,9 +57,7 @@ fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) 
 /// What one file yields.
 #[derive(Default)]
 pub(super) struct FileResult {
-    /// A run of records a batch, in line order: joined once, into one allocation of the
-    /// whole data set's size, rather than grown (and copied) record by record.
-    pub(super) records: Vec<Vec<Record>>,
+    pub(super) records: Vec<Record>,
     pub(super) problems: Vec<Problem>,
     /// In the order found; those about a language not listed carry it.
     pub(super) warnings: Vec<(Option<String>, Problem)>,
@@ -77,7 +75,12 @@ struct FileOut<'r> {
     index: usize,
     shown: PathBuf,
     resolver: &'r Resolver<'r>,
-    records: Vec<Vec<Record>>,
+    /// How many batches the file is expected to take (its size over the batch size, one
+    /// more for slack; 1 when its size is unknown): the first batch's records times this
+    /// is the room made for the file's records at once, so that they are not copied over
+    /// and again as they grow. Room not filled is address space, never touched.
+    batches: usize,
+    records: Vec<Record>,
     problems: Vec<Problem>,
     warnings: Vec<(Option<String>, Problem)>,
     missing: Vec<(usize, String)>,
@@ -158,7 +161,11 @@ impl FileOut<'_> {
                 (origin, rec, found)
             })
             .collect();
-        let mut kept = Vec::with_capacity(resolved.len());
+        if self.records.capacity() == 0 {
+            // An estimate: room the allocator cannot give is not asked for again; the
+            // records then grow as they come.
+            let _ = self.records.try_reserve(resolved.len().saturating_mul(self.batches));
+        }
         for (origin, rec, found) in resolved {
             let line = origin.line;
             let at = origin.at(found.id.as_ref().or(rec.as_ref().map(|r| &r.id)));
@@ -191,9 +198,8 @@ impl FileOut<'_> {
                 }
             }
             self.missing.extend(found.missing);
-            kept.extend(rec);
+            self.records.extend(rec);
         }
-        self.records.push(kept);
     }
 }
 
@@ -201,7 +207,10 @@ pub(super) fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileR
     let format = format_of(path).expect("walk keeps only known formats");
     let shown = diag::display_path(path);
     match std::fs::File::open(path) {
-        Ok(file) => read_file(index, shown, format, file, BATCH_BYTES, resolver),
+        Ok(file) => {
+            let size = file.metadata().map_or(0, |m| m.len());
+            read_file(index, shown, format, file, size, BATCH_BYTES, resolver)
+        }
         Err(e) => {
             let p = Problem::new(index, &shown, None, format!("cannot read: {e}"));
             FileResult { problems: vec![p], ..FileResult::default() }
@@ -215,13 +224,16 @@ fn read_file(
     shown: PathBuf,
     format: Format,
     reader: impl std::io::Read + Send,
+    size: u64,
     batch: usize,
     resolver: &Resolver,
 ) -> FileResult {
+    let batches = usize::try_from(size.div_ceil(batch as u64)).unwrap_or(usize::MAX);
     let mut out = FileOut {
         index,
         shown,
         resolver,
+        batches: batches.saturating_add(1).min(1 << 20),
         records: Vec::new(),
         problems: Vec::new(),
         warnings: Vec::new(),
@@ -276,6 +288,7 @@ pub fn parse_file(
 ) -> (Vec<Record>, Vec<Problem>) {
     let Some(format) = format_of(Path::new(name)) else { return (Vec::new(), Vec::new()) };
     let resolver = Resolver::new(project);
-    let read = read_file(0, name.into(), format, bytes, batch.max(1), &resolver);
-    (read.records.into_iter().flatten().collect(), read.problems)
+    let size = bytes.len() as u64;
+    let read = read_file(0, name.into(), format, bytes, size, batch.max(1), &resolver);
+    (read.records, read.problems)
 }

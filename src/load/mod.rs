@@ -85,14 +85,21 @@ pub fn load(project: &Project) -> Result<Dataset, Vec<Problem>> {
     let per_file: Vec<FileResult> =
         files.par_iter().enumerate().map(|(i, path)| load_file(i, path, &resolver)).collect();
 
-    let total = per_file.iter().flat_map(|f| &f.records).map(Vec::len).sum();
-    let mut set = Dataset { files, records: Vec::with_capacity(total), ..Dataset::default() };
+    let total: usize = per_file.iter().map(|f| f.records.len()).sum();
+    let mut set = Dataset { files, ..Dataset::default() };
     let mut problems = Vec::new();
     let mut said = std::collections::HashSet::new();
     let mut refused = Vec::new();
     for file in per_file {
         let FileResult { records, problems: errs, warnings, missing, refused: ids } = file;
-        records.into_iter().for_each(|run| set.records.extend(run));
+        // One file's records are taken as they are; many files' are joined into one
+        // allocation of their number.
+        if records.len() == total {
+            set.records = records;
+        } else {
+            set.records.reserve(total - set.records.len());
+            set.records.extend(records);
+        }
         refused.extend(ids);
         problems.extend(errs);
         // A language the config does not list is said once, at its first file.
