@@ -166,6 +166,10 @@ struct Splitter {
     count: u64,
     /// The line the last element ended on.
     last_end: u64,
+    /// How many elements the last step handed out: the next step makes room for as many
+    /// (and an eighth) at once. Grown element by element, the list was moved into fresh
+    /// memory a dozen times a step, and fresh memory is what the kernel zeroes.
+    last_batch: usize,
 }
 
 /// Elements handed out in one batch at most: a file of tiny or empty elements (`[,,,,…]`,
@@ -199,6 +203,7 @@ impl Splitter {
             capped: false,
             count: 0,
             last_end: 0,
+            last_batch: 0,
         }
     }
 
@@ -244,7 +249,8 @@ impl Splitter {
             }
             self.bom_checked = true;
         }
-        let mut elements = Vec::new();
+        let mut elements =
+            Vec::with_capacity((self.last_batch + self.last_batch / 8).min(MAX_ELEMENTS));
         if !self.bom_checked {
             return Ok(Split::Elements(elements, 0)); // too few bytes yet to tell
         }
@@ -329,6 +335,7 @@ impl Splitter {
                 }
             }
         }
+        self.last_batch = elements.len();
         Ok(Split::Elements(elements, pos))
     }
 
