@@ -81,6 +81,9 @@ struct FileOut<'r> {
     /// and again as they grow. Room not filled is address space, never touched.
     batches: usize,
     records: Vec<Record>,
+    /// One batch's records as resolved, before they are placed: kept from batch to batch,
+    /// so that each batch fills memory already touched rather than fresh memory.
+    resolved: Vec<(Origin, Option<Record>, Findings)>,
     problems: Vec<Problem>,
     warnings: Vec<(Option<String>, Problem)>,
     missing: Vec<(usize, String)>,
@@ -110,8 +113,8 @@ impl FileOut<'_> {
     fn batch(&mut self, raws: Vec<Raw<'_>>) {
         let index = self.index;
         let resolver = self.resolver;
-        let resolved: Vec<(Origin, Option<Record>, Findings)> = raws
-            .into_par_iter()
+        let mut resolved = std::mem::take(&mut self.resolved);
+        raws.into_par_iter()
             .map(|raw| {
                 let line = raw.line();
                 let element = match raw {
@@ -160,13 +163,13 @@ impl FileOut<'_> {
                 let rec = object.and_then(|o| resolver.resolve(o, origin, &mut found));
                 (origin, rec, found)
             })
-            .collect();
+            .collect_into_vec(&mut resolved);
         if self.records.capacity() == 0 {
             // An estimate: room the allocator cannot give is not asked for again; the
             // records then grow as they come.
             let _ = self.records.try_reserve(resolved.len().saturating_mul(self.batches));
         }
-        for (origin, rec, found) in resolved {
+        for (origin, rec, found) in resolved.drain(..) {
             let line = origin.line;
             let at = origin.at(found.id.as_ref().or(rec.as_ref().map(|r| &r.id)));
             for mut p in found.problems {
@@ -200,6 +203,7 @@ impl FileOut<'_> {
             self.missing.extend(found.missing);
             self.records.extend(rec);
         }
+        self.resolved = resolved;
     }
 }
 
@@ -235,6 +239,7 @@ fn read_file(
         resolver,
         batches: batches.saturating_add(1).min(1 << 20),
         records: Vec::new(),
+        resolved: Vec::new(),
         problems: Vec::new(),
         warnings: Vec::new(),
         missing: Vec::new(),
