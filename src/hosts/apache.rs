@@ -9,8 +9,6 @@
 //! comes from `ErrorDocument … /api/errors/%{reqenv:FOLIO_ERR}.json` (Apache 2.4.13+), because
 //! a non-3xx `R=` drops the substitution.
 
-use serde::Serialize;
-
 use super::{HostCtx, HostFile};
 use crate::routes::layout::{self, API};
 use crate::routes::patterns;
@@ -72,22 +70,16 @@ const TEMPLATE: &str = include_str!("templates/apache.conf.j2");
 const ENV_PER_PAGE: &str = "%{ENV:FOLIO_PER_PAGE}";
 const ENV_PAGE: &str = "%{ENV:FOLIO_PAGE}";
 
-#[derive(Serialize)]
-struct Size {
-    size: u64,
-    pages: usize,
-}
-
 fn conf(ctx: &HostCtx) -> String {
-    let r = ctx.routes;
+    let r = ctx.shape;
     let mount = re(r.mount());
-    let langs = r.shape.languages.iter().map(|l| re(l)).collect::<Vec<_>>().join("|");
-    let res = re(&r.shape.resource);
+    let langs = r.languages.iter().map(|l| re(l)).collect::<Vec<_>>().join("|");
+    let res = re(&r.resource);
     // Below the mount point, the API's folder: every rule's path starts with it.
     let api_path = format!("{mount}/{}", re(API));
     // The page file of an endpoint's request, from the rules' captures and variables.
     let file = |lang: Option<&str>| {
-        layout::page_file(&layout::endpoint(lang, &sub(&r.shape.resource)), ENV_PER_PAGE, ENV_PAGE)
+        layout::page_file(&layout::endpoint(lang, &sub(&r.resource)), ENV_PER_PAGE, ENV_PAGE)
     };
     // `Listen 8080` is valid, but a VirtualHost needs an address.
     let vhost =
@@ -105,27 +97,24 @@ fn conf(ctx: &HostCtx) -> String {
             api_sub => sub(API),
             lang_file => file(Some("$1")),
             default_file => file(None),
-            endpoint => format!("\"^{api_path}{}$\"", patterns::either_endpoint(&r.shape.languages, &r.shape.resource)),
-            lang_endpoint => patterns::lang_endpoint(&r.shape.languages, &r.shape.resource),
-            any_lang_endpoint => patterns::any_lang_endpoint(&r.shape.resource),
-            default_endpoint => patterns::endpoint(&r.shape.resource),
+            endpoint => format!("\"^{api_path}{}$\"", patterns::either_endpoint(&r.languages, &r.resource)),
+            lang_endpoint => patterns::lang_endpoint(&r.languages, &r.resource),
+            any_lang_endpoint => patterns::any_lang_endpoint(&r.resource),
+            default_endpoint => patterns::endpoint(&r.resource),
             mount => mount,
             langs => langs,
             res => res,
             page_param => patterns::param("page"),
             per_page_param => patterns::param("per_page"),
             page => patterns::PAGE,
-            sizes_alternation => r.sizes.iter().map(|s| s.size.to_string()).collect::<Vec<_>>().join("|"),
-            sizes => minijinja::value::Serde(
-                r.sizes.iter().map(|s| Size { size: s.size, pages: s.pages }).collect::<Vec<_>>()
-            ),
-            default_size => r.shape.default_page_size,
+            sizes_alternation => r.page_sizes.iter().map(u64::to_string).collect::<Vec<_>>().join("|"),
+            default_size => r.default_page_size,
             segments => patterns::segments(),
             accepts_br => patterns::accepts_coding("br"),
             accepts_gzip => patterns::accepts_coding("gzip"),
             location => quote(&r.api_prefix()),
             error_doc => r.path(&layout::error_file("%{reqenv:FOLIO_ERR}")),
-            cache_control => quote(&r.shape.cache_control),
+            cache_control => quote(&r.cache_control),
             allow => quote(crate::routes::ALLOW),
             max_age => crate::routes::PREFLIGHT_MAX_AGE,
         },
@@ -137,7 +126,7 @@ mod tests {
     use super::*;
 
     fn render_with(mount: &str) -> String {
-        super::super::sample_file(render, mount, super::super::Dir::Hosting, "apache.conf")
+        super::super::sample_file(render, mount, "apache.conf")
     }
 
     #[test]

@@ -29,24 +29,16 @@ const TEMPLATE: &str = include_str!("templates/Caddyfile.j2");
 /// Everything under the mount point; path matchers see the path below it.
 const API: &str = include_str!("templates/caddy-api.j2");
 
-/// `int(page) > pages` for each size: the API's page_not_found.
-fn past_last(ctx: &HostCtx) -> String {
-    let tests: Vec<String> = (ctx.routes.sizes.iter())
-        .map(|s| format!("({{folio_size}} == \"{}\" && int({{folio_page}}) > {})", s.size, s.pages))
-        .collect();
-    tests.join(" || ")
-}
-
 fn caddyfile(ctx: &HostCtx) -> String {
-    let r = ctx.routes;
+    let r = ctx.shape;
     let (host, port) = ctx.listen_parts();
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    let langs = patterns::one_of(&r.shape.languages);
-    let res = patterns::literal(&r.shape.resource);
+    let langs = patterns::one_of(&r.languages);
+    let res = patterns::literal(&r.resource);
     let raw_endpoint = format!(
         "^{}{}(\\?|$)",
         patterns::literal(&r.api_prefix()),
-        patterns::any_lang_endpoint(&r.shape.resource)
+        patterns::any_lang_endpoint(&r.resource)
     );
     // Below the mount point (handle_path strips it), the API's folder.
     let api_path = format!("^/{}", patterns::literal(layout::API));
@@ -55,20 +47,19 @@ fn caddyfile(ctx: &HostCtx) -> String {
         &[("caddy-api", API)],
         minijinja::context! {
             raw_endpoint => cel(&raw_endpoint),
-            endpoint => format!("{api_path}{}$", patterns::either_endpoint(&r.shape.languages, &r.shape.resource)),
+            endpoint => format!("{api_path}{}$", patterns::either_endpoint(&r.languages, &r.resource)),
             api => api_path,
-            lang_endpoint => patterns::lang_endpoint(&r.shape.languages, &r.shape.resource),
-            any_lang_endpoint => patterns::any_lang_endpoint(&r.shape.resource),
-            default_endpoint => patterns::endpoint(&r.shape.resource),
+            lang_endpoint => patterns::lang_endpoint(&r.languages, &r.resource),
+            any_lang_endpoint => patterns::any_lang_endpoint(&r.resource),
+            default_endpoint => patterns::endpoint(&r.resource),
             langs => langs,
             res => res,
-            lang_file => layout::page_file(&layout::endpoint(Some("{re.lang.1}"), &r.shape.resource), "{folio_size}", "{folio_page}"),
-            default_file => layout::page_file(&layout::endpoint(None, &r.shape.resource), "{folio_size}", "{folio_page}"),
+            lang_file => layout::page_file(&layout::endpoint(Some("{re.lang.1}"), &r.resource), "{folio_size}", "{folio_page}"),
+            default_file => layout::page_file(&layout::endpoint(None, &r.resource), "{folio_size}", "{folio_page}"),
             page => patterns::PAGE,
-            sizes_alternation => r.sizes.iter().map(|s| s.size.to_string()).collect::<Vec<_>>().join("|"),
-            past_last => past_last(ctx),
+            sizes_alternation => r.page_sizes.iter().map(u64::to_string).collect::<Vec<_>>().join("|"),
             segments => patterns::segments(),
-            cache_control => quote(&r.shape.cache_control),
+            cache_control => quote(&r.cache_control),
             allow => quote(crate::routes::ALLOW),
             max_age => crate::routes::PREFLIGHT_MAX_AGE,
         },
@@ -97,7 +88,7 @@ fn caddyfile(ctx: &HostCtx) -> String {
             port => port,
             // Without `bind` Caddy listens on every interface.
             bind => if host.is_empty() { String::new() } else { format!("\tbind {host}\n") },
-            default_size => r.shape.default_page_size,
+            default_size => r.default_page_size,
             page_param => patterns::param("page"),
             per_page_param => patterns::param("per_page"),
             site => site,
@@ -114,7 +105,7 @@ mod tests {
     use super::*;
 
     fn render_with(mount: &str) -> String {
-        super::super::sample_file(render, mount, super::super::Dir::Hosting, "Caddyfile")
+        super::super::sample_file(render, mount, "Caddyfile")
     }
 
     #[test]

@@ -1,14 +1,18 @@
-//! The cloudflare target (Cloudflare Pages): `output/_worker.js` and `output/_routes.json`.
+//! The cloudflare target. On Cloudflare Pages: `output/_worker.js` and `output/_routes.json`.
 //! Pages' `_redirects` cannot look at the query string, so the worker runs the API's rules itself
 //! for `{mount}/api/*` (and only there: `_routes.json` keeps every other path static and
-//! free of worker invocations). It carries [`Map::table`] — the JSON table the CloudFront
-//! function and lighttpd's script read too: mount, resource, languages, sizes with their
-//! page counts, defaults, Cache-Control, error statuses, and the list of the other files
-//! folio writes under `api/` — and decides from that table alone which file
-//! answers: with no top-level `404.html`, Pages treats the site as a single-page app and
-//! `env.ASSETS.fetch` of a missing file answers 200 with `index.html`, so an asset's status
-//! proves nothing. It also sets every header itself: `_headers` applies to static assets,
-//! not to responses a worker builds.
+//! free of worker invocations). It carries [`Map::counted_table`] — the JSON table the
+//! CloudFront function and lighttpd's script read too, with each size's page count — and
+//! decides from that table alone which file answers: with no top-level `404.html`, Pages
+//! treats the site as a single-page app and `env.ASSETS.fetch` of a missing file answers
+//! 200 with `index.html`, so an asset's status proves nothing. The counts are safe there:
+//! the worker is published in one deploy with the pages it counts. It also sets every
+//! header itself: `_headers` applies to static assets, not to responses a worker builds.
+//!
+//! With `serve_from = "r2"`: `hosting/cloudflare-worker.js` and `hosting/wrangler.toml`,
+//! deployed by hand with wrangler, so made from folio.toml alone ([`routes::table`], no
+//! count): the bucket answers whether a file is there (`get` returns null), and an
+//! endpoint's page it lacks is past the last.
 //!
 //! The worker answers OPTIONS (preflight or plain) itself, passes on the asset server's
 //! ETag (a hash of the file's bytes, so an unchanged page keeps it) and answers a matching
@@ -21,17 +25,26 @@
 use super::{HostCtx, HostFile, R2};
 use crate::routes::layout::API;
 use crate::routes::{Map, patterns};
+use serde_json::Value;
 
 use crate::output::manifest::MANIFEST;
 
-pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
-    let r = ctx.routes;
-    if let Some(r2) = &ctx.r2 {
-        return vec![
-            HostFile::hosting(R2_WORKER, worker(r, Some(r2))),
-            HostFile::hosting("wrangler.toml", wrangler(r, r2)),
-        ];
+/// The R2 Worker and its wrangler.toml, with `serve_from = "r2"`; nothing on Pages.
+pub fn server(ctx: &HostCtx) -> Vec<HostFile> {
+    let Some(r2) = &ctx.r2 else { return Vec::new() };
+    let r = ctx.shape;
+    vec![
+        HostFile::hosting(R2_WORKER, worker(crate::routes::table(r), Some(r2))),
+        HostFile::hosting("wrangler.toml", wrangler(r, r2)),
+    ]
+}
+
+/// Pages' worker and `_routes.json`; nothing with `serve_from = "r2"`.
+pub fn published(ctx: &HostCtx, map: &Map) -> Vec<HostFile> {
+    if ctx.r2.is_some() {
+        return Vec::new();
     }
+    let r = ctx.shape;
     let routes = serde_json::json!({
         "version": 1,
         "description": "Written by folio: only the API runs the worker.",
@@ -41,7 +54,10 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
         "exclude": [],
     });
     let routes = serde_json::to_string_pretty(&routes).expect("plain JSON") + "\n";
-    vec![HostFile::output("_worker.js", worker(r, None)), HostFile::output("_routes.json", routes)]
+    vec![
+        HostFile::output("_worker.js", worker(map.counted_table(), None)),
+        HostFile::output("_routes.json", routes),
+    ]
 }
 
 const WORKER: &str = include_str!("templates/_worker.js.j2");
@@ -50,15 +66,15 @@ const WORKER: &str = include_str!("templates/_worker.js.j2");
 /// published).
 pub const R2_WORKER: &str = "cloudflare-worker.js";
 
-/// The worker: `Map::resolve` and `Map::page` in JavaScript, over the table above;
-/// reading Pages' assets, or the R2 bucket `r2` names.
-fn worker(r: &Map, r2: Option<&R2>) -> String {
+/// The worker: `Map::resolve` and `Map::page` in JavaScript, over `table` (with the page
+/// counts on Pages, without them on R2); reading Pages' assets, or the R2 bucket `r2` names.
+fn worker(table: Value, r2: Option<&R2>) -> String {
     let keys =
         r2.map(|b| if b.prefix.is_empty() { String::new() } else { format!("{}/", b.prefix) });
     super::emitter::fill(
         &[("_worker.js", WORKER)],
         minijinja::context! {
-            table => r.table().to_string(),
+            table => table.to_string(),
             page => patterns::PAGE,
             segment => patterns::segment(),
             manifest => MANIFEST,
@@ -70,8 +86,8 @@ fn worker(r: &Map, r2: Option<&R2>) -> String {
 }
 
 /// `hosting/wrangler.toml`: the R2 Worker's own config for `wrangler deploy`.
-fn wrangler(r: &Map, r2: &R2) -> String {
-    let name = format!("{}-api", r.shape.resource);
+fn wrangler(r: &crate::config::Shape, r2: &R2) -> String {
+    let name = format!("{}-api", r.resource);
     let quoted = |s: &str| serde_json::Value::String(s.to_string()).to_string();
     format!(
         "# Written by folio: the Worker that answers {api}* from the R2 bucket\n\
@@ -96,7 +112,8 @@ mod tests {
 
     fn files(mount: &str) -> (String, String) {
         let r = crate::routes::sample(mount);
-        let f = render(&HostCtx::sample(&r));
+        let f = published(&HostCtx::sample(&r.shape), &r);
+        assert!(server(&HostCtx::sample(&r.shape)).is_empty());
         assert!(f.iter().all(|f| f.dir == super::super::Dir::Output));
         assert_eq!((f[0].name.as_str(), f[1].name.as_str()), ("_worker.js", "_routes.json"));
         (f[0].contents.clone(), f[1].contents.clone())
@@ -110,8 +127,9 @@ mod tests {
             serde_json::from_str(line.trim_start_matches("const T = ").trim_end_matches(';'))
                 .unwrap();
         assert_eq!(t["languages"], serde_json::json!(["en", "pt-br"]));
-        assert_eq!(t, crate::routes::sample("").table(), "the map's one table");
-        assert_eq!(t["sizes"], serde_json::json!({"10": 14, "25": 6}));
+        assert_eq!(t, crate::routes::sample("").counted_table(), "the map's one table");
+        assert_eq!(t["sizes"], serde_json::json!(["10", "25"]));
+        assert_eq!(t["pages"], serde_json::json!({"10": 14, "25": 6}));
         assert_eq!(t["default_size"], "25");
         assert_eq!(t["resource"], "sights");
         assert_eq!(t["cache_control"], "public, max-age=60");

@@ -16,9 +16,13 @@
 //!   `api/errors/*.json`, so the bytes are the files' bytes.
 //! - S3 answers a missing key with 403 (no ListBucket) or 404 and cannot say JSON problem:
 //!   the distribution's custom error responses (one per status, not per path) map both to
-//!   `api/errors/not_found.json`, which `folio deploy` uploads as
+//!   `api/errors/page_not_found.json`, which `folio deploy` uploads as
 //!   `application/problem+json` (S3 keeps one Content-Type per object, so that document
-//!   requested by its path answers with that type too).
+//!   requested by its path answers with that type too). The function carries no page
+//!   count (a function published by hand must not go stale when the data grows): it
+//!   answers every other miss itself (`not_found` for any path that is no file folio
+//!   writes), so a key the bucket lacks is a page past the last. A page by its path past
+//!   the last answers `page_not_found` too, where §1 says `not_found` (both 404): pinned.
 //! - A response-headers policy applies to error responses too, so it must not carry the
 //!   page Content-Type: that comes from the S3 object metadata `folio deploy` sets.
 //! - CloudFront Functions are limited to 10 KB of code; the tests keep the file well below.
@@ -26,16 +30,17 @@
 use serde_json::json;
 
 use super::{HostCtx, HostFile};
-use crate::routes::{ErrorCode, Map, patterns};
+use crate::config::Shape;
+use crate::routes::{ErrorCode, patterns};
 
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
-    vec![HostFile::hosting("cloudfront-function.js", function(ctx.routes))]
+    vec![HostFile::hosting("cloudfront-function.js", function(ctx.shape))]
 }
 
 /// The bytes of `api/errors/{code}.json`: a viewer-request function cannot read the
 /// bucket, so it embeds the documents, rendered by the same function that writes them.
-pub fn problem_document(routes: &Map, code: ErrorCode) -> String {
-    String::from_utf8(crate::render::problem_document(code, routes))
+pub fn problem_document(shape: &Shape, code: ErrorCode) -> String {
+    String::from_utf8(crate::render::problem_document(code, shape))
         .expect("a JSON document is UTF-8")
 }
 
@@ -47,7 +52,7 @@ fn js(value: &serde_json::Value) -> String {
 
 const TEMPLATE: &str = include_str!("templates/cloudfront-function.js.j2");
 
-fn function(r: &Map) -> String {
+fn function(r: &Shape) -> String {
     let documents: serde_json::Map<String, serde_json::Value> = ErrorCode::ALL
         .iter()
         .map(|&c| (c.code().to_string(), json!([c.title(), problem_document(r, c)])))
@@ -57,10 +62,9 @@ fn function(r: &Map) -> String {
         minijinja::context! {
             mount => r.mount(),
             api => r.api_prefix(),
-            not_found => r.path(&ErrorCode::NotFound.file()),
-            not_found_file => ErrorCode::NotFound.file(),
-            cache_control => r.shape.cache_control.clone(),
-            table => js(&r.table()),
+            page_not_found => r.path(&ErrorCode::PageNotFound.file()),
+            cache_control => r.cache_control.clone(),
+            table => js(&crate::routes::table(r)),
             page => patterns::PAGE,
             documents => js(&documents.into()),
             segment => patterns::segment(),
@@ -76,7 +80,7 @@ mod tests {
 
     fn render_one(mount: &str) -> String {
         let name = "cloudfront-function.js";
-        super::super::sample_file(render, mount, super::super::Dir::Hosting, name)
+        super::super::sample_file(render, mount, name)
     }
 
     #[test]
@@ -90,7 +94,7 @@ mod tests {
         let js = render_one("/travel");
         assert!(js.contains(r#""api":"/travel/api/""#), "the map's table: {js}");
         assert!(js.contains("url = \"s3://BUCKET/travel\""));
-        assert!(js.contains("response page path /travel/api/errors/not_found.json"));
+        assert!(js.contains("response page path /travel/api/errors/page_not_found.json"));
         assert!(js.contains(r#"\"type\":\"/travel/api/errors/unknown_lang.json\""#));
     }
 
@@ -102,8 +106,7 @@ mod tests {
             .unwrap()
             .validate(Path::new("folio.toml"), root, root, &Overrides::default())
             .unwrap();
-        let r = Map::new(&project.shape, 12);
-        let doc = problem_document(&r, ErrorCode::NotFound);
+        let doc = problem_document(&project.shape, ErrorCode::NotFound);
         assert!(
             doc.starts_with("{\"type\":\"https://example.org/travel/api/errors/not_found.json\""),
             "{doc}"

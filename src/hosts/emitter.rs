@@ -4,7 +4,8 @@
 
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 
-use crate::routes::{ErrorCode, Map};
+use crate::config::Shape;
+use crate::routes::ErrorCode;
 
 /// Where a host file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,10 +34,11 @@ impl HostFile {
     }
 }
 
-/// What every emitter gets.
+/// What every emitter gets: what folio.toml says, and nothing of the data. An emitter
+/// of a file published with the pages is also handed the listing's map (its page counts).
 #[derive(Debug, Clone)]
 pub struct HostCtx<'a> {
-    pub routes: &'a Map,
+    pub shape: &'a Shape,
     /// Absolute path of the published folder on the server (`[hosting] root`).
     pub root: String,
     /// `[hosting] listen`, e.g. `127.0.0.1:8080`.
@@ -62,15 +64,15 @@ impl<'a> HostCtx<'a> {
 
     /// The path of an error document below the mount point, e.g. `/api/errors/x.json`.
     pub fn error_path(&self, code: ErrorCode) -> String {
-        self.routes.path(&code.file())
+        self.shape.path(&code.file())
     }
 
-    /// The context of the emitters' unit tests: `routes` served from `/srv/site/output`
+    /// The context of the emitters' unit tests: `shape` served from `/srv/site/output`
     /// on 127.0.0.1:9000.
     #[cfg(test)]
-    pub(crate) fn sample(routes: &'a Map) -> HostCtx<'a> {
+    pub(crate) fn sample(shape: &'a Shape) -> HostCtx<'a> {
         HostCtx {
-            routes,
+            shape,
             root: "/srv/site/output".into(),
             listen: "127.0.0.1:9000".into(),
             r2: None,
@@ -78,17 +80,18 @@ impl<'a> HostCtx<'a> {
     }
 }
 
-/// The one file `render` writes for the sample table (`routes::sample(mount)`), checked to
-/// be `name` in `dir`: what each emitter's unit tests read.
+/// The one file a server-side `render` writes for the sample table's shape
+/// (`routes::sample(mount)`), checked to be `name` in `hosting/`: what each emitter's unit
+/// tests read.
 #[cfg(test)]
 pub(crate) fn sample_file(
     render: fn(&HostCtx) -> Vec<HostFile>,
     mount: &str,
-    dir: Dir,
     name: &str,
 ) -> String {
     let routes = crate::routes::sample(mount);
-    let files = render(&HostCtx::sample(&routes));
+    let files = render(&HostCtx::sample(&routes.shape));
+    let dir = Dir::Hosting;
     assert_eq!(files.len(), 1);
     assert_eq!((files[0].dir, files[0].name.as_str()), (dir, name));
     files[0].contents.clone()

@@ -84,14 +84,15 @@ fn config(ctx: &HostCtx) -> String {
     )
 }
 
-/// `folio.lua`: `Map::resolve` in Lua, over the map's one table ([`Map::table`]).
+/// `folio.lua`: `Map::resolve` in Lua, over the API's one table ([`routes::table`]), a
+/// page past the last found missing.
 ///
-/// [`Map::table`]: crate::routes::Map::table
+/// [`routes::table`]: crate::routes::table
 fn script(ctx: &HostCtx) -> String {
     super::emitter::fill(
         &[("folio.lua", SCRIPT)],
         minijinja::context! {
-            table => lua_value(&ctx.routes.table()),
+            table => lua_value(&crate::routes::table(ctx.shape)),
             root => lua(ctx.root.trim_end_matches('/')),
             segment => lua(&patterns::lua_segment()),
         },
@@ -112,7 +113,7 @@ mod tests {
     fn files(mount: &str) -> (String, String) {
         let mut r = crate::routes::sample(mount);
         r.shape.cache_control = "public, max-age=\"60\"".into();
-        let ctx = HostCtx { root: "/srv/site/output/".into(), ..HostCtx::sample(&r) };
+        let ctx = HostCtx { root: "/srv/site/output/".into(), ..HostCtx::sample(&r.shape) };
         let f = render(&ctx);
         use super::super::Dir;
         let names: Vec<(Dir, &str)> = f.iter().map(|f| (f.dir, f.name.as_str())).collect();
@@ -134,15 +135,16 @@ mod tests {
     fn table_values_reach_the_script() {
         let (_, lua) = files("/travel");
         let line = lua.lines().find(|l| l.starts_with("local T = ")).unwrap();
-        // The map's one table, as a Lua literal.
-        let table = crate::routes::sample("/travel").table();
+        // The API's one table, as a Lua literal.
+        let table = crate::routes::table(&crate::routes::sample("/travel").shape);
         let keys: Vec<&String> = table.as_object().unwrap().keys().collect();
         for key in keys {
             assert!(line.contains(&format!("[\"{key}\"] = ")), "{key}: {line}");
         }
         assert!(line.contains(r#"["api"] = "/travel/api/""#), "{line}");
         assert!(line.contains(r#"["languages"] = { "en", "pt-br" }"#), "{line}");
-        assert!(line.contains(r#"["sizes"] = { ["10"] = 14, ["25"] = 6 }"#), "{line}");
+        assert!(line.contains(r#"["sizes"] = { "10", "25" }"#), "{line}");
+        assert!(!line.contains("pages") && !line.contains("14"), "no page count: {line}");
         assert!(line.contains(r#"["default_size"] = "25""#), "{line}");
         assert!(line.contains(r#"["cache_control"] = "public, max-age=\"60\"""#), "{line}");
         assert!(line.contains(r#"["method_not_allowed"] = 405"#), "{line}");

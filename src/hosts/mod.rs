@@ -1,13 +1,14 @@
-//! Host targets: each file renders the routing table ([`Map`](crate::routes::Map)) into one host's
-//! configuration, through a minijinja template of `templates/` (Vercel's and Cloudflare's
-//! JSON files are built as data). Server-side configs go to `hosting/` (never published);
-//! publish-dir files (`_redirects`, `vercel.json`, `_worker.js`, ...) go to `output/`.
-//! Nothing here decides behaviour: every rule comes from the map and every regex from
-//! `routes::patterns`. Where a host runs a script (the Cloudflare worker, the CloudFront
-//! function, lighttpd's Lua), the script reads the map's one JSON table ([`Map::table`](crate::routes::Map::table))
-//! and holds only what must be written in its language: reading the request, the
-//! resolver's steps over the table, sending the file. The request table in the tests
-//! checks each of them against [`Map::resolve`](crate::routes::Map::resolve) on a real server or emulator.
+//! Host targets: each file renders the API's rules into one host's configuration, through a
+//! minijinja template of `templates/` (Vercel's and Cloudflare's JSON files are built as
+//! data). Server-side configs go to `hosting/` ([`server_files`]): they are published by
+//! hand, apart from the pages, so they are made from folio.toml alone and a page past the
+//! last is one the server finds missing. Publish-dir files (`_redirects`, `vercel.json`,
+//! `_worker.js`, ...) go to `output/` with the pages ([`published_files`]) and may carry
+//! the listing's page counts. Every rule comes from `routes` and every regex from
+//! `routes::patterns`; a script (the Workers, the CloudFront function, lighttpd's Lua)
+//! reads the one JSON table of [`routes::table`](crate::routes::table). The request table
+//! in the tests checks each against [`Map::resolve`](crate::routes::Map::resolve) on a real
+//! server or emulator.
 
 pub mod apache;
 pub mod caddy;
@@ -31,6 +32,7 @@ pub const PLATFORM_CONFIG: [&str; 5] =
     ["_worker.js", "_routes.json", "_headers", "_redirects", "vercel.json"];
 
 use crate::config::HostTarget;
+use crate::routes::Map;
 
 /// Does `target` write server-side files (into `hosting_dir`)? Known before the records
 /// are: a build whose `hosting_dir` lacks them is no no-op.
@@ -49,18 +51,41 @@ pub fn writes_hosting_files(
     }
 }
 
-/// Every file of one target.
-pub fn render(target: HostTarget, ctx: &HostCtx) -> Vec<HostFile> {
+/// The `hosting/` files of one target, from folio.toml alone: `ctx` holds no fact of the
+/// data, so two builds that differ only in `data/` write them byte for byte the same, and a
+/// server configured from an older build answers a newer one's output.
+pub fn server_files(target: HostTarget, ctx: &HostCtx) -> Vec<HostFile> {
     match target {
         HostTarget::Nginx => nginx::render(ctx),
         HostTarget::Apache => apache::render(ctx),
         HostTarget::Caddy => caddy::render(ctx),
         HostTarget::Lighttpd => lighttpd::render(ctx),
         HostTarget::Cloudfront => cloudfront::render(ctx),
-        HostTarget::Netlify => netlify::render(ctx),
-        HostTarget::Vercel => vercel::render(ctx),
-        HostTarget::Cloudflare => cloudflare::render(ctx),
+        HostTarget::Cloudflare => cloudflare::server(ctx),
+        HostTarget::Netlify | HostTarget::Vercel => Vec::new(),
     }
+}
+
+/// The `output/` files of one target, which the host reads from the published folder
+/// with the pages they describe: they may carry `map`'s page counts.
+pub fn published_files(target: HostTarget, ctx: &HostCtx, map: &Map) -> Vec<HostFile> {
+    match target {
+        HostTarget::Netlify => netlify::render(ctx),
+        HostTarget::Vercel => vercel::render(ctx, map),
+        HostTarget::Cloudflare => cloudflare::published(ctx, map),
+        HostTarget::Nginx
+        | HostTarget::Apache
+        | HostTarget::Caddy
+        | HostTarget::Lighttpd
+        | HostTarget::Cloudfront => Vec::new(),
+    }
+}
+
+/// Every file of one target: its server files, then its published ones.
+pub fn render(target: HostTarget, ctx: &HostCtx, map: &Map) -> Vec<HostFile> {
+    let mut files = server_files(target, ctx);
+    files.extend(published_files(target, ctx, map));
+    files
 }
 
 #[cfg(test)]
@@ -117,21 +142,21 @@ mod tests {
     fn every_host_file_of_the_sample_table() {
         use HostTarget::*;
         let routes = crate::routes::sample("/travel");
-        let ctx = HostCtx::sample(&routes);
+        let ctx = HostCtx::sample(&routes.shape);
         for target in [Nginx, Apache, Caddy, Lighttpd, Cloudfront, Netlify, Vercel, Cloudflare] {
-            for file in render(target, &ctx) {
+            for file in render(target, &ctx, &routes) {
                 let name = format!("{target:?}-{}", file.name).to_lowercase();
                 insta::assert_snapshot!(name, file.contents);
             }
         }
         for target in [Nginx, Apache, Caddy, Lighttpd, Cloudfront, Netlify, Vercel, Cloudflare] {
-            let server = render(target, &ctx).iter().any(|f| f.dir == Dir::Hosting);
+            let server = render(target, &ctx, &routes).iter().any(|f| f.dir == Dir::Hosting);
             assert_eq!(writes_hosting_files(target, Default::default()), server, "{target:?}");
         }
         // `[hosting.cloudflare] serve_from = "r2"`: the Worker and its wrangler.toml.
         let r2 = R2 { bucket: "travel-api".into(), prefix: "v1".into() };
         let ctx = HostCtx { r2: Some(r2), ..ctx };
-        let files = render(Cloudflare, &ctx);
+        let files = render(Cloudflare, &ctx, &routes);
         assert!(files.iter().all(|f| f.dir == Dir::Hosting), "nothing of Pages is published");
         for file in files {
             insta::assert_snapshot!(format!("cloudflare-r2-{}", file.name), file.contents);

@@ -7,8 +7,9 @@
 //! How the rules map onto nginx:
 //! - The query is parsed from `$args` with `map` regexes, not `$arg_page`: `$arg_*` cannot
 //!   tell `page=` from no `page`, and a regex's leftmost match is the first occurrence.
-//! - Page ranges are regexes per size (`[1-7]` for 7 pages), so past-the-end pages are
-//!   `page_not_found` without any file lookup.
+//! - No page count: a valid page at a configured size is the file `try_files` looks for,
+//!   and a page past the last is the file it does not find (`=` the page_not_found
+//!   status), so the config answers any later build of the same folio.toml.
 //! - Each error code has an internal status (470...) that `error_page 47x =400 ...` turns
 //!   into the real status with the error document as body; the documents are served from
 //!   an `internal` location so that they get `application/problem+json`, while the same
@@ -63,8 +64,6 @@ fn q(s: &str) -> String {
 struct Size {
     size: u64,
     quoted: String,
-    /// `"~^(1..=pages) size$"`: the query map's pattern for this size.
-    range: String,
 }
 
 #[derive(Serialize)]
@@ -75,7 +74,7 @@ struct ErrorPage {
 }
 
 pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
-    let r = ctx.routes;
+    let r = ctx.shape;
     let root = ctx.root.trim_end_matches('/');
     let api = format!("^{}", patterns::literal(&r.api_prefix()));
     let errors = r.path(&format!("{API}.folio-error/"));
@@ -91,18 +90,19 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
             page_param => q(&format!("~{}", patterns::param("page"))),
             per_page_param => q(&format!("~{}", patterns::param("per_page"))),
             page_valid => q(&format!("~^{}$", patterns::PAGE)),
-            default_size => r.shape.default_page_size,
-            sizes => minijinja::value::Serde(r.sizes.iter().map(|s| Size {
-                size: s.size,
-                quoted: q(&s.size.to_string()),
-                range: q(&format!("~^({}) {}$", patterns::page_numbers(s.pages), s.size)),
+            default_size => r.default_page_size,
+            sizes => minijinja::value::Serde(r.page_sizes.iter().map(|&size| Size {
+                size,
+                quoted: q(&size.to_string()),
             }).collect::<Vec<_>>()),
+            // Both checked by the maps above: the page's file, below its endpoint.
+            valid => q("~^([0-9]+) ([0-9]+)$"),
             code => minijinja::value::Serde(codes(|c| c.code().to_string())),
             status => minijinja::value::Serde(codes(|c| internal_status(c).to_string())),
-            unprefixed => q(&format!("~{api}{}(?:\\?|$)", patterns::endpoint(&r.shape.resource))),
+            unprefixed => q(&format!("~{api}{}(?:\\?|$)", patterns::endpoint(&r.resource))),
             prefixed => q(&format!(
                 "~{api}{}(?:\\?|$)",
-                patterns::lang_endpoint(&r.shape.languages, &r.shape.resource)
+                patterns::lang_endpoint(&r.languages, &r.resource)
             )),
             clean => q(&format!("~{api}{}(?:\\?|$)", patterns::segments())),
             accepts_br => q(&format!("~*{}", patterns::accepts_coding("br"))),
@@ -120,13 +120,13 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
             api_alias => q(&format!("{root}/{API}")),
             endpoint_location => q(&format!(
                 "{api}(?:{}|{})$",
-                patterns::any_lang_endpoint(&r.shape.resource),
-                patterns::endpoint(&r.shape.resource)
+                patterns::any_lang_endpoint(&r.resource),
+                patterns::endpoint(&r.resource)
             )),
             root => q(root),
-            cache_control => q(&r.shape.cache_control),
+            cache_control => q(&r.cache_control),
             // `root` + a file without the mount: built from checked values only.
-            page => format!("/{API}${{folio_lang}}{}/$folio_query.json", r.shape.resource),
+            page => format!("/{API}${{folio_lang}}{}/$folio_query.json", r.resource),
             errors_location => q(&errors),
             errors_alias => q(&format!("{root}/{ERRORS}")),
         },
@@ -139,7 +139,7 @@ mod tests {
     use super::*;
 
     fn conf(mount: &str) -> String {
-        super::super::sample_file(render, mount, super::super::Dir::Hosting, "nginx.conf")
+        super::super::sample_file(render, mount, "nginx.conf")
     }
 
     #[test]

@@ -80,8 +80,8 @@ fn options(api: &str) -> Vec<Value> {
     ]
 }
 
-pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
-    let config = json!({ "routes": routes(ctx.routes) });
+pub fn render(_ctx: &HostCtx, map: &Map) -> Vec<HostFile> {
+    let config = json!({ "routes": routes(map) });
     let mut contents = serde_json::to_string_pretty(&config).expect("serializes");
     contents.push('\n');
     vec![HostFile::output("vercel.json", contents)]
@@ -220,9 +220,14 @@ mod tests {
     use super::*;
 
     fn config(mount: &str) -> Value {
-        let file =
-            super::super::sample_file(render, mount, super::super::Dir::Output, "vercel.json");
-        serde_json::from_str(&file).unwrap()
+        let r = crate::routes::sample(mount);
+        let files = render(&HostCtx::sample(&r.shape), &r);
+        assert_eq!(files.len(), 1);
+        assert_eq!(
+            (files[0].dir, files[0].name.as_str()),
+            (super::super::Dir::Output, "vercel.json")
+        );
+        serde_json::from_str(&files[0].contents).unwrap()
     }
 
     #[test]

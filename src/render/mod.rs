@@ -13,6 +13,7 @@ pub use page::{Links, PageInfo};
 
 use serde_json::json;
 
+use crate::config::Shape;
 use crate::routes::layout::{self};
 use crate::routes::{ErrorCode, Map};
 
@@ -52,8 +53,8 @@ impl PageWriter {
 }
 
 /// The sentence of a problem document that names what is allowed.
-fn detail(code: ErrorCode, routes: &Map) -> String {
-    let sizes: Vec<String> = routes.sizes.iter().map(|s| s.size.to_string()).collect();
+fn detail(code: ErrorCode, shape: &Shape) -> String {
+    let sizes: Vec<String> = shape.page_sizes.iter().map(u64::to_string).collect();
     match code {
         ErrorCode::InvalidPage => {
             "page must be a whole number from 1 to 999999999, written without sign or leading zeros"
@@ -61,7 +62,7 @@ fn detail(code: ErrorCode, routes: &Map) -> String {
         }
         ErrorCode::InvalidPerPage => format!("per_page must be one of {}", sizes.join(", ")),
         ErrorCode::UnknownLang => {
-            format!("the language must be one of {}", routes.shape.languages.join(", "))
+            format!("the language must be one of {}", shape.languages.join(", "))
         }
         ErrorCode::PageNotFound => {
             "page is past the last page of this listing (api/index.json has total_pages at each page size)".into()
@@ -69,7 +70,7 @@ fn detail(code: ErrorCode, routes: &Map) -> String {
         ErrorCode::NotFound => {
             format!(
                 "no such resource; the listing is at /{}",
-                layout::endpoint(Some("{lang}"), &routes.shape.resource)
+                layout::endpoint(Some("{lang}"), &shape.resource)
             )
         }
         ErrorCode::MethodNotAllowed => {
@@ -81,12 +82,12 @@ fn detail(code: ErrorCode, routes: &Map) -> String {
 /// The RFC 9457 problem document of `code`, as written to `api/errors/{code}.json` and as
 /// host configs that cannot read the file (a CloudFront function) embed it: `type` is the
 /// document's own URL, `title` the status's reason phrase, `detail` what is allowed.
-pub fn problem_document(code: ErrorCode, routes: &Map) -> Vec<u8> {
+pub fn problem_document(code: ErrorCode, shape: &Shape) -> Vec<u8> {
     let doc = json!({
-        "type": routes.url(&code.file()),
+        "type": shape.url(&code.file()),
         "title": code.title(),
         "status": code.status(),
-        "detail": detail(code, routes),
+        "detail": detail(code, shape),
         "code": code.code(),
     });
     let mut out = serde_json::to_vec(&doc).expect("serializes");

@@ -16,6 +16,7 @@ use std::fmt::Display;
 
 use super::codes::ErrorCode;
 use super::query::valid_page;
+use crate::config::Shape;
 
 pub const INDEX: &str = "api/index.json";
 pub const OPENAPI: &str = "api/openapi.json";
@@ -61,6 +62,36 @@ pub fn api_files() -> Vec<String> {
 
 /// The folder of the API below the output folder and the mount point, with its slash.
 pub const API: &str = "api/";
+
+/// Where the listing is mounted and how its files are named there: what folio.toml alone
+/// says, so that whatever is written from it (every `hosting/` file) is the same for any
+/// data. [`super::Map`] names the same through its shape.
+impl Shape {
+    /// Where `output/` is mounted: `""` or `/travel`.
+    pub fn mount(&self) -> &str {
+        &self.base.path
+    }
+
+    /// base_url's origin (`https://example.org`), or empty.
+    pub fn origin(&self) -> &str {
+        &self.base.origin
+    }
+
+    /// The path a server sees for `rel` (a path below the output folder): `{mount}/{rel}`.
+    pub fn path(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.base.path)
+    }
+
+    /// The public URL of `rel`: `{origin}{mount}/{rel}` (root-relative without an origin).
+    pub fn url(&self, rel: &str) -> String {
+        format!("{}{}/{rel}", self.base.origin, self.base.path)
+    }
+
+    /// `{mount}/api/`: everything below it follows the API's rules.
+    pub fn api_prefix(&self) -> String {
+        self.path(API)
+    }
+}
 
 /// The query of a page as links spell it: `?page=P&per_page=S`.
 pub fn query(size: u64, page: impl Display) -> impl Display {

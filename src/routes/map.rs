@@ -55,31 +55,31 @@ impl Map {
 
     /// Where `output/` is mounted: `""` or `/travel`.
     pub fn mount(&self) -> &str {
-        &self.shape.base.path
+        self.shape.mount()
     }
 
     /// base_url's origin (`https://example.org`), or empty.
     pub fn origin(&self) -> &str {
-        &self.shape.base.origin
+        self.shape.origin()
     }
 
     pub fn default_lang(&self) -> &str {
-        &self.shape.languages[self.shape.default_language]
+        self.shape.default_lang()
     }
 
     /// The path a server sees for `rel` (a path below the output folder): `{mount}/{rel}`.
     pub fn path(&self, rel: &str) -> String {
-        format!("{}/{rel}", self.shape.base.path)
+        self.shape.path(rel)
     }
 
     /// The public URL of `rel`: `{origin}{mount}/{rel}` (root-relative without an origin).
     pub fn url(&self, rel: &str) -> String {
-        format!("{}{}/{rel}", self.shape.base.origin, self.shape.base.path)
+        self.shape.url(rel)
     }
 
     /// `{mount}/api/`: everything below it follows the API's rules.
     pub fn api_prefix(&self) -> String {
-        self.path(API)
+        self.shape.api_prefix()
     }
 
     /// Every variant a build writes: each language, then the unprefixed default.
@@ -208,31 +208,15 @@ impl Map {
         Ok(layout::page_file(&layout::endpoint(lang, &self.shape.resource), size.size, page))
     }
 
-    /// The map as the one JSON table the host scripts run on (the Cloudflare worker, the
-    /// CloudFront function, lighttpd's Lua): where the API is, the listing's shape with
-    /// each size's page count keyed by the size as a query spells it, the files below
-    /// `api/` other than pages, each error code's status and the headers' values. What a
-    /// script adds by hand is what only it can do: read its request, send its file.
-    pub fn table(&self) -> serde_json::Value {
-        let sizes: serde_json::Map<String, serde_json::Value> =
+    /// [`table`] with each size's page count (`pages`, keyed by the size as a query
+    /// spells it): what a script published with the pages may use (Cloudflare Pages'
+    /// worker, which cannot ask its asset server whether a file exists).
+    pub fn counted_table(&self) -> serde_json::Value {
+        let pages: serde_json::Map<String, serde_json::Value> =
             self.sizes.iter().map(|s| (s.size.to_string(), s.pages.into())).collect();
-        let errors: serde_json::Map<String, serde_json::Value> =
-            ErrorCode::ALL.iter().map(|c| (c.code().to_string(), c.status().into())).collect();
-        serde_json::json!({
-            "mount": self.mount(),
-            "api": self.api_prefix(),
-            "resource": self.shape.resource,
-            "languages": self.shape.languages,
-            "sizes": sizes,
-            "default_size": self.shape.default_page_size.to_string(),
-            "max_page_digits": super::query::MAX_PAGE.to_string().len(),
-            "files": layout::api_files(),
-            "errors": errors,
-            "cache_control": self.shape.cache_control,
-            "allow": super::http::ALLOW,
-            "preflight_max_age": super::http::PREFLIGHT_MAX_AGE.to_string(),
-            "problem_type": super::media::PROBLEM_JSON,
-        })
+        let mut t = table(&self.shape);
+        t["pages"] = pages.into();
+        t
     }
 
     /// Resolves one request: `path` and `query` exactly as received (not decoded).
@@ -264,6 +248,33 @@ impl Map {
             None => Outcome::Error(ErrorCode::NotFound),
         }
     }
+}
+
+/// The one JSON table the host scripts run on (the Cloudflare Workers, the CloudFront
+/// function, lighttpd's Lua): where the API is, the listing's shape (`sizes` as a query
+/// spells them), the files below `api/` other than pages, each error code's status and the
+/// headers' values. folio.toml alone decides it, so a script that carries it is the same
+/// for any data: a page past the last is one the store does not have. What a script adds by
+/// hand is what only it can do: read its request, send its file.
+pub fn table(shape: &Shape) -> serde_json::Value {
+    let sizes: Vec<String> = shape.page_sizes.iter().map(u64::to_string).collect();
+    let errors: serde_json::Map<String, serde_json::Value> =
+        ErrorCode::ALL.iter().map(|c| (c.code().to_string(), c.status().into())).collect();
+    serde_json::json!({
+        "mount": shape.mount(),
+        "api": shape.api_prefix(),
+        "resource": shape.resource,
+        "languages": shape.languages,
+        "sizes": sizes,
+        "default_size": shape.default_page_size.to_string(),
+        "max_page_digits": super::query::MAX_PAGE.to_string().len(),
+        "files": layout::api_files(),
+        "errors": errors,
+        "cache_control": shape.cache_control,
+        "allow": super::http::ALLOW,
+        "preflight_max_age": super::http::PREFLIGHT_MAX_AGE.to_string(),
+        "problem_type": super::media::PROBLEM_JSON,
+    })
 }
 
 /// A small map for the host emitters' unit tests: resource `sights`, languages en and

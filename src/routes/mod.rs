@@ -19,7 +19,7 @@ pub use codes::ErrorCode;
 pub use http::{ALLOW, PREFLIGHT_MAX_AGE, accepts_coding, if_none_match, not_modified};
 #[cfg(test)]
 pub(crate) use map::sample;
-pub use map::{Map, Outcome, Size};
+pub use map::{Map, Outcome, Size, table};
 pub use media::{
     FILE_TYPES, FileType, JSON, OCTET_STREAM, PROBLEM_JSON, TEXT, UTF8, content_type, names,
 };

@@ -25,7 +25,7 @@ pub(super) fn statics(
 ) -> Result<Vec<(String, Vec<u8>)>, Failure> {
     let mut files: Vec<(String, Vec<u8>)> = ErrorCode::ALL
         .iter()
-        .map(|&code| (code.file(), render::problem_document(code, map)))
+        .map(|&code| (code.file(), render::problem_document(code, &map.shape)))
         .collect();
     files.push((layout::INDEX.into(), render::index(map, total)));
     files.push((layout::OPENAPI.into(), openapi::render(project, map)));
@@ -61,6 +61,6 @@ pub(super) fn rendered_hosts(project: &Project, map: &Map) -> Vec<(HostTarget, V
         .then_some(project.deploy.configured.as_ref())
         .flatten()
         .map(|t| hosts::R2 { bucket: t.bucket.clone(), prefix: t.prefix.clone() });
-    let ctx = HostCtx { routes: map, root, listen: project.hosting.listen.clone(), r2 };
-    (project.hosting.targets.iter()).map(|&t| (t, hosts::render(t, &ctx))).collect()
+    let ctx = HostCtx { shape: &project.shape, root, listen: project.hosting.listen.clone(), r2 };
+    (project.hosting.targets.iter()).map(|&t| (t, hosts::render(t, &ctx, map))).collect()
 }

@@ -31,7 +31,8 @@
 //    makes), `Last-Modified` = its upload time (here the file's mtime; folio deploy uploads
 //    only changed files, so unchanged ones keep theirs).
 // 5. Custom error responses (distribution-wide, not per path): 403 and 404 from S3 serve
-//    `api/errors/not_found.json` with status 404.
+//    the document the function's header names (step 4: "response page path P, response
+//    code 404"), with status 404.
 // 6. Conditional requests on a 200 from S3 (or CloudFront's cached copy of it), per
 //    RFC 9110 §13.2.2: If-None-Match (weak comparison, lists, `*`) or, without it,
 //    If-Modified-Since at or after Last-Modified → 304 with the headers of the 200 and no
@@ -76,7 +77,10 @@ function loadFunction() {
 const API = loadFunction().API;
 if (typeof API !== "string" || !API.endsWith("/api/")) throw new Error("no API constant in the function");
 const MOUNT = API.slice(0, -"/api/".length);
-const NOT_FOUND = `${MOUNT}/api/errors/not_found.json`;
+// The custom error response, as the function's header asks for it.
+const ERROR_PAGE = /response page path (\S+), response code 404/.exec(SOURCE);
+if (!ERROR_PAGE) throw new Error("the function's header names no custom error response");
+const ERROR_DOCUMENT = ERROR_PAGE[1];
 
 // The Content-Types `folio deploy` sets (src/deploy/local.rs, routes::content_type).
 const TYPES = {
@@ -187,7 +191,7 @@ function originResponse(uri) {
   let status = 200;
   if (!obj) {
     status = 404; // 403 from S3, mapped by the custom error response
-    obj = s3Object(NOT_FOUND);
+    obj = s3Object(ERROR_DOCUMENT);
     if (!obj || !fs.existsSync(obj.file)) {
       return { status: 403, headers: { "content-type": "application/xml" }, body: Buffer.from("<Error><Code>AccessDenied</Code></Error>") };
     }

@@ -222,3 +222,62 @@ fn the_ci_nginx_smoke_script_passes_on_a_mounted_build_as_written() {
         format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success() && said.contains("nginx serves the API as expected"), "{said}");
 }
+
+/// What the data decides lives in the build, what folio.toml decides in `hosting/`: two
+/// builds of one project, the second with 200 records more (more pages at every size),
+/// write byte-identical `hosting/` trees for every target that has server files, with
+/// Cloudflare from Pages and from R2; the files published with the pages do carry the
+/// counts (Pages' worker, Vercel's routes), which is how one can tell the data grew.
+#[test]
+fn host_files_carry_no_fact_of_the_data() {
+    let servers = r#""nginx", "apache", "caddy", "lighttpd", "cloudfront""#;
+    for (variant, tail) in [
+        ("Pages", format!("[hosting]\ntargets = [{servers}, \"cloudflare\", \"vercel\"]\n")),
+        (
+            "R2",
+            format!(
+                "[hosting]\ntargets = [{servers}, \"cloudflare\"]\n[hosting.cloudflare]\nserve_from = \"r2\"\n[deploy]\nurl = \"s3://api-bucket/site\"\nendpoint = \"https://account.r2.cloudflarestorage.com\"\n"
+            ),
+        ),
+    ] {
+        let p = Project::sample();
+        let cfg = p.read("folio.toml");
+        let cfg = format!("{}\n{tail}", &cfg[..cfg.find("\n[hosting]").unwrap()]);
+        p.write("folio.toml", cfg);
+        p.folio(&["build"]).success();
+        let before = table::host_files(&p);
+        let published = |p: &Project| {
+            (p.tree("output").into_iter())
+                .filter(|(k, _)| ["_worker.js", "vercel.json"].contains(&k.as_str()))
+                .collect::<Vec<_>>()
+        };
+        let published_before = published(&p);
+        // 200 records more: ids 1000.., the sample's first record's fields.
+        let csv = p.read("data/attractions.csv");
+        let first = csv.lines().nth(1).unwrap();
+        let rest = first.split_once(',').unwrap().1;
+        let more: String = (1000..1200).map(|id| format!("{id},{rest}\n")).collect();
+        p.write("data/attractions.csv", format!("{csv}{more}"));
+        p.folio(&["build"]).success();
+        assert!(p.path("output/api/en/attractions/100/3.json").is_file(), "more pages");
+        let after = table::host_files(&p);
+        let expected = match variant {
+            "Pages" => 6,
+            _ => 8,
+        };
+        assert_eq!(before.len(), expected, "{variant}: {:?}", before.keys());
+        for (name, bytes) in &before {
+            assert!(
+                after.get(name) == Some(bytes),
+                "{variant}: hosting/{name} changed with the data"
+            );
+        }
+        assert_eq!(before.keys().collect::<Vec<_>>(), after.keys().collect::<Vec<_>>());
+        // What goes out with the pages may count them.
+        let published_after = published(&p);
+        assert_eq!(published_before.len(), published_after.len());
+        for (a, b) in published_before.iter().zip(&published_after) {
+            assert_ne!(a.1, b.1, "{variant}: output/{} counts the pages", a.0);
+        }
+    }
+}

@@ -528,7 +528,10 @@ pub fn fixture_with(listing: &str, config_tail: &str) -> Project {
 }
 
 /// The sample project with `listing` added to its `[listing]` table and `config_tail` to
-/// its config, built: no sibling or symlink planted.
+/// its config, built: no sibling or symlink planted. It is built twice, first without
+/// `data/more/` (35 of the 67 records), and `hosting/` is that first build's: every server
+/// and script runs the configuration of a smaller build over the output of a larger one,
+/// as a server configured once answers a catalog that grows every day.
 pub fn built_with(listing: &str, config_tail: &str) -> Project {
     let p = Project::sample();
     let cfg = p.read("folio.toml");
@@ -540,8 +543,28 @@ pub fn built_with(listing: &str, config_tail: &str) -> Project {
         _ => cfg + config_tail,
     };
     p.write("folio.toml", cfg);
+    let (more, aside) = (p.path("data/more"), p.path("more-aside"));
+    std::fs::rename(&more, &aside).unwrap();
     p.folio(&["build"]).success();
+    let old = host_files(&p);
+    std::fs::rename(&aside, &more).unwrap();
+    p.folio(&["build"]).success();
+    assert_eq!(
+        old.keys().collect::<Vec<_>>(),
+        host_files(&p).keys().collect::<Vec<_>>(),
+        "the same host files"
+    );
+    for (name, bytes) in &old {
+        std::fs::write(p.path("hosting").join(name), bytes).unwrap();
+    }
     p
+}
+
+/// The files of `hosting/` but folio's manifest of them.
+pub fn host_files(p: &Project) -> BTreeMap<String, Vec<u8>> {
+    let mut files = p.tree("hosting");
+    files.remove(".folio-manifest.json");
+    files
 }
 
 /// A secret outside `output/`, and two symlinks inside `output/api/` that lead to it: a
