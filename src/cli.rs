@@ -289,9 +289,22 @@ pub struct DeployArgs {
     /// waiting for it.
     #[arg(long)]
     pub no_wait: bool,
+    /// How to report what was done.
+    #[arg(long, value_enum, default_value_t = DeployFormat::Text)]
+    pub format: DeployFormat,
     /// Print only problems.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// How `folio deploy` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeployFormat {
+    /// A summary line on stdout (with --dry-run, the plan first); warnings on stderr.
+    Text,
+    /// One JSON object on stdout: the counts, the plan with --dry-run, the purges, the
+    /// changed `hosting/` files and the warnings (stable keys).
+    Json,
 }
 
 #[cfg(test)]

@@ -84,6 +84,7 @@ Register-ArgumentCompleter -Native -CommandName 'folio' -ScriptBlock {
             [CompletionResult]::new('--max-purge-paths', '--max-purge-paths', [CompletionResultType]::ParameterName, 'Send a CDN at most this many paths (CloudFront; a wildcard counts as one) or URLs and prefixes (Cloudflare), folding into wildcards past it, overriding `[deploy] max_purge_paths`')
             [CompletionResult]::new('--drop-owed', '--drop-owed', [CompletionResultType]::ParameterName, 'Drop what the store''s record says this CDN is owed (one that no longer exists, or was never meant): nothing is sent for it (repeat for more)')
             [CompletionResult]::new('--move-owed', '--move-owed', [CompletionResultType]::ParameterName, 'Move what the store''s record says this CDN is owed to the CDNs this deploy purges (an id corrected): they are sent it (repeat for more)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to report what was done')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and send nothing that writes')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Upload every object, changed or not')
             [CompletionResult]::new('--no-purge', '--no-purge', [CompletionResultType]::ParameterName, 'Purge no CDN this time (what is owed stays owed, in the store''s record)')
@@ -91,8 +92,8 @@ Register-ArgumentCompleter -Native -CommandName 'folio' -ScriptBlock {
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'When a build is writing the output folder, refuse at once (exit 1) instead of waiting for it')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only problems')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only problems')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'folio;completions' {

@@ -76,6 +76,7 @@ set edit:completion:arg-completer[folio] = {|@words|
             cand --max-purge-paths 'Send a CDN at most this many paths (CloudFront; a wildcard counts as one) or URLs and prefixes (Cloudflare), folding into wildcards past it, overriding `[deploy] max_purge_paths`'
             cand --drop-owed 'Drop what the store''s record says this CDN is owed (one that no longer exists, or was never meant): nothing is sent for it (repeat for more)'
             cand --move-owed 'Move what the store''s record says this CDN is owed to the CDNs this deploy purges (an id corrected): they are sent it (repeat for more)'
+            cand --format 'How to report what was done'
             cand --dry-run 'Print the plan and send nothing that writes'
             cand --force 'Upload every object, changed or not'
             cand --no-purge 'Purge no CDN this time (what is owed stays owed, in the store''s record)'
@@ -83,8 +84,8 @@ set edit:completion:arg-completer[folio] = {|@words|
             cand --no-wait 'When a build is writing the output folder, refuse at once (exit 1) instead of waiting for it'
             cand -q 'Print only problems'
             cand --quiet 'Print only problems'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'folio;completions'= {
             cand -h 'Print help'

@@ -67,13 +67,15 @@ complete -c folio -n "__fish_folio_using_subcommand deploy" -l purge-wait -d 'Gi
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l max-purge-paths -d 'Send a CDN at most this many paths (CloudFront; a wildcard counts as one) or URLs and prefixes (Cloudflare), folding into wildcards past it, overriding `[deploy] max_purge_paths`' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l drop-owed -d 'Drop what the store\'s record says this CDN is owed (one that no longer exists, or was never meant): nothing is sent for it (repeat for more)' -r
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l move-owed -d 'Move what the store\'s record says this CDN is owed to the CDNs this deploy purges (an id corrected): they are sent it (repeat for more)' -r
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l format -d 'How to report what was done' -r -f -a "text\t'A summary line on stdout (with --dry-run, the plan first); warnings on stderr'
+json\t'One JSON object on stdout: the counts, the plan with --dry-run, the purges, the changed `hosting/` files and the warnings (stable keys)'"
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l dry-run -d 'Print the plan and send nothing that writes'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l force -d 'Upload every object, changed or not'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l no-purge -d 'Purge no CDN this time (what is owed stays owed, in the store\'s record)'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l repair -d 'When folio\'s record on the store cannot be read: survey every object below the prefix, delete those that carry folio\'s metadata and the build does not have, and purge every key of the build'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l no-wait -d 'When a build is writing the output folder, refuse at once (exit 1) instead of waiting for it'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -s q -l quiet -d 'Print only problems'
-complete -c folio -n "__fish_folio_using_subcommand deploy" -s h -l help -d 'Print help'
+complete -c folio -n "__fish_folio_using_subcommand deploy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c folio -n "__fish_folio_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c folio -n "__fish_folio_using_subcommand man" -l out-dir -d 'Write folio.1 and folio-COMMAND.1 for every command into this folder (created if missing) instead of printing folio.1' -r -F
 complete -c folio -n "__fish_folio_using_subcommand man" -s h -l help -d 'Print help'

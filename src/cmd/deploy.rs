@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use super::{Bar, say};
-use crate::cli::DeployArgs;
+use crate::cli::{DeployArgs, DeployFormat};
 use folio::config::{DeployOverrides, Overrides};
 use folio::deploy::purge::PurgeList;
 use folio::deploy::{self, Hooks, Options, Settle};
@@ -38,6 +38,12 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
     // A purge list on stdout (`-`, `/dev/stdout`) has stdout to itself: the rest goes to
     // stderr, so that `--purge-list - | jq` reads JSON only.
     let to_stderr = purge_file.as_ref().is_some_and(|f| f.0.is_stdout());
+    let json = args.format == DeployFormat::Json;
+    if json && to_stderr {
+        return Err(Failure::Usage(
+            "--format json and a purge list on stdout would mix two JSON documents: write the purge list to a file".into(),
+        ));
+    }
     let say = |line: std::fmt::Arguments| {
         if to_stderr {
             super::messages::eprint(&line.to_string());
@@ -67,6 +73,13 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
     let deployed = deploy::deploy(&project, &opts, hooks)?;
     for w in &deployed.warnings {
         super::messages::warn(w);
+    }
+    // Said whatever --quiet says: no deploy publishes these, and the next will not say it.
+    for changed in &deployed.hosting {
+        super::messages::warn(&host_file_changed(changed));
+    }
+    if json {
+        return say(format_args!("{}", report(&deployed)));
     }
     if deployed.dry_run {
         for (key, reason) in &deployed.uploaded {
@@ -101,6 +114,49 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// A `hosting/` file that differs from the one the last deploy published, and what to do.
+fn host_file_changed(changed: &folio::deploy::HostFileChanged) -> String {
+    let what = if changed.new { "is new since" } else { "changed since" };
+    format!("{} {what} the last deploy, which does not publish it: {}", changed.file, changed.step)
+}
+
+/// `--format json`: the deploy as one object.
+fn report(d: &folio::deploy::Deployed) -> serde_json::Value {
+    use serde_json::json;
+    let purges: Vec<serde_json::Value> = (d.purges.iter())
+        .map(|p| {
+            json!({
+                "cdn": p.cdn, "objects": p.objects, "requests": p.requests, "exact": p.exact,
+                "wildcards": p.wildcards, "ids": p.ids, "waits": p.waits,
+                "items": if d.dry_run { json!(p.items) } else { json!(null) },
+            })
+        })
+        .collect();
+    let requests = d.requests.map(
+        |r| json!({"list": r.list, "head": r.head, "get": r.get, "put": r.put, "delete": r.delete}),
+    );
+    let mut out = json!({
+        "target": d.target,
+        "dry_run": d.dry_run,
+        "uploaded": d.uploaded.len(),
+        "unchanged": d.unchanged,
+        "deleted": d.deleted.len(),
+        "bytes": d.bytes,
+        "seconds": if d.dry_run { json!(null) } else { json!(d.seconds) },
+        "requests": requests,
+        "purges": purges,
+        "hosting_changed": d.hosting,
+        "warnings": d.warnings,
+    });
+    if d.dry_run {
+        let uploads: Vec<serde_json::Value> =
+            d.uploaded.iter().map(|(key, r)| json!({"key": key, "reason": r.as_str()})).collect();
+        out["uploads"] = uploads.into();
+        out["deletes"] = json!(d.deleted);
+    }
+    out
 }
 
 /// One CDN's purge in a line: what it covered, in how many requests, and for CloudFront

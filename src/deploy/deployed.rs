@@ -20,4 +20,7 @@ pub struct Deployed {
     pub requests: Option<store::Counts>,
     /// Each CDN purge this deploy sent (with `--dry-run`, would send), in `purge` order.
     pub purges: Vec<cdn::Sent>,
+    /// The build's `hosting/` files that differ from the last deploy's: each is for the
+    /// user to publish (reload a server, publish a function).
+    pub hosting: Vec<super::hosting::Changed>,
 }

@@ -34,6 +34,8 @@ pub(super) fn intent(
         pending: old.pending.clone(),
         carried_until: old.carried_until,
         owed,
+        // What was published last until this deploy is done.
+        hosting: old.hosting.clone(),
     };
     for &(i, _) in uploads {
         intent.pending.entry(outgoing[i].rel.clone()).or_default().insert(outgoing[i].md5);

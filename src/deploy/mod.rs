@@ -28,6 +28,7 @@ mod deployed;
 mod failure;
 mod folder;
 mod guard;
+mod hosting;
 mod journal;
 mod lease;
 mod ledger;
@@ -62,6 +63,7 @@ pub use crate::error::Unbuilt;
 pub use built::finished;
 pub use deployed::Deployed;
 pub use failure::store_says;
+pub use hosting::Changed as HostFileChanged;
 pub use options::{Hooks, Options, Settle, WritePurgeList};
 
 /// Publishes `output/` where `project.deploy` says, as `opts` say.
@@ -160,7 +162,8 @@ async fn publish(
     };
     let lease = (hooks.busy, lifetime);
     let purges = Purges { list: hooks.purge_list, cdns, map: &map };
-    let deployed = run(&remote, &scanned, lease, purges).await;
+    let host_files = hosting::files(project);
+    let deployed = run(&remote, &scanned, lease, purges, &host_files).await;
     if let Some(lease) = remote.lease.take() {
         lease.release(store).await;
     }
@@ -208,6 +211,7 @@ async fn run(
     scanned: &[outgoing::Scanned],
     (busy, lifetime): (Busy<'_>, std::time::Duration),
     mut purges: Purges<'_, '_>,
+    host_files: &[hosting::HostFile],
 ) -> Result<Deployed, Failure> {
     let (opts, settings) = (remote.opts, remote.settings);
     let mut out = Deployed { dry_run: opts.dry_run, ..Deployed::default() };
@@ -216,7 +220,8 @@ async fn run(
     refuse_mass_delete(remote, &s.doomed)?;
     let mut said = Vec::new();
     let mut ledger = ledger(remote, &s, &purges, &mut said);
-    if !opts.dry_run && writes(&s, &ledger) {
+    let host_digests = hosting::digests(host_files);
+    if !opts.dry_run && (writes(&s, &ledger) || host_digests != s.old.hosting) {
         s = lease(remote, scanned, s, (busy, lifetime), &mut out.warnings).await?;
         // What the survey under the lease found.
         said.clear();
@@ -225,6 +230,7 @@ async fn run(
     out.warnings.extend(said);
     let took_over = remote.lease.get().is_some_and(Lease::took_over);
     let Surveyed { old, outgoing, mut modified, etagless, plan, doomed, .. } = s;
+    out.hosting = hosting::changed(host_files, &old.hosting);
     // Again, in case the survey after the lease found more.
     refuse_mass_delete(remote, &doomed)?;
     let mut etags = kept(&plan);
@@ -276,6 +282,7 @@ async fn run(
     ledger.add(&changed);
     let mut after =
         journal::after(&old, plan::objects_after(&outgoing, &etags, &modified), took_over);
+    after.hosting = host_digests;
     // The purge list first (a file of the user's), then each CDN, after the store holds
     // the build.
     let written = purges.list.as_mut().map(|write| write(&ledger.list(map, bound)));

@@ -10,6 +10,9 @@
 //!   leaves the next one knowing what may have changed: those keys are purged, and
 //!   deleted when the next build no longer has them.
 //! - `deleting`: folio's objects it is about to delete, kept until they are gone.
+//! - `hosting`: the digest of each `hosting/` file of the build it published (the files a
+//!   user installs by hand), so that a deploy of a build whose host files differ names
+//!   them once.
 //! - the one ledger of what is owed a purge, per [`Recipient`]: the purge list file (keys
 //!   changed since a deploy last wrote one, stored as `unpurged`, as every format since 2
 //!   has) and each CDN a deploy purges (`owed`: `cloudfront:ID`, `cloudflare:ZONE` to the
@@ -184,6 +187,9 @@ pub struct Record {
     /// Per recipient, keys changed on the store that it has not been sent (the list) or
     /// has not accepted a purge of (a CDN); one owed nothing has no entry.
     pub owed: BTreeMap<Recipient, BTreeSet<String>>,
+    /// Each `hosting/` file of the build published last (its name in that folder), with
+    /// the xxh3-128 of its bytes.
+    pub hosting: BTreeMap<String, u128>,
 }
 
 /// One object as stored: `[md5, size, etag, header set, xxh3, modified]`, the ETag left
@@ -218,6 +224,10 @@ struct Wire {
     /// Format 4: each CDN's keys.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     owed: BTreeMap<String, Vec<String>>,
+    /// Each `hosting/` file's xxh3-128 as hex (any format may carry it: older folios pass
+    /// over it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    hosting: BTreeMap<String, String>,
 }
 
 /// Format 1 (folio before deploys were journaled): objects as now, `deleting` as key to
@@ -312,6 +322,7 @@ impl Record {
             carried_until: self.carried_until,
             purging: BTreeMap::new(),
             owed,
+            hosting: (self.hosting.iter()).map(|(k, d)| (k.clone(), hex128::encode(*d))).collect(),
             headers: sets.0,
         };
         let mut json = serde_json::to_vec(&wire).expect("writing to a Vec cannot fail");
@@ -387,6 +398,12 @@ impl Record {
                         .insert(key.clone(), md5s.ok_or(format!("a bad entry for `{key}`"))?);
                 }
                 record.carried_until = wire.carried_until;
+                // Evidence only compared with the build's own files: a name that is not a
+                // plain one, or a digest that is not one, is none of them.
+                record.hosting = (wire.hosting.into_iter())
+                    .filter(|(name, _)| clean(name))
+                    .filter_map(|(name, hex)| Some((name, hex128::decode(&hex)?)))
+                    .collect();
                 let list = ("list".to_string(), wire.unpurged);
                 // Taken as written: the ledger checks each against the build, and says
                 // what it drops.
@@ -458,6 +475,7 @@ mod tests {
             },
         );
         r.pending.insert("api/b.json".into(), [[1; 16], [2; 16]].into());
+        r.hosting.insert("nginx.conf".into(), u128::MAX - 1);
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!(back, r);
         let format = |r: &Record| -> u64 {
@@ -475,7 +493,7 @@ mod tests {
         let back = Record::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!((back, format(&r)), (r.clone(), 4));
 
-        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,"",null]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,"",null]},"pending":{"a//b":[]},"unpurged":["../x"],"purging":{"cloudfront:E2QWRUHAPOMQZL":["../y","api/*","a\nb"],"../z":["a.json"]}}"#;
+        let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,"",null]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,"",null]},"pending":{"a//b":[]},"unpurged":["../x"],"purging":{"cloudfront:E2QWRUHAPOMQZL":["../y","api/*","a\nb"],"../z":["a.json"]},"hosting":{"../nginx.conf":"00000000000000000000000000000001","Caddyfile":"not hex"}}"#;
         let hostile = Record::from_bytes(&gz(wire)).unwrap();
         // What is owed is taken as written, for the ledger to check against the build.
         let owed: Vec<usize> = hostile.owed.values().map(BTreeSet::len).collect();

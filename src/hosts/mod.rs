@@ -66,6 +66,26 @@ pub fn server_files(target: HostTarget, ctx: &HostCtx) -> Vec<HostFile> {
     }
 }
 
+/// How a changed `hosting/` file of `target` reaches its server or CDN: no deploy
+/// publishes these, so a deploy that finds one changed says this.
+pub fn publish_step(target: HostTarget) -> &'static str {
+    match target {
+        HostTarget::Nginx => "reload nginx with it (`nginx -s reload`)",
+        HostTarget::Apache => "reload Apache with it (`apachectl graceful`)",
+        HostTarget::Caddy => {
+            "reload Caddy with it (`caddy reload --adapter caddyfile --config` it)"
+        }
+        HostTarget::Lighttpd => "restart lighttpd with it",
+        HostTarget::Cloudfront => {
+            "update the CloudFront Function with it, then publish it (`aws cloudfront update-function`, `aws cloudfront publish-function`)"
+        }
+        HostTarget::Cloudflare => {
+            "deploy the Worker again (`wrangler deploy --config` the wrangler.toml beside it)"
+        }
+        HostTarget::Netlify | HostTarget::Vercel => "publish it with the pages",
+    }
+}
+
 /// The `output/` files of one target, which the host reads from the published folder
 /// with the pages they describe: they may carry `map`'s page counts.
 pub fn published_files(target: HostTarget, ctx: &HostCtx, map: &Map) -> Vec<HostFile> {

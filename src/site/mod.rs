@@ -36,6 +36,7 @@ pub use pages::Renderer;
 use pages::{Run, describe, page_writer};
 use preflight::within_limits;
 pub use preflight::{check_templates, host_limits};
+pub use statics::server_files;
 use statics::{rendered_hosts, statics};
 
 /// Files of the plan: a path and how to make its content.

@@ -49,8 +49,9 @@ pub(super) fn explorer_page(project: &Project) -> Result<Vec<u8>, Failure> {
     explorer::render(&shown, &source, project).map_err(|e| Failure::Template(vec![e]))
 }
 
-/// Every configured target's files.
-pub(super) fn rendered_hosts(project: &Project, map: &Map) -> Vec<(HostTarget, Vec<HostFile>)> {
+/// What every host emitter of `project` is given: its shape, the server's root and
+/// address, the R2 bucket the Cloudflare Worker reads.
+fn host_ctx(project: &Project) -> HostCtx<'_> {
     let root = match project.hosting.root.as_str() {
         "" => project.output_dir.to_string_lossy().into_owned(),
         r => r.trim_end_matches('/').to_string(),
@@ -61,6 +62,20 @@ pub(super) fn rendered_hosts(project: &Project, map: &Map) -> Vec<(HostTarget, V
         .then_some(project.deploy.configured.as_ref())
         .flatten()
         .map(|t| hosts::R2 { bucket: t.bucket.clone(), prefix: t.prefix.clone() });
-    let ctx = HostCtx { shape: &project.shape, root, listen: project.hosting.listen.clone(), r2 };
+    HostCtx { shape: &project.shape, root, listen: project.hosting.listen.clone(), r2 }
+}
+
+/// Every configured target's files.
+pub(super) fn rendered_hosts(project: &Project, map: &Map) -> Vec<(HostTarget, Vec<HostFile>)> {
+    let ctx = host_ctx(project);
     (project.hosting.targets.iter()).map(|&t| (t, hosts::render(t, &ctx, map))).collect()
+}
+
+/// Every configured target's `hosting/` files as folio.toml alone makes them, the same for
+/// any data, and with `[hosting] root` as it says it: empty, a build names its own output
+/// folder, a fact of the machine it ran on that a deploy from another clone must not take
+/// for a change (a deploy compares these with the last one's).
+pub fn server_files(project: &Project) -> Vec<(HostTarget, Vec<HostFile>)> {
+    let ctx = HostCtx { root: project.hosting.root.clone(), ..host_ctx(project) };
+    (project.hosting.targets.iter()).map(|&t| (t, hosts::server_files(t, &ctx))).collect()
 }
