@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::harness::{Project, Server, missing_is_ok, need, need_python_module, repo};
 
 /// The fenced blocks of `lang` in the section of docs/data.md under `### {heading}`.
-fn blocks(heading: &str, lang: &str) -> Vec<String> {
+pub(crate) fn blocks(heading: &str, lang: &str) -> Vec<String> {
     let doc = std::fs::read_to_string(repo().join("docs/data.md")).unwrap();
     let section = doc.split(&format!("\n### {heading}\n")).nth(1).expect(heading);
     let section = section.split("\n### ").next().unwrap();
@@ -66,14 +66,14 @@ fn postgres_program(name: &str) -> Option<PathBuf> {
 
 /// A PostgreSQL server of its own, on a unix socket in a temporary folder (no TCP), with a
 /// superuser `folio` that needs no password; stopped (fast shutdown) when dropped.
-struct Postgres {
+pub(crate) struct Postgres {
     server: Option<Server>,
-    url: String,
+    pub(crate) url: String,
     _dir: tempfile::TempDir,
 }
 
 impl Postgres {
-    fn start() -> Option<Postgres> {
+    pub(crate) fn start() -> Option<Postgres> {
         let (initdb, postgres) = (postgres_program("initdb"), postgres_program("postgres"));
         let found = initdb.is_some() && postgres.is_some() && need("psql");
         if !missing_is_ok(found, "PostgreSQL (Debian's postgresql)") {
@@ -141,7 +141,7 @@ impl Postgres {
     }
 
     /// Runs SQL with psql, stopping at the first error.
-    fn sql(&self, sql: &str) {
+    pub(crate) fn sql(&self, sql: &str) {
         let mut child = Command::new("psql")
             .args([&self.url, "-q", "-v", "ON_ERROR_STOP=1"])
             .stdin(Stdio::piped())

@@ -178,6 +178,7 @@ macro_rules! on_every_store {
 mod basics;
 mod folder_target;
 mod headers;
+mod iam;
 mod interrupted;
 mod lease;
 mod purge;
