@@ -96,11 +96,6 @@ pub const VARIABLES: &[Variables] = &[
         what: "the proxy the store's and the CDN's requests go through, and the hosts that bypass it (also in lowercase).",
     },
     Variables {
-        names: &["TMPDIR"],
-        commands: &["serve"],
-        what: "where folio serve builds its preview when set; else /dev/shm when it is a tmpfs with room, else the system's temporary folder (never the output folder).",
-    },
-    Variables {
         names: &["NO_COLOR", "CLICOLOR_FORCE"],
         commands: &[],
         what: "no colour, or colour even when the output is no terminal, in help and usage errors.",

@@ -1,8 +1,9 @@
 //! docs/data.md's exports from a database, run as written against the real programs:
 //! PostgreSQL as Debian packages it (a server started here, as a child listening on a unix
 //! socket in a temporary folder only) and the sqlite3 shell; the pages built from each
-//! export hold the rows. Missing, they skip with a reason locally and fail under CI, which
-//! installs them (.ci/run).
+//! export hold the rows, and every value of them as the database returns it to readers
+//! nobody here wrote (psql's JSON, Python's sqlite3). Missing, they skip with a reason
+//! locally and fail under CI, which installs them (.ci/run).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -10,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Project, Server, missing_is_ok, need, repo};
+use crate::harness::{Project, Server, missing_is_ok, need, need_python_module, repo};
 
 /// The fenced blocks of `lang` in the section of docs/data.md under `### {heading}`.
-fn blocks(heading: &str, lang: &str) -> Vec<String> {
+pub(crate) fn blocks(heading: &str, lang: &str) -> Vec<String> {
     let doc = std::fs::read_to_string(repo().join("docs/data.md")).unwrap();
     let section = doc.split(&format!("\n### {heading}\n")).nth(1).expect(heading);
     let section = section.split("\n### ").next().unwrap();
@@ -65,14 +66,14 @@ fn postgres_program(name: &str) -> Option<PathBuf> {
 
 /// A PostgreSQL server of its own, on a unix socket in a temporary folder (no TCP), with a
 /// superuser `folio` that needs no password; stopped (fast shutdown) when dropped.
-struct Postgres {
+pub(crate) struct Postgres {
     server: Option<Server>,
-    url: String,
+    pub(crate) url: String,
     _dir: tempfile::TempDir,
 }
 
 impl Postgres {
-    fn start() -> Option<Postgres> {
+    pub(crate) fn start() -> Option<Postgres> {
         let (initdb, postgres) = (postgres_program("initdb"), postgres_program("postgres"));
         let found = initdb.is_some() && postgres.is_some() && need("psql");
         if !missing_is_ok(found, "PostgreSQL (Debian's postgresql)") {
@@ -140,7 +141,7 @@ impl Postgres {
     }
 
     /// Runs SQL with psql, stopping at the first error.
-    fn sql(&self, sql: &str) {
+    pub(crate) fn sql(&self, sql: &str) {
         let mut child = Command::new("psql")
             .args([&self.url, "-q", "-v", "ON_ERROR_STOP=1"])
             .stdin(Stdio::piped())
@@ -152,6 +153,17 @@ impl Postgres {
         child.stdin.take().unwrap().write_all(sql.as_bytes()).unwrap();
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "{sql}\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// The one value `sql` returns, as JSON (times in UTC), read by serde_json.
+    fn json(&self, sql: &str) -> Value {
+        let out = Command::new("psql")
+            .args([&self.url, "-XAtc", sql])
+            .env("PGTZ", "UTC")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{sql}\n{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
     }
 }
 
@@ -217,7 +229,7 @@ fn postgresql_exports_as_docs_data_md_writes_them_build_the_rows() {
     json.folio(&["build"]).success();
     assert_eq!(json.tree("output/api"), csv.tree("output/api"));
 
-    // An empty array: an empty cell, read as null, in CSV; `[]` in JSON (as the table says).
+    // An empty array: `[]` in both, the CSV cell holding it as JSON.
     pg.sql("UPDATE attractions SET tags = '{}' WHERE id = 2;");
     sh(&commands[0], csv.dir.path(), &env);
     sh(&commands[1], json.dir.path(), &env);
@@ -225,7 +237,7 @@ fn postgresql_exports_as_docs_data_md_writes_them_build_the_rows() {
     json.folio(&["build"]).success();
     assert_eq!(
         (items(&csv, "en")[1]["tags"].clone(), items(&json, "en")[1]["tags"].clone()),
-        (Value::Null, json!([]))
+        (json!([]), json!([]))
     );
 }
 
@@ -290,4 +302,288 @@ fn sqlite_exports_as_docs_data_md_writes_them_build_the_rows() {
     p.write("folio.toml", typed);
     p.folio(&["build"]).success();
     assert_eq!(items(&p, "en"), json!([]));
+}
+
+/// `n` finite doubles of every magnitude and sign, from random bits (splitmix64 with a
+/// fixed seed: the same ones every run).
+fn doubles(n: usize) -> Vec<f64> {
+    let mut state: u64 = 58;
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let x = f64::from_bits(z ^ (z >> 31));
+        if x.is_finite() {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Every item of `lang`'s listing, from its pages of 100.
+fn listing(p: &Project, lang: &str) -> Vec<Value> {
+    let mut all = Vec::new();
+    for page in 1.. {
+        let body = p.json(&format!("output/api/{lang}/attractions/100/{page}.json"));
+        all.extend(body["data"].as_array().unwrap().iter().cloned());
+        if page >= body["total_pages"].as_u64().unwrap() {
+            return all;
+        }
+    }
+    unreachable!()
+}
+
+/// The same value to a JSON reader: numbers by value (`4.50` is `4.5` and `0` is `0.0`,
+/// but `-0.0` is not `0.0`), the rest as it is.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            x == y && x.is_sign_negative() == y.is_sign_negative()
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Where the items of a page differ from what the database returned, field by field.
+fn differences(recipe: &str, want: &[Value], got: &[Value]) -> Vec<String> {
+    let mut out = Vec::new();
+    if want.len() != got.len() {
+        out.push(format!("{recipe}: {} items for {} rows", got.len(), want.len()));
+    }
+    for (want, got) in want.iter().zip(got) {
+        let id = &want["id"];
+        let (want, got) = (want.as_object().unwrap(), got.as_object().unwrap());
+        for (field, value) in want {
+            match got.get(field) {
+                Some(page) if same(value, page) => {}
+                page => out.push(format!(
+                    "{recipe}: id {id}: {field}: the database returned {value}, the page has {}",
+                    page.map_or("nothing".to_string(), Value::to_string)
+                )),
+            }
+        }
+        for field in got.keys().filter(|k| !want.contains_key(*k)) {
+            out.push(format!("{recipe}: id {id}: {field}: on the page, not in the database"));
+        }
+    }
+    out
+}
+
+/// The name a page of `lang` shows for a row: the French one, else (the fallback) the
+/// English.
+fn name(row: &Value, lang: &str) -> Value {
+    match &row["name_fr"] {
+        Value::String(fr) if lang == "fr" => json!(fr),
+        _ => row["name_en"].clone(),
+    }
+}
+
+/// What CSV keeps of a value: all but an empty text, which is an empty cell, read as null
+/// (docs/data.md says so).
+fn in_csv(value: &Value) -> Value {
+    if value == "" { Value::Null } else { value.clone() }
+}
+
+/// Rows of what CSV and JSON must carry: NULLs, numerics of every kind (`4.50`, `1e-7`,
+/// `0.30000000000000004`, the largest double and the smallest), dates, times with a
+/// fraction of a second and an offset, arrays with `|` inside an element and `NULL`
+/// elements, an empty text, text CSV must quote, and unicode of every width.
+const POSTGRES_EDGES: &str = "INSERT INTO attractions VALUES
+ (1, 'Louvre', 'Le Louvre ✓', 'Paris', 4.50, '1793-08-10', false, '{museum,\"c|d\",NULL}', 0.30000000000000004, 1.7976931348623157e308, '2026-11-26 10:30:00.123456+01'),
+ (2, E'Orsay, \"the station\"\\nnext line', NULL, '', 0.00, '2000-02-29', true, '{NULL}', 1e-7, -1.7976931348623157e308, '2026-01-01 00:00:00+05:30'),
+ (3, E'a|b \\\\ and\\ta tab', '東京 🗼 ไทย', NULL, NULL, NULL, NULL, '{}', 5e-324, '-0', NULL),
+ (4, 'Zürich', NULL, 'Zürich', 9.99, '0001-01-01', NULL, NULL, 123456789.12345679, 2.2250738585072014e-308, '1970-01-01 00:00:00+00');";
+
+#[test]
+fn postgresql_exports_keep_every_value_psql_returns() {
+    if !need("bash") {
+        return;
+    }
+    let Some(pg) = Postgres::start() else { return };
+    pg.sql(&blocks("PostgreSQL", "sql")[0]);
+    pg.sql(POSTGRES_EDGES);
+    // And doubles of every magnitude, two a row.
+    let random: Vec<String> = (doubles(400).chunks(2).enumerate())
+        .map(|(i, xy)| {
+            let (id, lat, lon) = (100 + i, xy[0], xy[1]);
+            format!("({id}, 'r{id}', NULL, NULL, NULL, NULL, NULL, NULL, {lat:e}, {lon:e}, NULL)")
+        })
+        .collect();
+    pg.sql(&format!("INSERT INTO attractions VALUES {};", random.join(",\n")));
+
+    // What the database returns, in its own JSON, read by serde_json (exact for floats).
+    let rows = pg.json("SELECT json_agg(a ORDER BY a.id) FROM attractions a");
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 204);
+    assert_eq!(rows[0]["tags"], json!(["museum", "c|d", null]), "the rows are what they say");
+    assert_eq!(rows[0]["lon"].as_f64(), Some(f64::MAX));
+    assert_eq!(rows[1]["city"], "");
+
+    let env = [("DATABASE_URL", pg.url.as_str()), ("PGTZ", "UTC")];
+    let commands = blocks("PostgreSQL", "sh");
+    let config = &blocks("PostgreSQL", "toml")[0];
+    let mut wrong = Vec::new();
+    for (recipe, command, csv) in [("CSV", &commands[0], true), ("JSON", &commands[1], false)] {
+        let p = Project::new(config);
+        sh(command, p.dir.path(), &env);
+        p.folio(&["build"]).success();
+        for lang in ["en", "fr"] {
+            let want: Vec<Value> = (rows.iter())
+                .map(|r| {
+                    let city = if csv { in_csv(&r["city"]) } else { r["city"].clone() };
+                    json!({
+                        "id": r["id"], "name": name(r, lang), "city": city, "rating": r["rating"],
+                        "opened": r["opened"], "free": r["free"], "tags": r["tags"],
+                        "location": {"lat": r["lat"], "lon": r["lon"]}, "updated_at": r["updated_at"]
+                    })
+                })
+                .collect();
+            wrong.extend(differences(&format!("{recipe} ({lang})"), &want, &listing(&p, lang)));
+        }
+    }
+    assert!(wrong.is_empty(), "{} differences:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// Python's sqlite3 module on `db`, a reader nobody here wrote: inserts `rows` (arrays of
+/// the table's columns, each value bound as a parameter, so a double goes in as its bits),
+/// or with none reads every row back, each value as SQLite holds it.
+fn python_sqlite(db: &Path, rows: Option<&Value>) -> Value {
+    let script = r#"
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+if sys.argv[2] == "insert":
+    db.executemany("INSERT INTO attractions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", json.load(sys.stdin))
+    db.commit()
+    print("null")
+else:
+    rows = db.execute("SELECT * FROM attractions ORDER BY id")
+    names = [column[0] for column in rows.description]
+    print(json.dumps([dict(zip(names, row)) for row in rows], ensure_ascii=False, allow_nan=False))
+"#;
+    let mut child = Command::new(crate::harness::tool("python3"))
+        .args(["-c", script])
+        .arg(db)
+        .arg(if rows.is_some() { "insert" } else { "read" })
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let input = rows.map(Value::to_string).unwrap_or_default();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "python3's sqlite3 failed");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn sqlite_exports_keep_every_value_sqlite_returns() {
+    if !need("bash") || !need("sqlite3") || !need_python_module("sqlite3") {
+        return;
+    }
+    let p = Project::new("");
+    let schema = &blocks("SQLite", "sql")[0];
+    sh(&format!("sqlite3 catalog.db <<'SQL'\n{schema}\nSQL"), p.dir.path(), &[]);
+    let mut rows = vec![
+        json!([
+            1,
+            "Louvre",
+            "Le Louvre ✓",
+            "Paris",
+            4.5,
+            "1793-08-10",
+            0.30000000000000004,
+            f64::MAX
+        ]),
+        json!([
+            2,
+            "Orsay, \"the station\"\nnext line",
+            null,
+            "",
+            1e-7,
+            "2000-02-29",
+            -f64::MAX,
+            5e-324
+        ]),
+        json!([
+            3,
+            "a|b \\ and\ta tab",
+            "東京 🗼 ไทย",
+            null,
+            null,
+            null,
+            123456789.12345679,
+            f64::MIN_POSITIVE
+        ]),
+    ];
+    // And doubles of every magnitude, three a row: sqlite3's printf is off in the 17th
+    // digit for some of them.
+    for (i, x) in doubles(3000).chunks(3).enumerate() {
+        let id = 100 + i;
+        rows.push(json!([id, format!("r{id}"), null, null, x[0], null, x[1], x[2]]));
+    }
+    python_sqlite(&p.path("catalog.db"), Some(&Value::Array(rows)));
+    let rows = python_sqlite(&p.path("catalog.db"), None);
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 1003);
+    assert_eq!(rows[0]["lon"].as_f64(), Some(f64::MAX), "the rows are what they say");
+    assert_eq!(rows[1]["city"], "");
+    let commands = blocks("SQLite", "sh");
+    let mut wrong = Vec::new();
+
+    // -json, with its REAL columns declared numbers.
+    sh(&commands[0], p.dir.path(), &[]);
+    let typed = "[fields.rating]\ntype = \"number\"\n[fields.lat]\ntype = \"number\"\n[fields.lon]\ntype = \"number\"\n[fields.opened]\ntype = \"date\"\n";
+    p.write("folio.toml", typed);
+    p.folio(&["build"]).success();
+    let want: Vec<Value> = (rows.iter())
+        .map(|r| {
+            json!({
+                "id": r["id"], "name": r["name_en"], "city": r["city"], "rating": r["rating"],
+                "opened": r["opened"], "lat": r["lat"], "lon": r["lon"]
+            })
+        })
+        .collect();
+    wrong.extend(differences("-json (en)", &want, &listing(&p, "en")));
+
+    // -csv, with the PostgreSQL folio.toml.
+    std::fs::remove_file(p.path("data/attractions.json")).unwrap();
+    sh(&commands[1], p.dir.path(), &[]);
+    p.write("folio.toml", &blocks("PostgreSQL", "toml")[0]);
+    p.folio(&["build"]).success();
+    for lang in ["en", "fr"] {
+        let want: Vec<Value> = (rows.iter())
+            .map(|r| {
+                json!({
+                    "id": r["id"], "name": name(r, lang), "city": in_csv(&r["city"]),
+                    "rating": r["rating"], "opened": r["opened"],
+                    "location": {"lat": r["lat"], "lon": r["lon"]}
+                })
+            })
+            .collect();
+        wrong.extend(differences(&format!("-csv ({lang})"), &want, &listing(&p, lang)));
+    }
+    assert!(wrong.is_empty(), "{} differences:\n{}", wrong.len(), wrong.join("\n"));
+
+    // A text in a REAL column stays text, which folio refuses; it is not made a number.
+    sh(
+        "sqlite3 catalog.db \"UPDATE attractions SET rating = 'n/a' WHERE id = 1\"",
+        p.dir.path(),
+        &[],
+    );
+    sh(&commands[1], p.dir.path(), &[]);
+    let refused = p.folio(&["build"]).fails(1).stderr();
+    assert!(
+        refused.contains("data/attractions.csv:2: rating: \"n/a\" is not a number"),
+        "{refused}"
+    );
 }

@@ -179,6 +179,7 @@ mod basics;
 mod folder_target;
 mod headers;
 mod hosting;
+mod iam;
 mod interrupted;
 mod lease;
 mod purge;

@@ -381,14 +381,24 @@ fn a_release_publishes_the_crate_so_cargo_install_and_binstall_find_it() {
     let announce: Vec<&str> =
         jobs["announce"]["needs"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
     assert!(announce.contains(&"publish-crate"), "announced once the crate is out: {announce:?}");
-    // Before the first release, the README's route is the git one.
+    // Before the first release, the README's routes are those that work without one: the
+    // git one, with Rust or in the Rust image. The release routes are one paragraph
+    // pointing at docs/install.md, with no command of theirs to paste.
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let install =
         &readme[readme.find("## Install").unwrap()..readme.find("## Quick start").unwrap()];
-    assert!(
-        install.contains("cargo install --locked --git https://github.com/folio-api/folio folio"),
-        "{install}"
-    );
+    let git = "cargo install --locked --git https://github.com/folio-api/folio";
+    assert!(install.contains(&format!("{git} folio")), "{install}");
+    assert!(install.contains(&format!("rust:1 {git} --root /out folio")), "{install}");
+    for release_only in
+        ["/releases/", "binstall folio", "uses: folio-api/folio@", "install folio --locked"]
+    {
+        assert!(!install.contains(release_only), "{release_only} in README's install: {install}");
+    }
+    assert!(install.contains("docs/install.md#once-folio-has-a-release"), "{install}");
+    let guide = std::fs::read_to_string(repo().join("docs/install.md")).unwrap();
+    assert!(guide.contains("releases/latest/download/folio-installer.sh | sh"), "{guide}");
+    assert!(readme.lines().count() < 250, "README.md has {} lines", readme.lines().count());
 }
 
 #[test]

@@ -545,6 +545,13 @@ fn a_failed_switch_is_refused_by_deploy_and_finished_by_the_next_build() {
     let run = p.folio(&["deploy", "--to", &format!("file://{}", www.display())]).fails(1);
     assert!(run.stderr().contains("a build is half switched into `output`"), "{}", run.stderr());
     assert!(!www.exists(), "nothing published");
+    // The preview renders from the data, never from the output folder: it answers the
+    // changed records whatever state the folder is in.
+    let served = crate::harness::serve(p.dir.path());
+    let page: serde_json::Value =
+        serde_json::from_slice(&crate::harness::fetch(served.port, "/api/attractions")).unwrap();
+    assert_eq!(page["data"][0]["rating"], 3.7, "{page}");
+    drop(served);
     p.folio(&["build"]).success();
     p.folio(&["deploy", "--to", &format!("file://{}", www.display())]).success();
 }

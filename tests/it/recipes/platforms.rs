@@ -245,8 +245,10 @@ impl GitHub {
 }
 
 /// GitLab CI, as far as docs/ci.md's pipeline uses it: its stages in order, each job in a
-/// fresh clone with the cache restored, `default: before_script` then `script` in one
-/// shell, `variables:`, `rules: - if:`; a failed job stops the stages after it.
+/// fresh clone with the cache restored (the job's own `cache:` in place of the pipeline's)
+/// and the `artifacts: paths` of the jobs of earlier stages, its `before_script` (else
+/// `default: before_script`) then `script` in one shell, `variables:`, `rules: - if:`; a
+/// failed job stops the stages after it.
 pub(super) struct GitLab {
     pub(super) pipeline: Value,
     pub(super) shims: Shims,
@@ -288,14 +290,11 @@ impl GitLab {
         }
         env.insert("HOME".into(), self.home.path().to_string_lossy().into());
         let key = p["cache"]["key"].as_str().unwrap().replace("$FOLIO_REV", &env["FOLIO_REV"]);
-        let cached: Vec<&str> =
-            p["cache"]["paths"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-        let before: Vec<&str> = p["default"]["before_script"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
+        };
+        // What earlier stages left for the next ones, and what this stage leaves.
+        let (given, made) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let (mut jobs, mut log) = (Vec::new(), String::new());
         for stage in p["stages"].as_array().unwrap() {
             for (name, job) in p.as_object().unwrap() {
@@ -313,24 +312,46 @@ impl GitLab {
                 if !runs {
                     continue;
                 }
+                let cached = match job.get("cache") {
+                    Some(own) if own.as_array().is_some_and(Vec::is_empty) => Vec::new(),
+                    Some(own) => strings(&own["paths"]),
+                    None => strings(&p["cache"]["paths"]),
+                };
+                assert!(
+                    job.get("cache").is_none_or(|c| c.get("key").is_none()),
+                    "a job's own cache key is this runner's to learn"
+                );
+                let before =
+                    strings(job.get("before_script").unwrap_or(&p["default"]["before_script"]));
                 let clone = tempfile::tempdir().unwrap();
                 copy_dir(project.dir.path(), clone.path());
+                copy_dir(given.path(), clone.path());
                 for path in &cached {
                     let saved = self.caches.path().join(&key).join(path);
                     if saved.is_dir() {
                         copy_dir(&saved, &clone.path().join(path));
                     }
                 }
-                let script: Vec<&str> =
-                    job["script"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-                let all = [before.clone(), script].concat().join("\n");
+                let all = [before, strings(&job["script"])].concat().join("\n");
                 let (ok, said) = shell(&all, clone.path(), &env, &self.shims.path(&[]));
                 log.push_str(&format!("--- {name}\n{said}"));
-                // The cache is saved when the job succeeds (GitLab's `when: on_success`).
+                // The cache is saved when the job succeeds (GitLab's `when: on_success`), and
+                // so are its artifacts' paths (files or folders).
                 for path in cached.iter().filter(|_| ok) {
                     let here = clone.path().join(path);
                     if here.is_dir() {
                         copy_dir(&here, &self.caches.path().join(&key).join(path));
+                    }
+                }
+                let artifacts = job["artifacts"].get("paths").map(strings).unwrap_or_default();
+                for path in artifacts.iter().filter(|_| ok) {
+                    let (here, kept) = (clone.path().join(path), made.path().join(path));
+                    if here.is_dir() {
+                        copy_dir(&here, &kept);
+                    } else {
+                        std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+                        std::fs::copy(&here, &kept)
+                            .unwrap_or_else(|e| panic!("{name}: {path}: {e}"));
                     }
                 }
                 jobs.push((name.clone(), ok, clone));
@@ -338,6 +359,7 @@ impl GitLab {
                     return (jobs, log);
                 }
             }
+            copy_dir(made.path(), given.path());
         }
         (jobs, log)
     }
