@@ -6,7 +6,9 @@
 # folder: `cargo install s3s-fs@0.14.1 --features binary --locked`), in one run, each tool
 # to a server of its own (s3s-fs keeps two files of metadata an object in one flat folder,
 # which grows slower as it fills: no tool pays for another's objects), with:
-#   - folio deploy;
+#   - folio deploy (of the build; each step's `folio build` is timed too);
+#   - folio deploy --from-data (the data rendered in memory, no build; BENCH_FROM_DATA=0
+#     leaves it out), compared with folio build + folio deploy of the same step;
 #   - rclone sync at its best for this job (Debian `rclone`): --checksum (content, not
 #     times), --no-update-modtime, 32 transfers and 32 checkers (rclone lists folder by
 #     folder with a delimiter, many at once; --fast-list is left out: s3s-fs answers a
@@ -44,6 +46,7 @@ WORK=${2:-/dev/shm/folio-deploy-bench-$N}
 AWS=${BENCH_AWS:-1}
 UPDATE=${BENCH_UPDATE:-1}
 RCLONE=${BENCH_RCLONE:-1}
+FROM_DATA=${BENCH_FROM_DATA:-1}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 need() { command -v "$1" >/dev/null || { echo "needs $1: $2" >&2; exit 2; }; }
 need s3s-fs "cargo install s3s-fs@0.14.1 --features binary --locked"
@@ -61,8 +64,9 @@ export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_DEFAULT_RE
 declare -A PORTS SERVERS
 trap 'kill "${SERVERS[@]}" 2>/dev/null || true' EXIT
 # One server a tool, on a folder of its own, with its bucket `bench`; each request logged.
-for tool in folio rclone aws; do
+for tool in folio data rclone aws; do
   [ "$tool" = aws ] && [ "$AWS" = 0 ] && continue
+  [ "$tool" = data ] && [ "$FROM_DATA" = 0 ] && continue
   [ "$tool" = rclone ] && [ "$RCLONE" = 0 ] && continue
   mkdir -p "$WORK/s3-$tool/bench"
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -78,7 +82,17 @@ export RCLONE_CONFIG_S3_TYPE=s3 RCLONE_CONFIG_S3_PROVIDER=Other \
   RCLONE_CONFIG_S3_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_S3_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
   RCLONE_CONFIG_S3_REGION=us-east-1 RCLONE_CONFIG_S3_FORCE_PATH_STYLE=true
 
-(cd "$WORK/a" && "$FOLIO" build --quiet)
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}'; }
+declare -A B
+# build STEP DIR: folio build in DIR, timed as step STEP's build.
+build() {
+  local start
+  start=$(now)
+  (cd "$2" && "$FOLIO" build --quiet)
+  B[$1]=$(since "$start")
+}
+build first "$WORK/a"
 objects=$(find "$WORK/a/output" -type f -not -path '*/.*' | wc -l)
 bytes=$(du -sb --exclude='.*' "$WORK/a/output" | cut -f1)
 
@@ -91,9 +105,6 @@ requests() {
            else if (m == "PUT" || m == "POST") p++ }
          END { printf "%d %d %d %d %d", l, h, g, p, d }'
 }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}'; }
-
 # run TOOL DIR -> "seconds written list head get put delete"
 run() {
   local tool=$1 dir=$2 offset start written ep=http://127.0.0.1:${PORTS[$1]}
@@ -101,6 +112,7 @@ run() {
   start=$(now)
   case $tool in
     folio) written=$(cd "$dir" && "$FOLIO" deploy --to s3://bench --endpoint "$ep" | grep -o '[0-9]* uploaded' | cut -d' ' -f1) ;;
+    data) written=$(cd "$dir" && "$FOLIO" deploy --from-data --to s3://bench --endpoint "$ep" | grep -o '[0-9]* uploaded' | cut -d' ' -f1) ;;
     # (AWS_CA_BUNDLE, where a machine sets it, makes rclone refuse a plain-http endpoint.)
     rclone) env -u AWS_CA_BUNDLE rclone sync "$dir/output" s3:bench --checksum --no-update-modtime --transfers 32 --checkers 32 \
               --exclude '.*' --exclude '**/.*' --log-level ERROR ;;
@@ -112,13 +124,14 @@ run() {
   read -r l h g p d <<< "$(requests "$tool" "$offset")"
   # rclone and aws write one object a PUT; folio says what it uploaded (its record and
   # lease are PUTs too).
-  [ "$tool" = folio ] || written=$p
+  case $tool in folio | data) ;; *) written=$p ;; esac
   echo "$secs $written $l $h $g $p $d"
 }
 
 declare -A R
 step() { # STEP DIR
   R[$1,folio]=$(run folio "$2")
+  if [ "$FROM_DATA" != 0 ]; then R[$1,data]=$(run data "$2"); fi
   if [ "$RCLONE" != 0 ]; then R[$1,rclone]=$(run rclone "$2"); fi
   if [ "$AWS" != 0 ]; then R[$1,aws]=$(run aws "$2"); fi
 }
@@ -127,7 +140,7 @@ step first "$WORK/a"
 # A fresh clone: the same sources in a new folder, built again.
 mkdir -p "$WORK/b"
 cp -r "$WORK/a/data" "$WORK/a/folio.toml" "$WORK/b/"
-(cd "$WORK/b" && "$FOLIO" build --quiet)
+build noop "$WORK/b"
 # The first build is published; its folder is not needed any more (disk, at 1M records).
 rm -rf "$WORK/a/output"
 step noop "$WORK/b"
@@ -138,8 +151,10 @@ p = sys.argv[1]
 s = open(p, encoding="utf-8").read()
 open(p, "w", encoding="utf-8").write(s.replace('"en":"', '"en":"changed ', 1))
 PY
-(cd "$WORK/b" && "$FOLIO" build --quiet)
+build change "$WORK/b"
 step change "$WORK/b"
+# A no-op build before the last step, as CI runs one.
+build again "$WORK/b"
 step again "$WORK/b"
 
 cell() { # "secs written l h g p d" -> table cell
@@ -152,7 +167,8 @@ peers=()
 [ "$RCLONE" = 0 ] || peers+=(rclone)
 [ "$AWS" = 0 ] || peers+=(aws)
 declare -A LABEL=([rclone]="rclone sync" [aws]="aws s3 sync")
-head='| step | folio deploy |'; rule='|---|---|'
+head='| step | folio build | folio deploy |'; rule='|---|---|---|'
+if [ "$FROM_DATA" != 0 ]; then head+=' folio deploy --from-data | from-data / (build + deploy) |'; rule+='---|---|'; fi
 for t in "${peers[@]}"; do head+=" ${LABEL[$t]} | folio / $t |"; rule+='---|---|'; done
 printf '%s\n%s\n' "$head" "$rule"
 for st in first noop change again; do
@@ -160,7 +176,11 @@ for st in first noop change again; do
     first) name="first deploy into an empty bucket" ;; noop) name="no-op after a fresh build" ;;
     change) name="one record changed" ;; again) name="no-op again" ;;
   esac
-  row="| $name | $(cell "${R[$st,folio]}") |"
+  row="| $name | ${B[$st]} s | $(cell "${R[$st,folio]}") |"
+  if [ "$FROM_DATA" != 0 ]; then
+    both=$(awk -v a="${B[$st]}" -v b="${R[$st,folio]%% *}" 'BEGIN {printf "%.2f", a + b}')
+    row+=" $(cell "${R[$st,data]}") | $(ratio "${R[$st,data]}" "$both")x |"
+  fi
   for t in "${peers[@]}"; do
     row+=" $(cell "${R[$st,$t]}") | $(ratio "${R[$st,folio]}" "${R[$st,$t]}")x |"
   done

@@ -245,6 +245,11 @@ pub struct DeployArgs {
     /// Print the plan and send nothing that writes.
     #[arg(long)]
     pub dry_run: bool,
+    /// Publish straight from the data: load and check it as `folio build` does, and render
+    /// each file in memory when it is hashed and when it is sent; the output folder is
+    /// neither read nor written, so the pages need no room on this machine.
+    #[arg(long)]
+    pub from_data: bool,
     /// Upload every object, changed or not.
     #[arg(long)]
     pub force: bool,

@@ -86,6 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'folio' -ScriptBlock {
             [CompletionResult]::new('--move-owed', '--move-owed', [CompletionResultType]::ParameterName, 'Move what the store''s record says this CDN is owed to the CDNs this deploy purges (an id corrected): they are sent it (repeat for more)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to report what was done')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and send nothing that writes')
+            [CompletionResult]::new('--from-data', '--from-data', [CompletionResultType]::ParameterName, 'Publish straight from the data: load and check it as `folio build` does, and render each file in memory when it is hashed and when it is sent; the output folder is neither read nor written, so the pages need no room on this machine')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Upload every object, changed or not')
             [CompletionResult]::new('--no-purge', '--no-purge', [CompletionResultType]::ParameterName, 'Purge no CDN this time (what is owed stays owed, in the store''s record)')
             [CompletionResult]::new('--repair', '--repair', [CompletionResultType]::ParameterName, 'When folio''s record on the store cannot be read: survey every object below the prefix, delete those that carry folio''s metadata and the build does not have, and purge every key of the build')

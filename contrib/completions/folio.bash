@@ -155,7 +155,7 @@ _folio() {
             return 0
             ;;
         folio__subcmd__deploy)
-            opts="-q -h --config --to --endpoint --region --dry-run --force --max-deletes --purge-list --purge --no-purge --purge-wait --max-purge-paths --drop-owed --move-owed --repair --no-wait --format --quiet --help"
+            opts="-q -h --config --to --endpoint --region --dry-run --from-data --force --max-deletes --purge-list --purge --no-purge --purge-wait --max-purge-paths --drop-owed --move-owed --repair --no-wait --format --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

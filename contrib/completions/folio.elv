@@ -78,6 +78,7 @@ set edit:completion:arg-completer[folio] = {|@words|
             cand --move-owed 'Move what the store''s record says this CDN is owed to the CDNs this deploy purges (an id corrected): they are sent it (repeat for more)'
             cand --format 'How to report what was done'
             cand --dry-run 'Print the plan and send nothing that writes'
+            cand --from-data 'Publish straight from the data: load and check it as `folio build` does, and render each file in memory when it is hashed and when it is sent; the output folder is neither read nor written, so the pages need no room on this machine'
             cand --force 'Upload every object, changed or not'
             cand --no-purge 'Purge no CDN this time (what is owed stays owed, in the store''s record)'
             cand --repair 'When folio''s record on the store cannot be read: survey every object below the prefix, delete those that carry folio''s metadata and the build does not have, and purge every key of the build'

@@ -70,6 +70,7 @@ complete -c folio -n "__fish_folio_using_subcommand deploy" -l move-owed -d 'Mov
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l format -d 'How to report what was done' -r -f -a "text\t'A summary line on stdout (with --dry-run, the plan first); warnings on stderr'
 json\t'One JSON object on stdout: the counts, the plan with --dry-run, the purges, the changed `hosting/` files and the warnings (stable keys)'"
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l dry-run -d 'Print the plan and send nothing that writes'
+complete -c folio -n "__fish_folio_using_subcommand deploy" -l from-data -d 'Publish straight from the data: load and check it as `folio build` does, and render each file in memory when it is hashed and when it is sent; the output folder is neither read nor written, so the pages need no room on this machine'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l force -d 'Upload every object, changed or not'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l no-purge -d 'Purge no CDN this time (what is owed stays owed, in the store\'s record)'
 complete -c folio -n "__fish_folio_using_subcommand deploy" -l repair -d 'When folio\'s record on the store cannot be read: survey every object below the prefix, delete those that carry folio\'s metadata and the build does not have, and purge every key of the build'

@@ -32,7 +32,13 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
     let overrides = Overrides { deploy, ..Overrides::default() };
     let project = super::discover(args.config.path.as_deref(), &overrides)?;
     let settle = Settle { drop: args.drop_owed.clone(), moved: args.move_owed.clone() };
-    let opts = Options { dry_run: args.dry_run, force: args.force, repair: args.repair, settle };
+    let opts = Options {
+        dry_run: args.dry_run,
+        force: args.force,
+        repair: args.repair,
+        from_data: args.from_data,
+        settle,
+    };
     // An unwritable purge list is found out before anything is sent.
     let mut purge_file = args.purge_list.as_deref().map(PurgeFile::create).transpose()?;
     // A purge list on stdout (`-`, `/dev/stdout`) has stdout to itself: the rest goes to

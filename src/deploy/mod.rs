@@ -38,6 +38,7 @@ pub mod plan;
 pub mod purge;
 pub mod record;
 mod remote;
+mod source;
 pub mod store;
 mod survey;
 
@@ -47,7 +48,6 @@ use std::time::Instant;
 use crate::config::Project;
 use crate::error::{Failure, Refusal, WayOut};
 use crate::output::lock::{Access, Busy, Lock};
-use crate::output::manifest::Manifest;
 use crate::routes::Map;
 use journal::intent;
 use lease::Lease;
@@ -56,6 +56,7 @@ use outgoing::Roles;
 use plan::{Action, Reason};
 use record::Recipient;
 use remote::Remote;
+use source::Source;
 use store::Store;
 use survey::{Surveyed, kept, lease, survey, writes};
 
@@ -81,16 +82,8 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
             "--move-owed moves a debt to the CDNs this deploy purges, and it purges none: name them with --purge or [deploy] purge".to_string(),
         ));
     }
-    let out = &project.output_dir;
     guard::refuse_overlap(project, target)?;
-    if !out.is_dir() {
-        let output = crate::diag::display_path(out).display().to_string();
-        return Err(Failure::Unbuilt(Unbuilt::Missing { output }));
-    }
-    // Shared: other deploys may read too; a build waits until this one is done, so every
-    // file read below belongs to one build.
-    let _lock = Lock::take(out, Access::Shared, hooks.busy)?;
-    let manifest = finished(project)?;
+    let source = source(project, opts, hooks.busy)?;
     let store = store::connect(target, settings.endpoint.as_deref(), settings.region.as_deref())?;
     let nonce = format!(
         "{:x}",
@@ -110,7 +103,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         .lease_secs
         .map_or(lease::LIFETIME, std::time::Duration::from_secs);
     let mut deployed =
-        runtime.block_on(publish(project, &manifest, &store, opts, hooks, (lifetime, &cdns)))?;
+        runtime.block_on(publish(project, source, &store, opts, hooks, (lifetime, &cdns)))?;
     deployed.seconds = start.elapsed().as_secs_f64();
     Ok(deployed)
 }
@@ -126,35 +119,54 @@ pub async fn deploy_to(
     hooks: Hooks<'_>,
     (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Client>]),
 ) -> Result<Deployed, Failure> {
-    let _lock = Lock::take(&project.output_dir, Access::Shared, hooks.busy)?;
-    let manifest = finished(project)?;
-    publish(project, &manifest, store, opts, hooks, (lifetime, cdns)).await
+    let source = source(project, opts, hooks.busy)?;
+    publish(project, source, store, opts, hooks, (lifetime, cdns)).await
 }
 
-/// The deploy once the build is known to be a finished one and its folder is locked.
+/// What a deploy publishes: with `--from-data`, the data loaded and checked as `folio
+/// build` does (refusing what it refuses, before anything is sent) and rendered in memory,
+/// `output/` neither read nor written; else the finished build in `output/`, its folder
+/// held shared (other deploys may read too; a build waits until this one is done, so every
+/// file read belongs to one build).
+fn source(project: &Project, opts: &Options, busy: Busy<'_>) -> Result<Source, Failure> {
+    if opts.from_data {
+        let memory = crate::site::InMemory::load(project)?;
+        return Ok(Source::Rendered(Box::new(source::Rendered::new(memory))));
+    }
+    let out = &project.output_dir;
+    if !out.is_dir() {
+        let output = crate::diag::display_path(out).display().to_string();
+        return Err(Failure::Unbuilt(Unbuilt::Missing { output }));
+    }
+    let lock = Lock::take(out, Access::Shared, busy)?;
+    let manifest = finished(project)?;
+    Ok(Source::Built { output: out.clone(), manifest: Box::new(manifest), _lock: lock })
+}
+
+/// The deploy once what it publishes is known: a finished build, its folder locked, or
+/// the data in memory.
 async fn publish(
     project: &Project,
-    manifest: &Manifest,
+    source: Source,
     store: &Store,
     opts: &Options,
     hooks: Hooks<'_>,
     (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Client>]),
 ) -> Result<Deployed, Failure> {
-    let out = &project.output_dir;
     guard::refuse_links(store, false)?;
     hooks.progress.start("scan", 0);
     // The map of the build being deployed, made once: which file is a page, its headers,
     // its public URLs.
-    let map = Map::new(&project.shape, manifest.stamp.records);
+    let map = source.map(project);
     let mut roles = Roles::new(&map, project.deploy.siblings);
     if store.keeps_headers {
         roles = roles.without_platform_config();
     }
-    let (scanned, warnings) = outgoing::scan(out, &roles, manifest)?;
+    let (scanned, warnings) = source.scan(&roles)?;
     let mut remote = Remote {
         store,
         lease: std::sync::OnceLock::new(),
-        output: out,
+        source: std::sync::Arc::new(source),
         opts,
         settings: &project.deploy,
         progress: hooks.progress,

@@ -16,6 +16,8 @@ pub struct Options {
     pub force: bool,
     /// Deploy past a record that cannot be read, surveying the whole prefix.
     pub repair: bool,
+    /// Publish the data rendered in memory (`--from-data`), not the build in `output/`.
+    pub from_data: bool,
     /// `--drop-owed`, `--move-owed`.
     pub settle: Settle,
 }

@@ -9,7 +9,6 @@ use std::path::Path;
 use anyhow::Context;
 use rayon::prelude::*;
 
-use crate::error::{Failure, Refusal, WayOut};
 use crate::output::manifest::Manifest;
 use crate::routes::Map;
 use crate::routes::layout::FileKind;
@@ -195,41 +194,6 @@ pub fn scan(
 pub fn md5_of(bytes: &[u8]) -> [u8; 16] {
     use md5::Digest;
     md5::Md5::digest(bytes).into()
-}
-
-/// The files with their MD5s: `known` when it knows one for a file's bytes (folio's record
-/// does, for bytes it uploaded before), else read and hashed, in parallel. A no-op deploy
-/// reads no file.
-pub fn with_md5(
-    output: &Path,
-    scanned: Vec<Scanned>,
-    known: impl Fn(&Scanned) -> Option<[u8; 16]> + Sync,
-) -> Result<Vec<OutgoingFile>, Failure> {
-    scanned
-        .into_par_iter()
-        .map(|s| {
-            let md5 = match known(&s) {
-                Some(md5) => md5,
-                None => {
-                    let path = output.join(&s.rel);
-                    let bytes = std::fs::read(&path)
-                        .with_context(|| format!("reading `{}`", path.display()))?;
-                    if crate::output::hash(&bytes) != s.xxh3 {
-                        return Err(Failure::Stopped(Refusal::new(
-                            format!(
-                                "`{}` changed while it was being deployed (something other than folio wrote to the output folder)",
-                                crate::diag::display_path(&path).display()
-                            ),
-                            WayOut::DeployAgain,
-                        )));
-                    }
-                    md5_of(&bytes)
-                }
-            };
-            let Scanned { rel, size, xxh3, headers, phase } = s;
-            Ok(OutgoingFile { rel, size, xxh3, md5, headers, phase })
-        })
-        .collect()
 }
 
 #[cfg(test)]

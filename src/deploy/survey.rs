@@ -89,13 +89,13 @@ pub(super) async fn survey(
     remote.progress.start("hash", 0);
     let known: HashMap<String, (Option<u128>, u64, record::Md5)> =
         (old.objects.iter()).map(|(k, p)| (k.clone(), (p.xxh3, p.size, p.md5))).collect();
-    let (output, scanned) = (remote.output.to_path_buf(), scanned.to_vec());
+    let (source, scanned) = (remote.source.clone(), scanned.to_vec());
     let outgoing = tokio::task::spawn_blocking(move || {
         let known = |f: &outgoing::Scanned| {
             let &(xxh3, size, md5) = known.get(&f.rel)?;
             (xxh3 == Some(f.xxh3) && size == f.size).then_some(md5)
         };
-        outgoing::with_md5(&output, scanned, known)
+        source.with_md5(scanned, known)
     })
     .await
     .map_err(|e| anyhow::anyhow!("hashing the files: {e}"))??;

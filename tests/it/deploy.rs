@@ -177,6 +177,7 @@ macro_rules! on_every_store {
 // The tests, by concern (declared after `on_every_store!`, which they use).
 mod basics;
 mod folder_target;
+mod from_data;
 mod headers;
 mod hosting;
 mod iam;

@@ -4,9 +4,7 @@
 //! store's own words when it fails (exit 2).
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use anyhow::Context;
 use futures::StreamExt;
 use object_store::{
     Attribute, Attributes, GetOptions, PutMode, PutOptions, PutPayload, UpdateVersion,
@@ -40,7 +38,8 @@ pub struct Remote<'a> {
     /// This deploy's lease on the store once it holds one, checked before each write to
     /// the record and the deletes.
     pub lease: std::sync::OnceLock<Lease>,
-    pub output: &'a Path,
+    /// Where the files come from: `output/`, or the data rendered in memory.
+    pub source: std::sync::Arc<super::source::Source>,
     pub opts: &'a Options,
     /// `[deploy]`, checked.
     pub settings: &'a crate::config::Deploy,
@@ -58,23 +57,6 @@ pub struct ReadRecord {
     pub etag: Option<String>,
     /// Why it could not be read, when `--repair` goes on without it.
     pub damaged: Option<String>,
-}
-
-/// The bytes at `path`, read once: exactly the bytes the scan hashed (`xxh3`, which the
-/// MD5 folio records and sends was taken with), or an error (something other than folio
-/// changed the file since; the output folder's lock keeps folio's own builds out).
-fn read_as_scanned(path: &Path, xxh3: u128) -> Result<Vec<u8>, Failure> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading `{}`", path.display()))?;
-    if crate::output::hash(&bytes) != xxh3 {
-        return Err(Failure::Stopped(Refusal::new(
-            format!(
-                "`{}` changed while it was being deployed (something other than folio wrote to the output folder); nothing more was sent",
-                crate::diag::display_path(path).display()
-            ),
-            WayOut::DeployAgain,
-        )));
-    }
-    Ok(bytes)
 }
 
 /// The order of uploads, each rank done before the next begins: objects that are new to
@@ -308,9 +290,9 @@ impl Remote<'_> {
             self.progress.start(what, jobs.len() as u64);
             let puts = futures::stream::iter(jobs.into_iter().map(|(i, reason)| async move {
                 let f = &outgoing[i];
-                let (path, xxh3, rel) = (self.output.join(&f.rel), f.xxh3, f.rel.clone());
+                let (source, xxh3, rel) = (self.source.clone(), f.xxh3, f.rel.clone());
                 let bytes = tokio::task::spawn_blocking(move || {
-                    let bytes = read_as_scanned(&path, xxh3)?;
+                    let bytes = source.bytes(&rel, xxh3)?;
                     faults.before_upload().map_err(|e| {
                         Failure::Other(anyhow::Error::from(e).context(format!("uploading `{rel}`")))
                     })?;

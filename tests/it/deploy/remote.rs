@@ -371,6 +371,44 @@ impl Remote {
         })
     }
 
+    /// The same store below another prefix (a folder: a folder beside this one).
+    pub fn beside(&self, other: &str) -> Remote {
+        match self {
+            Remote::S3 { via, server, bucket, .. } => Remote::S3 {
+                via: *via,
+                server: *server,
+                bucket: bucket.clone(),
+                prefix: other.into(),
+            },
+            Remote::Azure { via, server, container, .. } => Remote::Azure {
+                via: *via,
+                server: *server,
+                container: container.clone(),
+                prefix: other.into(),
+            },
+            Remote::Gcs { via, server, bucket, keys, .. } => Remote::Gcs {
+                via: *via,
+                server: *server,
+                bucket: bucket.clone(),
+                prefix: other.into(),
+                keys: keys.clone(),
+            },
+            Remote::Dir(dir) => Remote::Dir(dir.with_file_name(other)),
+        }
+    }
+
+    /// Every attribute the store keeps of an object, folio's metadata among them, by name.
+    pub fn attributes(&self, rel: &str) -> BTreeMap<String, String> {
+        let (store, prefix) = self.client();
+        let key = if prefix.is_empty() { rel.to_string() } else { format!("{prefix}/{rel}") };
+        let key = object_store::path::Path::from(key);
+        runtime().block_on(async {
+            let options = object_store::GetOptions { head: true, ..Default::default() };
+            let got = store.get_opts(&key, options).await.unwrap();
+            (got.attributes.iter()).map(|(k, v)| (format!("{k:?}"), v.to_string())).collect()
+        })
+    }
+
     /// Every object below the prefix with its ETag.
     pub fn etags(&self) -> BTreeMap<String, String> {
         let (store, prefix) = self.client();

@@ -202,12 +202,24 @@ fn store_for(inner: &Arc<InMemory>, world: &Shared, client: usize) -> folio::dep
     }
 }
 
+/// Whether client `client` of seed `seed` publishes from the data (`--from-data`) rather
+/// than from its build's `output/`: `FOLIO_SIM_SOURCE=build` or `data` says for every
+/// deploy; otherwise every other client does, by seed, which draws nothing from the seed's
+/// random source (a schedule is the same either way, and so must be what it settles to).
+fn from_data(seed: u64, client: usize) -> bool {
+    match std::env::var("FOLIO_SIM_SOURCE").as_deref() {
+        Ok("build") => false,
+        Ok("data") => true,
+        _ => (seed as usize + client) % 2 == 1,
+    }
+}
+
 /// Runs one deploy of `project` through client `client`; `Err` with why it failed.
 async fn deploy(
     project: &folio::config::Project,
     inner: &Arc<InMemory>,
     world: &Shared,
-    client: usize,
+    (client, from_data): (usize, bool),
 ) -> Result<(), String> {
     let store = store_for(inner, world, client);
     let note = |_: &str| {};
@@ -224,7 +236,7 @@ async fn deploy(
         busy: folio::output::lock::Busy::Wait(&note),
         purge_list: Some(&mut write),
     };
-    let options = folio::deploy::Options::default();
+    let options = folio::deploy::Options { from_data, ..Default::default() };
     let cdns: Vec<Box<dyn folio::deploy::cdn::Client>> =
         vec![Box::new(cdn::SimCdn { world: world.clone(), client, cdn: purged_cdn() })];
     let run = folio::deploy::deploy_to(project, &store, &options, hooks, (LIFETIME, &cdns));
@@ -286,7 +298,7 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
                 (inner.clone(), world.clone(), builds.projects[build].1.clone());
             tasks.push(tokio::task::spawn_local(async move {
                 tokio::time::sleep(start).await;
-                deploy(&project, &inner, &world, client).await
+                deploy(&project, &inner, &world, (client, from_data(seed, client))).await
             }));
         }
         // Every deploy ends, or is dead (its requests hang): wait until the living ones end.
@@ -336,7 +348,8 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
         // One clean deploy settles the store.
         world.lock().unwrap().clients.push(Client::default());
         let clean = world.lock().unwrap().clients.len() - 1;
-        let settled = deploy(&builds.projects[last].1, &inner, &world, clean).await;
+        let settled =
+            deploy(&builds.projects[last].1, &inner, &world, (clean, from_data(seed, clean))).await;
         let tell = |what: String| {
             Err(format!("seed {seed}: {what}\n{}\n{}", story.join("\n"), outcomes.join(", ")))
         };

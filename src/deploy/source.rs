@@ -1,0 +1,187 @@
+//! Where a deploy's files come from: the finished build in `output/`, read back, or the
+//! data rendered in memory by the build's own code (`--from-data`), each file rendered when
+//! it is hashed and again when it is sent, never kept and never written. Either way a
+//! file's bytes are checked against the hash the scan took, so one build is published.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use rayon::prelude::*;
+
+use super::outgoing::{self, OutgoingFile, Roles, Scanned};
+use crate::compress::Codec;
+use crate::error::{Failure, Refusal, WayOut};
+use crate::output::lock::Lock;
+use crate::output::manifest::Manifest;
+use crate::routes::Map;
+use crate::routes::layout::{FileKind, PageFile};
+use crate::site::InMemory;
+
+/// The files one deploy publishes.
+pub enum Source {
+    /// The finished build in `output/`, its folder held (shared) until the deploy is done.
+    Built { output: PathBuf, manifest: Box<Manifest>, _lock: Lock },
+    /// The data loaded and checked as `folio build` does, its files rendered on demand.
+    Rendered(Box<Rendered>),
+}
+
+/// A build kept in memory, and where each of its files besides pages is.
+pub struct Rendered {
+    memory: InMemory,
+    statics: HashMap<String, usize>,
+}
+
+impl Rendered {
+    pub fn new(memory: InMemory) -> Rendered {
+        let statics =
+            (memory.files.iter().enumerate()).map(|(i, (rel, _))| (rel.clone(), i)).collect();
+        Rendered { memory, statics }
+    }
+
+    /// The bytes of `rel`, as a build writes them: a page, a page's sibling in one of the
+    /// build's codecs, or another file of the build; `None` for none of them.
+    fn render(&self, rel: &str) -> Option<Result<Vec<u8>, Failure>> {
+        let map = self.memory.pages.map();
+        let page = |p: &PageFile| -> Option<Result<Vec<u8>, Failure>> {
+            if !self.memory.pages.has(p) {
+                return None;
+            }
+            let mut out = Vec::new();
+            let rendered = self.memory.pages.render(p, &mut out);
+            Some(rendered.map(|()| out).map_err(|e| Failure::Template(vec![e])))
+        };
+        match map.kind(rel) {
+            FileKind::Page(p) => page(&p),
+            FileKind::Sibling(p, coding) => {
+                let codec = Codec::parse(coding).filter(|c| self.memory.codecs.contains(c))?;
+                Some(page(&p)?.map(|bytes| codec.compress(&bytes)))
+            }
+            _ => self.statics.get(rel).map(|&i| Ok(self.memory.files[i].1.clone())),
+        }
+    }
+
+    /// Every file a build of this listing writes that `roles` publishes, hashed, in the
+    /// order a walk of `output/` finds them.
+    fn scan(&self, roles: &Roles) -> Result<Vec<Scanned>, Failure> {
+        let map = self.memory.pages.map();
+        let mut rels: Vec<String> = Vec::new();
+        for variant in map.variants() {
+            for size in &map.sizes {
+                for number in 1..=size.pages as u64 {
+                    let page = map.file(variant, size.size, number as usize);
+                    for codec in &self.memory.codecs {
+                        rels.push(format!("{page}.{}", codec.extension()));
+                    }
+                    rels.push(page);
+                }
+            }
+        }
+        // Hidden files (`.nojekyll`) are never published, as a scan of `output/` skips them.
+        let hidden = |rel: &str| rel.split('/').any(|part| part.starts_with('.'));
+        rels.extend(self.memory.files.iter().map(|(rel, _)| rel.clone()).filter(|r| !hidden(r)));
+        let mut found: Vec<(String, outgoing::Headers, outgoing::Phase)> = (rels.into_iter())
+            .filter_map(|rel| roles.headers(&rel).map(|(h, phase)| (rel, h, phase)))
+            .collect();
+        found.sort_by(|a, b| walk_order(&a.0, &b.0));
+        found
+            .into_par_iter()
+            .map(|(rel, headers, phase)| {
+                let bytes = self.render(&rel).expect("a file of this build")?;
+                let (size, xxh3) = (bytes.len() as u64, crate::output::hash(&bytes));
+                Ok(Scanned { rel, size, xxh3, headers, phase })
+            })
+            .collect()
+    }
+}
+
+/// The order `walkdir` with `sort_by_file_name` walks a tree in: by path, name by name.
+fn walk_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.split('/').cmp(b.split('/'))
+}
+
+impl Source {
+    /// The map of what is published: the build's, with the page counts it was made with.
+    pub fn map(&self, project: &crate::config::Project) -> Map {
+        match self {
+            Source::Built { manifest, .. } => Map::new(&project.shape, manifest.stamp.records),
+            Source::Rendered(r) => r.memory.pages.map().clone(),
+        }
+    }
+
+    /// What there is to publish, sorted by path, with the xxh3 of each, and a warning for
+    /// each file left out.
+    pub fn scan(&self, roles: &Roles) -> Result<(Vec<Scanned>, Vec<String>), Failure> {
+        match self {
+            Source::Built { output, manifest, .. } => Ok(outgoing::scan(output, roles, manifest)?),
+            Source::Rendered(r) => Ok((r.scan(roles)?, r.memory.warnings.clone())),
+        }
+    }
+
+    /// The bytes of `rel`, exactly those the scan hashed (`xxh3`, which the MD5 folio
+    /// records and sends was taken with), or why not: a file of `output/` that something
+    /// other than folio changed since (the folder's lock keeps folio's own builds out), or
+    /// a page that renders otherwise the second time (never: rendering is deterministic).
+    pub fn bytes(&self, rel: &str, xxh3: u128) -> Result<Vec<u8>, Failure> {
+        let (bytes, shown) = match self {
+            Source::Built { output, .. } => {
+                let path = output.join(rel);
+                let bytes = std::fs::read(&path)
+                    .with_context(|| format!("reading `{}`", path.display()))?;
+                (bytes, crate::diag::display_path(&path).display().to_string())
+            }
+            Source::Rendered(r) => {
+                let rendered = r
+                    .render(rel)
+                    .ok_or_else(|| anyhow::anyhow!("`{rel}` is no file of this build"))?;
+                (rendered?, rel.to_string())
+            }
+        };
+        if crate::output::hash(&bytes) != xxh3 {
+            let why = match self {
+                Source::Built { .. } => "something other than folio wrote to the output folder",
+                Source::Rendered(_) => "it rendered otherwise than when it was hashed",
+            };
+            return Err(Failure::Stopped(Refusal::new(
+                format!(
+                    "`{shown}` changed while it was being deployed ({why}); nothing more was sent"
+                ),
+                WayOut::DeployAgain,
+            )));
+        }
+        Ok(bytes)
+    }
+
+    /// The files with their MD5s: `known` when it knows one for a file's bytes (folio's
+    /// record does, for bytes it uploaded before), else read (or rendered) and hashed, in
+    /// parallel. A no-op deploy reads no file.
+    pub fn with_md5(
+        &self,
+        scanned: Vec<Scanned>,
+        known: impl Fn(&Scanned) -> Option<[u8; 16]> + Sync,
+    ) -> Result<Vec<OutgoingFile>, Failure> {
+        scanned
+            .into_par_iter()
+            .map(|s| {
+                let md5 = match known(&s) {
+                    Some(md5) => md5,
+                    None => outgoing::md5_of(&self.bytes(&s.rel, s.xxh3)?),
+                };
+                let Scanned { rel, size, xxh3, headers, phase } = s;
+                Ok(OutgoingFile { rel, size, xxh3, md5, headers, phase })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_sort_as_a_walk_of_the_folder_finds_them() {
+        let mut rels = vec!["api/en-gb/x.json", "api/en/x.json", "api/en.json", "_headers"];
+        rels.sort_by(|a, b| walk_order(a, b));
+        assert_eq!(rels, ["_headers", "api/en/x.json", "api/en-gb/x.json", "api/en.json"]);
+    }
+}
