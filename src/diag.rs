@@ -236,7 +236,7 @@ impl fmt::Display for ConfigError {
 /// log viewer may break a line at, nor a mark that turns the direction of the text around
 /// it (U+061C, U+200E-200F, U+202A-202E, U+2066-2069), which a value read from a store
 /// or a file may hold to make a message say something else.
-fn shows_as_is(c: char) -> bool {
+pub fn shows_as_is(c: char) -> bool {
     !(c.is_control()
         || matches!(c, '\u{2028}' | '\u{2029}' | '\u{61c}' | '\u{200e}' | '\u{200f}')
         || ('\u{202a}'..='\u{202e}').contains(&c)

@@ -37,17 +37,30 @@ pub fn annotate(command: &str) -> Result<(), Failure> {
     print(|out| out.write_all(line.as_bytes()).and_then(|()| out.write_all(b"\n")))
 }
 
-/// `value` as JSON text (pretty, with a final newline): a string's line breaks are JSON
-/// escapes already, and a `#` that would make `##[` is written `\u0023`, which every JSON
-/// reader reads back as `#`, so no line of it is a runner's command.
+/// `value` as JSON text (pretty, with a final newline) that is as safe in a CI log as a
+/// line of text: a string's line breaks and controls below U+0020 are JSON escapes
+/// already, and the other characters [`diag::line`] escapes (NEL, U+2028, U+2029, the
+/// C1 controls, the direction marks) are written `\uXXXX`, as is a `#` that would make
+/// `##[` (`#\u0023[`). Every JSON reader reads the same strings back.
 pub fn json(value: &serde_json::Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("plain JSON serializes");
-    // In JSON text a `#` is only ever inside a string, where `\u0023` is the same string.
-    if text.contains("##[") {
-        text = text.replace("##[", "#\\u0023[");
+    use std::fmt::Write;
+    let text = serde_json::to_string_pretty(value).expect("plain JSON serializes");
+    // Outside a string, JSON text holds no `#`, and no control character but the newlines
+    // between its lines: what is escaped here is inside a string, where `\uXXXX` is the
+    // same character.
+    let mut out = String::with_capacity(text.len() + 1);
+    for c in text.chars() {
+        if c == '\n' || diag::shows_as_is(c) {
+            out.push(c);
+        } else {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        }
     }
-    text.push('\n');
-    text
+    if out.contains("##[") {
+        out = out.replace("##[", "#\\u0023[");
+    }
+    out.push('\n');
+    out
 }
 
 /// Writes one line to stderr, whole (one locked write), escaped ([`diag::line`]),
@@ -102,9 +115,14 @@ mod tests {
 
     #[test]
     fn json_text_holds_no_legacy_command_and_reads_back_the_same() {
-        let value = serde_json::json!({"message": "a ##[error]b\n::warning::c", "n": 1});
+        let value = serde_json::json!({
+            "message": "a ##[error]b\n::warning::c\u{85}::error::d\u{2028}\u{2029}\u{202e}\u{1b}",
+            "n": 1,
+        });
         let text = json(&value);
         assert!(!text.contains("##["), "{text}");
+        assert!(!text.contains(|c: char| c != '\n' && !diag::shows_as_is(c)), "{text}");
+        assert!(text.contains(r"\u0085::error::d\u2028\u2029\u202e\u001b"), "{text}");
         assert!(text.lines().all(|l| !l.trim_start().starts_with("::")), "{text}");
         assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
     }
