@@ -1,6 +1,7 @@
 //! Integration tests: the `folio` binary driven on temporary projects.
 
 mod build;
+mod ci_log;
 mod crawl;
 mod damage;
 mod databases;
