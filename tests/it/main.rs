@@ -2,6 +2,7 @@
 
 mod build;
 mod ci_log;
+mod clients;
 mod crawl;
 mod damage;
 mod databases;
