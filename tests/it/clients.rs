@@ -50,7 +50,7 @@ fn get(port: u16, target: &str, within: Duration) -> Result<u16, String> {
     text.strip_prefix("HTTP/1.1 ")
         .and_then(|rest| rest.get(..3))
         .and_then(|code| code.parse().ok())
-        .ok_or_else(|| format!("no status line: {:?}", &text[..text.len().min(80)]))
+        .ok_or_else(|| format!("no status line: {:?}", text.chars().take(80).collect::<String>()))
 }
 
 /// Whether the server closed `stream` (an end of file, or a reset) within `within`;
