@@ -8,7 +8,9 @@
 # manifests aside (they fingerprint the binary and hold times). For refactors that must
 # not change a byte: exit 1 on the first difference, with the files that differ.
 # SAME_OUTPUT_EXCEPT="folio.lua _worker.js" leaves files of those names out (a change
-# meant to touch them, checked by the request table instead).
+# meant to touch them, checked by the request table instead). SAME_OUTPUT_HOSTING=report
+# compares output/ alone and, rather than stop, lists the hosting/ files that differ
+# (a change meant to touch every host config, checked by the request table instead).
 set -euo pipefail
 OLD=$(realpath "${1:?usage: scripts/same-output.sh OLD_FOLIO NEW_FOLIO}")
 NEW=$(realpath "${2:?usage: scripts/same-output.sh OLD_FOLIO NEW_FOLIO}")
@@ -20,6 +22,7 @@ R2=$'"cloudflare"\nserve_from_r2'
 EXCEPT=(-x .folio-manifest.json)
 for name in ${SAME_OUTPUT_EXCEPT:-}; do EXCEPT+=(-x "$name"); done
 runs=0
+hosting_runs=0
 for targets in "$ALL" '"cloudflare"' "$R2"; do
   for envelope in standard laravel laravel-resource template:example; do
     for style in query path; do
@@ -43,9 +46,16 @@ for targets in "$ALL" '"cloudflare"' "$R2"; do
           (cd "$d" && "$bin_path" build > /dev/null)
           mkdir -p "$d/hosting"
         done
-        if ! diff -r -q "${EXCEPT[@]}" "$W/old/output" "$W/new/output" \
-          || ! diff -r -q "${EXCEPT[@]}" "$W/old/hosting" "$W/new/hosting"; then
-          echo "different: targets [${targets//$'\n'/ }], envelope $envelope, url_style $style, base_url '$base'"
+        where="targets [${targets//$'\n'/ }], envelope $envelope, url_style $style, base_url '$base'"
+        if ! diff -r -q "${EXCEPT[@]}" "$W/old/output" "$W/new/output"; then
+          echo "different: $where"
+          exit 1
+        fi
+        if [ "${SAME_OUTPUT_HOSTING:-}" = report ]; then
+          hosting=$(diff -r -q "${EXCEPT[@]}" "$W/old/hosting" "$W/new/hosting" | grep -oE '/new/hosting/[^ :]+' | sed 's|.*/new/||' | sort -u | tr '\n' ' ' || true)
+          [ -n "$hosting" ] && { echo "hosting/ differs ($where): $hosting"; hosting_runs=$((hosting_runs + 1)); }
+        elif ! diff -r -q "${EXCEPT[@]}" "$W/old/hosting" "$W/new/hosting"; then
+          echo "different: $where"
           exit 1
         fi
         runs=$((runs + 1))
@@ -53,4 +63,8 @@ for targets in "$ALL" '"cloudflare"' "$R2"; do
     done
   done
 done
-echo "same output in all $runs projects"
+if [ "${SAME_OUTPUT_HOSTING:-}" = report ]; then
+  echo "same output/ in all $runs projects; hosting/ differs in $hosting_runs of them"
+else
+  echo "same output in all $runs projects"
+fi

@@ -2,6 +2,7 @@
 //! and printed compiler-style (`path:line: field: message`). This module owns their
 //! shape, order and wording of the location; the loaders own the messages.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -156,8 +157,9 @@ fn decimal_comma(value: &str) -> bool {
 }
 
 /// A problem is one line: a line break in what it repeats of the input (a key, a file's
-/// name, a value) is shown escaped (`\u{a}`), as [`printable`] shows the other control
-/// characters, so that no input can make a message print a line of its own.
+/// name, a value) is shown escaped (`\u{a}`), as [`printable`] shows every character
+/// that may not be printed as it is, so that no input can make a message print a line of
+/// its own (the writer, [`line`], escapes them again, whatever else a message holds).
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut line = format!("{}", self.path.display());
@@ -171,10 +173,7 @@ impl fmt::Display for Problem {
             line.push_str(&format!(": {field}"));
         }
         line.push_str(&format!(": {}", self.message));
-        if line.contains(['\n', '\r']) {
-            line = line.replace('\n', "\\u{a}").replace('\r', "\\u{d}");
-        }
-        f.write_str(&line)
+        f.write_str(&printable(&line))
     }
 }
 
@@ -232,27 +231,107 @@ impl fmt::Display for ConfigError {
     }
 }
 
-/// Whether `c` may reach a terminal as it is: not a control character (but a newline and a
-/// tab), nor one that turns the direction of text around what follows (U+202A-202E,
-/// U+2066-2069), which a value read from a store or a file may hold to make a message say
-/// something else.
-fn shows_as_is(c: char) -> bool {
-    matches!(c, '\n' | '\t')
-        || !(c.is_control()
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c))
+/// Whether `c` may be printed as it is: not a control character (a tab, a newline and
+/// NEL, U+0085, among them), nor a line or paragraph separator (U+2028, U+2029), which a
+/// log viewer may break a line at, nor a mark that turns the direction of the text around
+/// it (U+061C, U+200E-200F, U+202A-202E, U+2066-2069), which a value read from a store
+/// or a file may hold to make a message say something else.
+pub fn shows_as_is(c: char) -> bool {
+    !(c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{61c}' | '\u{200e}' | '\u{200f}')
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c))
 }
 
-/// `text` as a terminal should be shown it: what may not reach it as it is escaped
-/// (`\u{1b}`), the rest as written.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+/// `text` with every character that may not be printed as it is ([`shows_as_is`])
+/// escaped as Rust writes it (`\u{1b}`, a newline `\u{a}`), the rest as written: one
+/// line, whatever `text` holds.
+pub fn printable(text: &str) -> Cow<'_, str> {
     if text.chars().all(shows_as_is) {
-        return std::borrow::Cow::Borrowed(text);
+        return Cow::Borrowed(text);
     }
-    let shown = text
-        .chars()
-        .map(|c| if shows_as_is(c) { c.to_string() } else { c.escape_unicode().to_string() });
-    std::borrow::Cow::Owned(shown.collect())
+    let mut shown = String::with_capacity(text.len() + 16);
+    escape_into(&mut shown, text);
+    Cow::Owned(shown)
+}
+
+fn escape_into(out: &mut String, text: &str) {
+    use std::fmt::Write;
+    for c in text.chars() {
+        if shows_as_is(c) {
+            out.push(c);
+        } else {
+            let _ = write!(out, "{}", c.escape_unicode());
+        }
+    }
+}
+
+/// How many characters of a value from outside (a key, a store's or a CDN's words, an
+/// environment variable) a message repeats; the rest is counted ([`cut`]).
+pub const SHOWN_CHARS: usize = 200;
+
+/// `value` as a message repeats it: whole up to [`SHOWN_CHARS`] characters, else its
+/// first ones and how many more there are (`abc… (959800 more characters)`).
+pub fn cut(value: &str) -> Cow<'_, str> {
+    match value.char_indices().nth(SHOWN_CHARS) {
+        None => Cow::Borrowed(value),
+        Some((at, _)) => {
+            let more = value[at..].chars().count();
+            Cow::Owned(format!("{}… ({more} more characters)", &value[..at]))
+        }
+    }
+}
+
+/// A printed line past this many characters (of what it was given, before escapes) keeps
+/// its first [`LINE_HEAD`] and last [`LINE_TAIL`] and says how many it left out between:
+/// a bound for what no message cut to [`SHOWN_CHARS`] (folio's own words are far shorter).
+pub const LINE_CHARS: usize = 2000;
+const LINE_HEAD: usize = 1500;
+const LINE_TAIL: usize = 400;
+
+/// What a printed line may begin with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opening {
+    /// Text: a `::` at its start (after any white space) would be a CI runner's command
+    /// (GitHub's `::error::`), so it is escaped.
+    Text,
+    /// One of folio's own workflow commands (`check --format github`): its `::` is kept.
+    Command,
+}
+
+/// `text` as folio prints it on a line of its own, on either stream, in a terminal or a
+/// CI log, which a runner reads commands from (`::cmd::` at a line's start after white
+/// space, `##[cmd]` anywhere in it). Whatever `text` holds, the line is one line: every
+/// line break, control and direction mark is escaped ([`printable`]); a `#` that would
+/// make `##[` is shown `\u{23}` (`#\u{23}[`); with [`Opening::Text`], a `:` that would
+/// open the line with `::` is shown `\u{3a}`; and past [`LINE_CHARS`] characters its
+/// middle is left out, counted (`… (959800 characters left out) …`).
+pub fn line(text: &str, opening: Opening) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * LINE_CHARS) + 16);
+    // A length in bytes bounds the count of characters: only a long text is counted.
+    let count = if text.len() > LINE_CHARS { text.chars().count() } else { 0 };
+    if count > LINE_CHARS {
+        let head_end = text.char_indices().nth(LINE_HEAD).map_or(text.len(), |(at, _)| at);
+        let tail_start =
+            text.char_indices().nth(count - LINE_TAIL).map_or(text.len(), |(at, _)| at);
+        escape_into(&mut out, &text[..head_end]);
+        out.push_str(&format!(" … ({} characters left out) … ", count - LINE_HEAD - LINE_TAIL));
+        escape_into(&mut out, &text[tail_start..]);
+    } else {
+        escape_into(&mut out, text);
+    }
+    // `#\u{23}[` holds no `##[`, nor makes one with a `#` before it: one pass is enough.
+    if out.contains("##[") {
+        out = out.replace("##[", "#\\u{23}[");
+    }
+    if opening == Opening::Text {
+        // The runner trims Unicode white space (.NET's `TrimStart`), as `trim_start` does.
+        let lead = out.len() - out.trim_start().len();
+        if out[lead..].starts_with("::") {
+            out.replace_range(lead..lead + 1, "\\u{3a}");
+        }
+    }
+    out
 }
 
 /// The candidate closest to `word`, when one is close enough to be what was meant: a
@@ -288,12 +367,13 @@ pub fn display_path(path: &Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
-/// The first few of `keys` (sorted), as a message names them.
+/// The first few of `keys` (sorted), as a message names them, each [`cut`]: a key read
+/// from a store or a record may be of any length.
 pub fn first_keys(keys: &[String]) -> String {
     const SHOWN: usize = 5;
     let mut sorted: Vec<&String> = keys.iter().collect();
     sorted.sort();
-    let shown: Vec<String> = sorted.iter().take(SHOWN).map(|k| format!("`{k}`")).collect();
+    let shown: Vec<String> = sorted.iter().take(SHOWN).map(|k| format!("`{}`", cut(k))).collect();
     let more = if keys.len() > SHOWN {
         format!(" and {} more", keys.len() - SHOWN)
     } else {
@@ -323,6 +403,92 @@ mod tests {
             "data/a\\u{a}b.json:3: k\\u{a}x: the key `k\\u{a}data/z.json:9: fake` appears twice\\u{d}"
         );
         assert_eq!(shown.lines().count(), 1);
+    }
+
+    #[test]
+    fn a_printed_line_is_one_line_whatever_breaks_its_text_holds() {
+        // Every line break a runner or a log viewer may break at, and the other controls.
+        let text = "a\nb\rc\r\nd\u{85}e\u{2028}f\u{2029}g\th\u{b}i\u{c}j\u{0}k\u{1b}[31ml";
+        let shown = line(text, Opening::Text);
+        assert_eq!(
+            shown,
+            "a\\u{a}b\\u{d}c\\u{d}\\u{a}d\\u{85}e\\u{2028}f\\u{2029}g\\u{9}h\\u{b}i\\u{c}j\\u{0}k\\u{1b}[31ml"
+        );
+        let breaks = ['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}', '\u{b}', '\u{c}'];
+        assert!(!shown.contains(breaks), "{shown:?}");
+        // What turns the direction of the text around, and nothing else of Unicode.
+        let bidi = "x\u{202e}y\u{2066}z\u{2069}\u{200f}\u{200e}\u{61c}\u{202a}";
+        assert_eq!(
+            line(bidi, Opening::Text),
+            "x\\u{202e}y\\u{2066}z\\u{2069}\\u{200f}\\u{200e}\\u{61c}\\u{202a}"
+        );
+        let words = "Musée d'Orsay, 東京タワー, عربي, e\u{301}, 👩\u{200d}🔧";
+        assert_eq!(line(words, Opening::Text), words);
+    }
+
+    #[test]
+    fn a_printed_line_opens_no_workflow_command_and_holds_no_legacy_one() {
+        // As the data value of the issue would print: its `\r\n` would open a line with
+        // `::warning::`, and `##[error]` is a command anywhere in a line.
+        let value = "a\r\n::warning::F1 %0A 9%,b ##[error]F2";
+        let shown =
+            line(&format!("data/a.csv:6: rating: {value:?} is not a number"), Opening::Text);
+        assert_eq!(
+            shown,
+            "data/a.csv:6: rating: \"a\\r\\n::warning::F1 %0A 9%,b #\\u{23}[error]F2\" is not a number"
+        );
+        let raw = line(&format!("x: {value}"), Opening::Text);
+        assert_eq!(raw, "x: a\\u{d}\\u{a}::warning::F1 %0A 9%,b #\\u{23}[error]F2");
+        // `::` at the start, after white space too (the runner trims it: tabs are escaped,
+        // the other white space of Unicode is not, and is trimmed as .NET does).
+        assert_eq!(line("::error::x", Opening::Text), "\\u{3a}:error::x");
+        assert_eq!(
+            line("  \u{a0}\u{3000}::add-mask::x", Opening::Text),
+            "  \u{a0}\u{3000}\\u{3a}:add-mask::x"
+        );
+        assert_eq!(line("\t::error::x", Opening::Text), "\\u{9}::error::x");
+        assert_eq!(line(": :x::", Opening::Text), ": :x::", "no `::` opens it");
+        // `##[` wherever it is, however many `#` lead to it, and twice.
+        assert_eq!(line("###[a] ##[b]##[", Opening::Text), "##\\u{23}[a] #\\u{23}[b]#\\u{23}[");
+        assert_eq!(line("#\n#[x]", Opening::Text), "#\\u{a}#[x]");
+        // folio's own command keeps its `::`, and nothing else of it is a command.
+        assert_eq!(
+            line("::error file=a.csv,line=1::v ##[error]x", Opening::Command),
+            "::error file=a.csv,line=1::v #\\u{23}[error]x"
+        );
+    }
+
+    #[test]
+    fn a_long_value_is_cut_and_a_long_line_keeps_its_ends_with_a_count_between() {
+        let key = format!("{}{}", "k".repeat(SHOWN_CHARS), "é".repeat(50));
+        assert_eq!(cut(&key), format!("{}… (50 more characters)", "k".repeat(SHOWN_CHARS)));
+        assert_eq!(cut("short"), "short");
+        let keys: Vec<String> = vec!["b".repeat(960_000), "a".into()];
+        assert_eq!(
+            first_keys(&keys),
+            format!("`a`, `{}… (959800 more characters)`", "b".repeat(SHOWN_CHARS))
+        );
+        // A line of 960,000 characters, the first ones and the last ones of it kept.
+        let long = format!("warning: the key `{}` is owed", "x".repeat(960_000));
+        let shown = line(&long, Opening::Text);
+        let count = long.chars().count();
+        let left_out = count - LINE_HEAD - LINE_TAIL;
+        assert!(shown.starts_with("warning: the key `xxx"), "{}", &shown[..40]);
+        assert!(shown.ends_with("xxx` is owed"));
+        assert!(shown.contains(&format!("x … ({left_out} characters left out) … x")));
+        assert_eq!(
+            shown.chars().count(),
+            LINE_HEAD
+                + LINE_TAIL
+                + format!(" … ({left_out} characters left out) … ").chars().count()
+        );
+        // Up to the bound a line is whole; escapes do not count against it.
+        let whole = "\u{1b}".repeat(LINE_CHARS);
+        assert_eq!(line(&whole, Opening::Text), "\\u{1b}".repeat(LINE_CHARS));
+        // The cut never joins a `##` of its start to a `[` of its end.
+        let mut joined = "#".repeat(LINE_HEAD);
+        joined.push_str(&"[".repeat(LINE_CHARS));
+        assert!(!line(&joined, Opening::Text).contains("##["));
     }
 
     #[test]

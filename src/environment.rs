@@ -98,7 +98,7 @@ pub const VARIABLES: &[Variables] = &[
     Variables {
         names: &["NO_COLOR", "CLICOLOR_FORCE"],
         commands: &[],
-        what: "no colour, or colour even when the output is no terminal, in help and usage errors.",
+        what: "no colour, or colour even when the output is no terminal, in help; a usage error has colour on a terminal only.",
     },
 ];
 

@@ -16,7 +16,8 @@
 //!   while this one is midway, in an order it chooses.
 //!
 //! `lease:SECS` shortens the lifetime of `folio deploy`'s lease on a store
-//! (`deploy/lease.rs`).
+//! (`deploy/lease.rs`); `serve-head:SECS` and `serve-stall:SECS` the preview's bounds on a
+//! connection (`serve/listen.rs`), so a test of them need not wait 10 s and 30 s.
 //!
 //! Tests and CI run as root, which ignores file permissions, so permissions cannot stand
 //! in for this.
@@ -67,6 +68,10 @@ pub struct Faults {
     /// `lease:SECS`: the lifetime of `folio deploy`'s lease on a store, shortened so a
     /// test of a killed deploy's lease need not wait 30 s.
     pub lease_secs: Option<u64>,
+    /// `serve-head:SECS`: the preview's time for a request head (`serve::HEAD`).
+    pub serve_head_secs: Option<u64>,
+    /// `serve-stall:SECS`: how long an answer may move no byte (`serve::STALL`).
+    pub serve_stall_secs: Option<u64>,
     counts: [AtomicU64; STEPS.len()],
 }
 
@@ -98,17 +103,21 @@ impl Faults {
         for part in spec.split(',') {
             let Some((kind, n)) = part.split_once(':') else { continue };
             let Ok(n) = n.parse::<u64>() else { continue };
-            if kind == "lease" {
-                f.lease_secs = Some(n);
-                continue;
-            }
-            let (what, name) = match (kind.strip_prefix("kill-"), kind.strip_prefix("wait-")) {
-                (Some(name), _) => (What::Kill, name),
-                (_, Some(name)) => (What::Wait, name),
-                _ => (What::Fail, kind),
-            };
-            if let Some(&(step, _)) = STEPS.iter().find(|(_, s)| *s == name) {
-                f.at.push((step, n, what));
+            match kind {
+                "lease" => f.lease_secs = Some(n),
+                "serve-head" => f.serve_head_secs = Some(n),
+                "serve-stall" => f.serve_stall_secs = Some(n),
+                _ => {
+                    let (what, name) =
+                        match (kind.strip_prefix("kill-"), kind.strip_prefix("wait-")) {
+                            (Some(name), _) => (What::Kill, name),
+                            (_, Some(name)) => (What::Wait, name),
+                            _ => (What::Fail, kind),
+                        };
+                    if let Some(&(step, _)) = STEPS.iter().find(|(_, s)| *s == name) {
+                        f.at.push((step, n, what));
+                    }
+                }
             }
         }
         f
@@ -175,12 +184,14 @@ mod tests {
 
     #[test]
     fn only_a_build_with_the_feature_reads_the_environment() {
-        let spec = || Some("write:1,lease:5".to_string());
+        let spec = || Some("write:1,lease:5,serve-head:1,serve-stall:2".to_string());
         let without = Faults::from_env(false, || panic!("the variable is not read"));
         assert!(without.at.is_empty() && without.lease_secs.is_none());
         let with = Faults::from_env(true, spec);
         assert!(with.before_write().is_err());
         assert_eq!(with.lease_secs, Some(5));
+        assert_eq!((with.serve_head_secs, with.serve_stall_secs), (Some(1), Some(2)));
+        assert_eq!(with.at.len(), 1, "a bound is no step");
         // The shipped build leaves it out: no default feature turns it on.
         let manifest: toml::Table =
             toml::from_str(include_str!("../Cargo.toml")).expect("Cargo.toml parses");

@@ -19,12 +19,12 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let outcome = check(&args);
     match args.format {
         Format::Json => {
-            let text = serde_json::to_string_pretty(&report(&outcome)).expect("serializes");
-            say(format_args!("{text}"))?;
+            let text = super::messages::json(&report(&outcome));
+            super::print(|out| out.write_all(text.as_bytes()))?;
         }
         Format::Github => {
             for line in annotations(&report(&outcome)) {
-                say(format_args!("{line}"))?;
+                super::messages::annotate(&line)?;
             }
         }
         Format::Text => {}
@@ -230,7 +230,10 @@ fn annotation(level: &str, problem: &Value) -> String {
     format!("::{level} {}::{}", properties.join(","), message(&text))
 }
 
-/// A workflow command's message, escaped as the runner unescapes it: `%`, CR and LF.
+/// A workflow command's message, escaped as the runner unescapes it: `%`, CR and LF (as
+/// @actions/core's `escapeData`). The writer (`messages::annotate`) escapes what else
+/// may not be printed as is, and shows `##[` as `#\u{23}[`: the runner reads a line it
+/// parsed as `::error` no further, but nothing else need rely on that.
 fn message(text: &str) -> String {
     text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }

@@ -225,8 +225,8 @@ impl PurgeFile {
                 .map_or(0, |d| d.as_secs()),
             list.objects.len()
         );
-        let mut text = serde_json::to_string_pretty(&list.to_json(&reference)).expect("plain JSON");
-        text.push('\n');
+        // On stdout (`--purge-list -`) it may land in a CI log, as any JSON folio prints.
+        let text = super::messages::json(&list.to_json(&reference));
         let shown = self.0.shown().to_string();
         self.0.write(text.as_bytes()).map_err(|e| {
             Failure::Other(

@@ -34,7 +34,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub fn main() -> std::process::ExitCode {
     use clap::Parser;
     use std::process::ExitCode;
-    match run(Cli::parse()) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return messages::usage(&e),
+    };
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         // `folio build | head -0`: the reader is gone, so is the point of going on (ripgrep).
         Err(failure) if failure.is_broken_pipe() => ExitCode::SUCCESS,

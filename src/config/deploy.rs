@@ -159,7 +159,7 @@ pub fn region(raw: &str) -> Result<String, String> {
     if raw.is_empty() || raw.len() > 64 || !raw.chars().all(plain) {
         return Err(format!(
             "`{}` is not a region name: expected letters, digits and `-`, such as eu-west-1 (R2: auto)",
-            raw.escape_debug()
+            crate::diag::cut(&raw.escape_debug().to_string())
         ));
     }
     Ok(raw.to_string())

@@ -69,10 +69,11 @@ impl From<Error> for crate::error::Failure {
         use crate::error::Failure;
         match e {
             Error::Missing(message) => Failure::Usage(message),
-            // Only the command line's flags are wrong: a usage error, as clap's own are.
+            // Only the command line's flags are wrong: a usage error, as clap's own are, in
+            // one line (a message is one line: what it repeats cannot break it).
             Error::Invalid { errors, .. } if errors.iter().all(|e| e.flag().is_some()) => {
                 Failure::Usage(
-                    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"),
+                    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
                 )
             }
             Error::Invalid { errors, .. } => Failure::Config(errors),

@@ -5,7 +5,8 @@
 /// sources in their messages, so the chain is read once here. An S3-style error body gives
 /// its status, code and message (`403 Forbidden: InvalidAccessKeyId: The AWS Access Key
 /// Id you provided does not exist in our records.`); a transport error its root cause and
-/// the retries made.
+/// the retries made. What the store says is [`cut`](crate::diag::cut) to a bound (it
+/// may say anything, a page of it, escapes and line breaks too: those the writer escapes).
 pub fn store_says(e: &(dyn std::error::Error + 'static)) -> String {
     let mut chain = vec![e.to_string()];
     let mut source = e.source();
@@ -26,7 +27,7 @@ pub fn store_says(e: &(dyn std::error::Error + 'static)) -> String {
             out.push_str(&code);
             if let Some(m) = message {
                 out.push_str(": ");
-                out.push_str(&m);
+                out.push_str(&crate::diag::cut(&m));
             }
             out
         }
@@ -34,6 +35,7 @@ pub fn store_says(e: &(dyn std::error::Error + 'static)) -> String {
             let root = chain.last().cloned().unwrap_or_default();
             let retries =
                 between(&all, "after ", " retries").map(|n| format!(" (after {n} retries)"));
+            let root = crate::diag::cut(&root);
             match status {
                 Some(s) => format!("{s}: {root}"),
                 None => format!("{root}{}", retries.unwrap_or_default()),

@@ -291,7 +291,8 @@ impl S3Settings {
             None => match from_env(&ENDPOINT_VARS) {
                 Some((raw, var)) => Some(deploy::endpoint(&raw).map_err(|why| {
                     format!(
-                        "the endpoint `{raw}` (from {var}) {why}: {}",
+                        "the endpoint `{}` (from {var}) {why}: {}",
+                        crate::diag::cut(&raw),
                         deploy::ENDPOINT_EXPECTED
                     )
                 })?),

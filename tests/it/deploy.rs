@@ -26,7 +26,8 @@ mod remote;
 mod sim;
 use gcs::FakeGcs;
 use proxy::Proxy;
-use remote::{Azurite, Moto, Remote, runtime};
+pub(crate) use remote::Remote;
+use remote::{Azurite, Moto, runtime};
 
 const ACCESS_KEY: &str = "AKIAFOLIOTEST";
 const SECRET_KEY: &str = "folio-test-secret";

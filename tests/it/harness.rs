@@ -397,11 +397,16 @@ pub fn serve(dir: &Path) -> Served {
 
 /// [`serve`] with more environment (a fault's gate, `TMPDIR`).
 pub fn serve_with(dir: &Path, envs: &[(String, String)]) -> Served {
+    let mut cmd = Command::new(BIN);
+    cmd.envs(envs.iter().map(|(k, v)| (k, v))).args(["serve", "--port", "0"]).current_dir(dir);
+    serve_command(cmd)
+}
+
+/// [`serve`] of a command built elsewhere (`folio serve --port 0`, with what the test
+/// needs: a lower descriptor limit).
+pub fn serve_command(mut cmd: Command) -> Served {
     use std::process::Stdio;
-    let mut child = Command::new(BIN)
-        .envs(envs.iter().map(|(k, v)| (k, v)))
-        .args(["serve", "--port", "0"])
-        .current_dir(dir)
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .process_group(0)

@@ -1,6 +1,8 @@
 //! Integration tests: the `folio` binary driven on temporary projects.
 
 mod build;
+mod ci_log;
+mod clients;
 mod crawl;
 mod damage;
 mod databases;

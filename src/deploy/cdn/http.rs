@@ -74,8 +74,9 @@ pub(crate) fn endpoint(var: &str, value: &str) -> Result<String, String> {
         .map_err(|why| format!("{var} {why}: expected http:// or https:// and a host"))
 }
 
-/// A CDN's own words as folio repeats them: one line of printable text, at most 300
-/// characters, with `secret` (a token it may echo) never in it.
+/// A CDN's own words as folio repeats them: one line of printable text, cut as every
+/// value a message repeats ([`crate::diag::cut`]), with `secret` (a token it may echo)
+/// never in it.
 pub(crate) fn their_words(text: &str, secrets: &[&str]) -> String {
     let mut text = text.to_string();
     for secret in secrets.iter().filter(|s| !s.is_empty()) {
@@ -83,10 +84,7 @@ pub(crate) fn their_words(text: &str, secrets: &[&str]) -> String {
     }
     let line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(300) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line,
-    }
+    crate::diag::cut(&line).into_owned()
 }
 
 #[cfg(test)]
@@ -96,7 +94,8 @@ mod tests {
     fn their_words_are_one_printable_line_without_the_token() {
         let said = their_words("bad SECRET\n\u{1b}[31merror: forged KEY", &["SECRET", "KEY"]);
         assert_eq!(said, "bad [token] [31merror: forged [token]");
-        assert_eq!(their_words(&"x".repeat(400), &[]).chars().count(), 301);
+        let long = their_words(&"x".repeat(400), &[]);
+        assert_eq!(long, format!("{}… (200 more characters)", "x".repeat(200)));
         assert_eq!(endpoint("V", "http://127.0.0.1:9/"), Ok("http://127.0.0.1:9".into()));
         for bad in ["http://[::1", "http://x@example.org", "ftp://h", "http://exa mple.com"] {
             assert!(endpoint("V", bad).is_err(), "{bad}");

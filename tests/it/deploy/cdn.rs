@@ -573,7 +573,7 @@ fn a_cloudflare_purge_cut_midway_owes_only_what_was_not_accepted() {
 
 /// A server that gives canned answers in turn (the last one again when they run out), and
 /// records each request's first line and body with when it came.
-pub(super) struct Scripted {
+pub(crate) struct Scripted {
     pub port: u16,
     /// Each request: when (seconds since start), its request line, its body.
     pub seen: Arc<Mutex<Vec<(f64, String, String)>>>,
@@ -582,7 +582,7 @@ pub(super) struct Scripted {
 }
 
 impl Scripted {
-    pub(super) fn start(answers: Vec<(u16, &'static str)>) -> Scripted {
+    pub(crate) fn start(answers: Vec<(u16, &'static str)>) -> Scripted {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
