@@ -85,7 +85,8 @@ pub fn run(args: DeployArgs) -> Result<(), Failure> {
         super::messages::warn(&host_file_changed(changed));
     }
     if json {
-        return say(format_args!("{}", report(&deployed)));
+        let text = super::messages::json(&report(&deployed));
+        return super::print(|out| out.write_all(text.as_bytes()));
     }
     if deployed.dry_run {
         for (key, reason) in &deployed.uploaded {

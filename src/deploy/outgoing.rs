@@ -60,8 +60,10 @@ pub struct OutgoingFile {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scanned {
     pub rel: String,
-    pub size: u64,
-    pub xxh3: u128,
+    /// Its size and the xxh3-128 of its bytes, when the scan knows them (a build's files,
+    /// from its manifest or read); `None` for a file rendered from the data, hashed when
+    /// it is first rendered.
+    pub content: Option<(u64, u128)>,
     pub headers: Headers,
     pub phase: Phase,
 }
@@ -184,7 +186,7 @@ pub fn scan(
                     (bytes.len() as u64, crate::output::hash(&bytes))
                 }
             };
-            Ok(Scanned { rel, size, xxh3, headers, phase })
+            Ok(Scanned { rel, content: Some((size, xxh3)), headers, phase })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok((files, warnings))

@@ -61,15 +61,15 @@ impl Rendered {
         }
     }
 
-    /// Every file a build of this listing writes that `roles` publishes, hashed, in the
-    /// order a walk of `output/` finds them.
-    fn scan(&self, roles: &Roles) -> Result<Vec<Scanned>, Failure> {
+    /// Every file a build of this listing writes that `roles` publishes, in the order a
+    /// walk of `output/` finds them; each is hashed when it is first rendered.
+    fn scan(&self, roles: &Roles) -> Vec<Scanned> {
         let map = self.memory.pages.map();
         let mut rels: Vec<String> = Vec::new();
         for variant in map.variants() {
             for size in &map.sizes {
-                for number in 1..=size.pages as u64 {
-                    let page = map.file(variant, size.size, number as usize);
+                for number in 1..=size.pages {
+                    let page = map.file(variant, size.size, number);
                     for codec in &self.memory.codecs {
                         rels.push(format!("{page}.{}", codec.extension()));
                     }
@@ -80,18 +80,14 @@ impl Rendered {
         // Hidden files (`.nojekyll`) are never published, as a scan of `output/` skips them.
         let hidden = |rel: &str| rel.split('/').any(|part| part.starts_with('.'));
         rels.extend(self.memory.files.iter().map(|(rel, _)| rel.clone()).filter(|r| !hidden(r)));
-        let mut found: Vec<(String, outgoing::Headers, outgoing::Phase)> = (rels.into_iter())
-            .filter_map(|rel| roles.headers(&rel).map(|(h, phase)| (rel, h, phase)))
-            .collect();
-        found.sort_by(|a, b| walk_order(&a.0, &b.0));
-        found
-            .into_par_iter()
-            .map(|(rel, headers, phase)| {
-                let bytes = self.render(&rel).expect("a file of this build")?;
-                let (size, xxh3) = (bytes.len() as u64, crate::output::hash(&bytes));
-                Ok(Scanned { rel, size, xxh3, headers, phase })
+        let mut found: Vec<Scanned> = (rels.into_iter())
+            .filter_map(|rel| {
+                let (headers, phase) = roles.headers(&rel)?;
+                Some(Scanned { rel, content: None, headers, phase })
             })
-            .collect()
+            .collect();
+        found.sort_by(|a, b| walk_order(&a.rel, &b.rel));
+        found
     }
 }
 
@@ -114,7 +110,20 @@ impl Source {
     pub fn scan(&self, roles: &Roles) -> Result<(Vec<Scanned>, Vec<String>), Failure> {
         match self {
             Source::Built { output, manifest, .. } => Ok(outgoing::scan(output, roles, manifest)?),
-            Source::Rendered(r) => Ok((r.scan(roles)?, r.memory.warnings.clone())),
+            Source::Rendered(r) => Ok((r.scan(roles), r.memory.warnings.clone())),
+        }
+    }
+
+    /// The bytes of `rel`: the file of `output/`, or the file rendered.
+    fn read(&self, rel: &str) -> Result<Vec<u8>, Failure> {
+        match self {
+            Source::Built { output, .. } => {
+                let path = output.join(rel);
+                Ok(std::fs::read(&path).with_context(|| format!("reading `{}`", path.display()))?)
+            }
+            Source::Rendered(r) => {
+                r.render(rel).ok_or_else(|| anyhow::anyhow!("`{rel}` is no file of this build"))?
+            }
         }
     }
 
@@ -123,24 +132,16 @@ impl Source {
     /// other than folio changed since (the folder's lock keeps folio's own builds out), or
     /// a page that renders otherwise the second time (never: rendering is deterministic).
     pub fn bytes(&self, rel: &str, xxh3: u128) -> Result<Vec<u8>, Failure> {
-        let (bytes, shown) = match self {
-            Source::Built { output, .. } => {
-                let path = output.join(rel);
-                let bytes = std::fs::read(&path)
-                    .with_context(|| format!("reading `{}`", path.display()))?;
-                (bytes, crate::diag::display_path(&path).display().to_string())
-            }
-            Source::Rendered(r) => {
-                let rendered = r
-                    .render(rel)
-                    .ok_or_else(|| anyhow::anyhow!("`{rel}` is no file of this build"))?;
-                (rendered?, rel.to_string())
-            }
-        };
+        let bytes = self.read(rel)?;
         if crate::output::hash(&bytes) != xxh3 {
-            let why = match self {
-                Source::Built { .. } => "something other than folio wrote to the output folder",
-                Source::Rendered(_) => "it rendered otherwise than when it was hashed",
+            let (shown, why) = match self {
+                Source::Built { output, .. } => (
+                    crate::diag::display_path(&output.join(rel)).display().to_string(),
+                    "something other than folio wrote to the output folder",
+                ),
+                Source::Rendered(_) => {
+                    (rel.to_string(), "it rendered otherwise than when it was hashed")
+                }
             };
             return Err(Failure::Stopped(Refusal::new(
                 format!(
@@ -152,22 +153,33 @@ impl Source {
         Ok(bytes)
     }
 
-    /// The files with their MD5s: `known` when it knows one for a file's bytes (folio's
-    /// record does, for bytes it uploaded before), else read (or rendered) and hashed, in
-    /// parallel. A no-op deploy reads no file.
+    /// The files with their sizes, hashes and MD5s, in parallel. A file the scan did not
+    /// hash is read (rendered) once, its MD5 taken from the same bytes unless `known` has
+    /// one; an MD5 is `known` when folio's record holds one for that size and hash (bytes
+    /// it uploaded before); else the file is read and hashed. A no-op deploy of a build
+    /// reads no file.
     pub fn with_md5(
         &self,
         scanned: Vec<Scanned>,
-        known: impl Fn(&Scanned) -> Option<[u8; 16]> + Sync,
+        known: impl Fn(&str, u64, u128) -> Option<[u8; 16]> + Sync,
     ) -> Result<Vec<OutgoingFile>, Failure> {
         scanned
             .into_par_iter()
             .map(|s| {
-                let md5 = match known(&s) {
-                    Some(md5) => md5,
-                    None => outgoing::md5_of(&self.bytes(&s.rel, s.xxh3)?),
+                let (size, xxh3, md5) = match s.content {
+                    Some((size, xxh3)) => match known(&s.rel, size, xxh3) {
+                        Some(md5) => (size, xxh3, md5),
+                        None => (size, xxh3, outgoing::md5_of(&self.bytes(&s.rel, xxh3)?)),
+                    },
+                    None => {
+                        let bytes = self.read(&s.rel)?;
+                        let (size, xxh3) = (bytes.len() as u64, crate::output::hash(&bytes));
+                        let md5 =
+                            known(&s.rel, size, xxh3).unwrap_or_else(|| outgoing::md5_of(&bytes));
+                        (size, xxh3, md5)
+                    }
                 };
-                let Scanned { rel, size, xxh3, headers, phase } = s;
+                let Scanned { rel, headers, phase, .. } = s;
                 Ok(OutgoingFile { rel, size, xxh3, md5, headers, phase })
             })
             .collect()

@@ -50,55 +50,60 @@ pub(super) async fn survey(
 ) -> Result<Surveyed, Failure> {
     let read = remote.read_record().await?;
     let (old, record_etag) = (read.record, read.etag);
+    // Each file's hash and MD5 are learnt (from the record, for bytes folio put there
+    // before; else by reading or rendering the file) while the store is listed.
+    let known: HashMap<String, (Option<u128>, u64, record::Md5)> =
+        (old.objects.iter()).map(|(k, p)| (k.clone(), (p.xxh3, p.size, p.md5))).collect();
+    let (source, files) = (remote.source.clone(), scanned.to_vec());
+    let hashing = tokio::task::spawn_blocking(move || {
+        let known = |rel: &str, size: u64, xxh3: u128| {
+            let &(recorded, was, md5) = known.get(rel)?;
+            (recorded == Some(xxh3) && was == size).then_some(md5)
+        };
+        source.with_md5(files, known)
+    });
     // Without a record (`--repair`), every object below the prefix is surveyed.
-    let listing = match &read.damaged {
-        Some(why) => {
-            warnings.push(format!(
-                "{}/{} cannot be read ({why}): repairing, every object below the prefix is surveyed",
-                remote.store.target.display(),
-                record::RECORD
-            ));
-            remote.list_all().await?
-        }
-        None => {
-            let folder = |key: &str| key.rsplit_once('/').map_or("", |(f, _)| f).to_string();
-            let own: BTreeSet<String> = scanned.iter().map(|f| folder(&f.rel)).collect();
-            let recorded = (old.objects.keys().chain(old.deleting.keys()))
-                .chain(old.pending.keys())
-                .map(|k| folder(k))
-                .filter(|f| !own.contains(f));
-            let others: BTreeSet<String> = recorded.collect();
-            if others.len() > own.len().max(RECORDED_FOLDERS) {
-                // A record can name any folders (someone else may write it): past what
-                // a build of folio leaves, one listing of the prefix costs what the store
-                // holds, not what the record says.
+    let listing = async {
+        match &read.damaged {
+            Some(why) => {
                 warnings.push(format!(
-                    "the deploy record names {} folders this build has not: the prefix is listed once instead of folder by folder",
-                    others.len()
+                    "{}/{} cannot be read ({why}): repairing, every object below the prefix is surveyed",
+                    remote.store.target.display(),
+                    record::RECORD
                 ));
-                remote.list_all().await?
-            } else {
-                let keys = (scanned.iter().map(|f| f.rel.as_str()))
-                    .chain(old.objects.keys().map(String::as_str))
-                    .chain(old.deleting.keys().map(String::as_str))
-                    .chain(old.pending.keys().map(String::as_str));
-                remote.list(keys).await?
+                remote.list_all().await
+            }
+            None => {
+                let folder = |key: &str| key.rsplit_once('/').map_or("", |(f, _)| f).to_string();
+                let own: BTreeSet<String> = scanned.iter().map(|f| folder(&f.rel)).collect();
+                let recorded = (old.objects.keys().chain(old.deleting.keys()))
+                    .chain(old.pending.keys())
+                    .map(|k| folder(k))
+                    .filter(|f| !own.contains(f));
+                let others: BTreeSet<String> = recorded.collect();
+                if others.len() > own.len().max(RECORDED_FOLDERS) {
+                    // A record can name any folders (someone else may write it): past what
+                    // a build of folio leaves, one listing of the prefix costs what the
+                    // store holds, not what the record says.
+                    warnings.push(format!(
+                        "the deploy record names {} folders this build has not: the prefix is listed once instead of folder by folder",
+                        others.len()
+                    ));
+                    remote.list_all().await
+                } else {
+                    let keys = (scanned.iter().map(|f| f.rel.as_str()))
+                        .chain(old.objects.keys().map(String::as_str))
+                        .chain(old.deleting.keys().map(String::as_str))
+                        .chain(old.pending.keys().map(String::as_str));
+                    remote.list(keys).await
+                }
             }
         }
     };
+    let (listing, outgoing) = futures::join!(listing, hashing);
     remote.progress.start("hash", 0);
-    let known: HashMap<String, (Option<u128>, u64, record::Md5)> =
-        (old.objects.iter()).map(|(k, p)| (k.clone(), (p.xxh3, p.size, p.md5))).collect();
-    let (source, scanned) = (remote.source.clone(), scanned.to_vec());
-    let outgoing = tokio::task::spawn_blocking(move || {
-        let known = |f: &outgoing::Scanned| {
-            let &(xxh3, size, md5) = known.get(&f.rel)?;
-            (xxh3 == Some(f.xxh3) && size == f.size).then_some(md5)
-        };
-        source.with_md5(scanned, known)
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!("hashing the files: {e}"))??;
+    let outgoing = outgoing.map_err(|e| anyhow::anyhow!("hashing the files: {e}"))??;
+    let listing = listing?;
     let mut plan = plan::plan(&outgoing, &listing, &old, remote.opts.force);
     remote.check(&outgoing, &mut plan).await?;
     let mut doomed = remote.confirm(&plan).await?;
