@@ -5,6 +5,7 @@
 //! never followed: one could publish something from outside `output/`.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::Context;
 use rayon::prelude::*;
@@ -52,7 +53,8 @@ pub struct OutgoingFile {
     /// xxh3-128 of its bytes, as the build's manifest records it (or as read).
     pub xxh3: u128,
     pub md5: [u8; 16],
-    pub headers: Headers,
+    /// Shared: a deploy of many files has a handful of header sets.
+    pub headers: Arc<Headers>,
     pub phase: Phase,
 }
 
@@ -64,7 +66,7 @@ pub struct Scanned {
     /// from its manifest or read); `None` for a file rendered from the data, hashed when
     /// it is first rendered.
     pub content: Option<(u64, u128)>,
-    pub headers: Headers,
+    pub headers: Arc<Headers>,
     pub phase: Phase,
 }
 
@@ -76,11 +78,24 @@ pub struct Roles<'m> {
     /// Whether the platforms' configuration files are published (to a folder, which
     /// mirrors `output/`; never to an object store, which would only serve them).
     platform_config: bool,
+    /// Each header set handed out so far, once (a handful: one a role and file type).
+    sets: std::sync::Mutex<Vec<Arc<Headers>>>,
 }
 
 impl<'m> Roles<'m> {
     pub fn new(map: &'m Map, siblings: bool) -> Self {
-        Roles { map, siblings, platform_config: true }
+        Roles { map, siblings, platform_config: true, sets: Default::default() }
+    }
+
+    /// `headers`, shared with every file that has the same.
+    fn shared(&self, headers: Headers) -> Arc<Headers> {
+        let mut sets = self.sets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(set) = sets.iter().find(|s| ***s == headers) {
+            return set.clone();
+        }
+        let set = Arc::new(headers);
+        sets.push(set.clone());
+        set
     }
 
     /// These roles, leaving out the platforms' configuration files
@@ -91,7 +106,12 @@ impl<'m> Roles<'m> {
 
     /// The headers of `rel` on the store, or `None` when it is not published (a sibling
     /// without `siblings = true`).
-    pub fn headers(&self, rel: &str) -> Option<(Headers, Phase)> {
+    pub fn headers(&self, rel: &str) -> Option<(Arc<Headers>, Phase)> {
+        let (headers, phase) = self.role(rel)?;
+        Some((self.shared(headers), phase))
+    }
+
+    fn role(&self, rel: &str) -> Option<(Headers, Phase)> {
         if !self.platform_config && crate::hosts::PLATFORM_CONFIG.contains(&rel) {
             return None;
         }
@@ -216,9 +236,10 @@ mod tests {
         let map = Map::new(&p.shape, 0);
         let roles = Roles::new(&map, true);
         let h = |rel: &str| {
-            roles
-                .headers(rel)
-                .map(|(h, phase)| (h.content_type, h.cache_control, h.content_encoding, phase))
+            roles.headers(rel).map(|(h, phase)| {
+                let h = Headers::clone(&h);
+                (h.content_type, h.cache_control, h.content_encoding, phase)
+            })
         };
         let json = "application/json; charset=utf-8".to_string();
         let cc = Some("max-age=9".to_string());
@@ -264,5 +285,9 @@ mod tests {
         }
         let without = Roles::new(&map, false);
         assert_eq!(without.headers("api/en/attractions/10/1.json.gz"), None);
+        // One set of headers a role, shared by every file of it.
+        let a = roles.headers("api/fr/attractions/20/3.json").unwrap().0;
+        let b = roles.headers("api/en/attractions/50/2.json").unwrap().0;
+        assert!(Arc::ptr_eq(&a, &b));
     }
 }

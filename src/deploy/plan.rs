@@ -167,7 +167,7 @@ pub fn plan(
 fn compare(f: &OutgoingFile, md5: [u8; 16], headers: &Headers, size: u64, etag: &str) -> Action {
     if md5 != f.md5 || size != f.size {
         Action::Upload(Reason::Bytes)
-    } else if *headers != f.headers {
+    } else if *headers != *f.headers {
         Action::Upload(Reason::Headers)
     } else {
         Action::Keep(etag.to_string())
@@ -231,12 +231,13 @@ mod tests {
     use crate::deploy::outgoing::Phase;
     use crate::deploy::record::md5_hex as hex;
 
-    fn headers(cc: &str) -> Headers {
+    fn headers(cc: &str) -> std::sync::Arc<Headers> {
         Headers {
             content_type: "application/json".into(),
             cache_control: Some(cc.into()),
             content_encoding: None,
         }
+        .into()
     }
 
     fn file(rel: &str, byte: u8) -> OutgoingFile {
@@ -425,29 +426,29 @@ mod tests {
             headers: h,
         };
         assert_eq!(
-            check(&f, &head(Some([1; 16]), "x", Some(headers("a")))),
+            check(&f, &head(Some([1; 16]), "x", Some(Headers::clone(&headers("a"))))),
             Action::Keep("x".into())
         );
         assert_eq!(
-            check(&f, &head(None, &hex(&[1; 16]), Some(headers("a")))),
+            check(&f, &head(None, &hex(&[1; 16]), Some(Headers::clone(&headers("a"))))),
             Action::Keep(hex(&[1; 16]))
         );
         assert_eq!(
-            check(&f, &head(None, &hex(&[1; 16]), Some(headers("b")))),
+            check(&f, &head(None, &hex(&[1; 16]), Some(Headers::clone(&headers("b"))))),
             Action::Upload(Reason::Headers)
         );
         assert_eq!(
-            check(&f, &head(None, "opaque", Some(headers("a")))),
+            check(&f, &head(None, "opaque", Some(Headers::clone(&headers("a"))))),
             Action::Upload(Reason::Bytes)
         );
         // Bytes replaced behind folio's back, its metadata kept: the ETag, the MD5 of the
         // bytes there, is believed over the metadata.
         assert_eq!(
-            check(&f, &head(Some([1; 16]), &hex(&[9; 16]), Some(headers("a")))),
+            check(&f, &head(Some([1; 16]), &hex(&[9; 16]), Some(Headers::clone(&headers("a"))))),
             Action::Upload(Reason::Bytes)
         );
         assert_eq!(
-            check(&f, &head(Some([2; 16]), "x", Some(headers("a")))),
+            check(&f, &head(Some([2; 16]), "x", Some(Headers::clone(&headers("a"))))),
             Action::Upload(Reason::Bytes)
         );
     }

@@ -167,7 +167,8 @@ pub struct Put {
     /// or a HEAD showed it; what vouches for an object on a store whose listings carry no
     /// ETags.
     pub modified: Option<i64>,
-    pub headers: Headers,
+    /// Shared: a record of many objects has a handful of header sets.
+    pub headers: std::sync::Arc<Headers>,
 }
 
 /// The whole record.
@@ -256,14 +257,18 @@ pub fn etag_md5(etag: &str) -> Option<Md5> {
 }
 
 /// Header sets, each once, and the index of each object's set.
-struct Sets(Vec<Headers>);
+struct Sets(Vec<std::sync::Arc<Headers>>);
 
 impl Sets {
     fn of<'a>(puts: impl Iterator<Item = &'a Put>) -> Sets {
-        let mut sets: Vec<Headers> = puts.map(|p| p.headers.clone()).collect();
+        let mut sets: Vec<std::sync::Arc<Headers>> = puts.map(|p| p.headers.clone()).collect();
         sets.sort();
         sets.dedup();
         Sets(sets)
+    }
+
+    fn read(sets: Vec<Headers>) -> Sets {
+        Sets(sets.into_iter().map(std::sync::Arc::new).collect())
     }
 
     fn wire(&self, p: &Put) -> WirePut {
@@ -323,7 +328,7 @@ impl Record {
             purging: BTreeMap::new(),
             owed,
             hosting: (self.hosting.iter()).map(|(k, d)| (k.clone(), hex128::encode(*d))).collect(),
-            headers: sets.0,
+            headers: sets.0.iter().map(|h| Headers::clone(h)).collect(),
         };
         let mut json = serde_json::to_vec(&wire).expect("writing to a Vec cannot fail");
         json.push(b'\n');
@@ -364,7 +369,7 @@ impl Record {
         match version {
             1 => {
                 let wire: WireV1 = serde_json::from_slice(&text).map_err(not)?;
-                let sets = Sets(wire.headers);
+                let sets = Sets::read(wire.headers);
                 for (key, (md5, size, etag, set)) in
                     wire.objects.into_iter().filter(|(k, _)| clean(k))
                 {
@@ -374,7 +379,7 @@ impl Record {
                 // Format 1 kept no MD5 of a delete; an ETag that is one stands for it.
                 for (key, etag) in wire.deleting.into_iter().filter(|(k, _)| clean(k)) {
                     if let Some(md5) = etag_md5(&etag) {
-                        let headers = Headers::default();
+                        let headers = Headers::default().into();
                         let put = Put { md5, xxh3: None, size: 0, etag, modified: None, headers };
                         record.deleting.insert(key, put);
                     }
@@ -382,7 +387,7 @@ impl Record {
             }
             PLAIN | CDNS | VERSION => {
                 let wire: Wire = serde_json::from_slice(&text).map_err(not)?;
-                let sets = Sets(wire.headers);
+                let sets = Sets::read(wire.headers);
                 for (key, entry) in wire.objects.into_iter().filter(|(k, _)| clean(k)) {
                     let put = sets.put(&key, entry)?;
                     record.objects.insert(key, put);
@@ -422,12 +427,13 @@ impl Record {
 mod tests {
     use super::*;
 
-    fn h(ct: &str) -> Headers {
+    fn h(ct: &str) -> std::sync::Arc<Headers> {
         Headers {
             content_type: ct.into(),
             cache_control: Some("max-age=1".into()),
             content_encoding: None,
         }
+        .into()
     }
 
     fn gz(text: &str) -> Vec<u8> {

@@ -160,26 +160,25 @@ impl Source {
     /// reads no file.
     pub fn with_md5(
         &self,
-        scanned: Vec<Scanned>,
-        known: impl Fn(&str, u64, u128) -> Option<[u8; 16]> + Sync,
+        scanned: &[Scanned],
+        known: impl Fn(u64, u128) -> Option<[u8; 16]> + Sync,
     ) -> Result<Vec<OutgoingFile>, Failure> {
         scanned
-            .into_par_iter()
+            .par_iter()
             .map(|s| {
                 let (size, xxh3, md5) = match s.content {
-                    Some((size, xxh3)) => match known(&s.rel, size, xxh3) {
+                    Some((size, xxh3)) => match known(size, xxh3) {
                         Some(md5) => (size, xxh3, md5),
                         None => (size, xxh3, outgoing::md5_of(&self.bytes(&s.rel, xxh3)?)),
                     },
                     None => {
                         let bytes = self.read(&s.rel)?;
                         let (size, xxh3) = (bytes.len() as u64, crate::output::hash(&bytes));
-                        let md5 =
-                            known(&s.rel, size, xxh3).unwrap_or_else(|| outgoing::md5_of(&bytes));
+                        let md5 = known(size, xxh3).unwrap_or_else(|| outgoing::md5_of(&bytes));
                         (size, xxh3, md5)
                     }
                 };
-                let Scanned { rel, headers, phase, .. } = s;
+                let (rel, headers, phase) = (s.rel.clone(), s.headers.clone(), s.phase);
                 Ok(OutgoingFile { rel, size, xxh3, md5, headers, phase })
             })
             .collect()

@@ -4,6 +4,7 @@
 //! again if another deploy wrote meanwhile ([`lease`]).
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// Folders the record may name beyond the build's (a language, a size or a user's folder
 /// removed since) before the prefix is listed once instead of folder by folder.
@@ -45,22 +46,20 @@ pub(super) struct Surveyed {
 /// asks the store what the plan leaves open.
 pub(super) async fn survey(
     remote: &Remote<'_>,
-    scanned: &[outgoing::Scanned],
+    scanned: &Arc<[outgoing::Scanned]>,
     warnings: &mut Vec<String>,
 ) -> Result<Surveyed, Failure> {
     let read = remote.read_record().await?;
     let (old, record_etag) = (read.record, read.etag);
     // Each file's hash and MD5 are learnt (from the record, for bytes folio put there
-    // before; else by reading or rendering the file) while the store is listed.
-    let known: HashMap<String, (Option<u128>, u64, record::Md5)> =
-        (old.objects.iter()).map(|(k, p)| (k.clone(), (p.xxh3, p.size, p.md5))).collect();
-    let (source, files) = (remote.source.clone(), scanned.to_vec());
+    // before; else by reading or rendering the file) while the store is listed. The
+    // record's MD5s are known by the bytes' size and xxh3-128, whatever the key: bytes of
+    // one size and hash are one content.
+    let known: HashMap<(u64, u128), record::Md5> =
+        (old.objects.values()).filter_map(|p| Some(((p.size, p.xxh3?), p.md5))).collect();
+    let (source, files) = (remote.source.clone(), scanned.clone());
     let hashing = tokio::task::spawn_blocking(move || {
-        let known = |rel: &str, size: u64, xxh3: u128| {
-            let &(recorded, was, md5) = known.get(rel)?;
-            (recorded == Some(xxh3) && was == size).then_some(md5)
-        };
-        source.with_md5(files, known)
+        source.with_md5(&files, |size, xxh3| known.get(&(size, xxh3)).copied())
     });
     // Without a record (`--repair`), every object below the prefix is surveyed.
     let listing = async {
@@ -157,7 +156,7 @@ pub(super) fn writes(s: &Surveyed, ledger: &Ledger) -> bool {
 /// it was, with nothing in flight), and surveys again otherwise.
 pub(super) async fn lease(
     remote: &Remote<'_>,
-    scanned: &[outgoing::Scanned],
+    scanned: &Arc<[outgoing::Scanned]>,
     s: Surveyed,
     (busy, lifetime): (Busy<'_>, std::time::Duration),
     warnings: &mut Vec<String>,
