@@ -28,15 +28,14 @@ sed "s/^languages = .*/languages = [$langs]/" "$ROOT/scripts/bench.toml" > "$WOR
 export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_DEFAULT_REGION=us-east-1
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
-server() { # NAME -> port
+server() { # NAME: a server on a folder of its own, its port in PORT (not in a subshell:
+  # its pid must reach the trap that stops it)
   mkdir -p "$WORK/s3-$1/bench"
-  local port
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  s3s-fs --host 127.0.0.1 --port "$port" --access-key "$AWS_ACCESS_KEY_ID" \
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  s3s-fs --host 127.0.0.1 --port "$PORT" --access-key "$AWS_ACCESS_KEY_ID" \
     --secret-key "$AWS_SECRET_ACCESS_KEY" "$WORK/s3-$1" >/dev/null 2>&1 &
   pids+=($!)
-  until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null; do sleep 0.1; done
-  echo "$port"
+  until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT))" 2>/dev/null; do sleep 0.1; done
 }
 peak() { # LABEL COMMAND... -> "label MB seconds"
   local label=$1 kb secs
@@ -45,8 +44,10 @@ peak() { # LABEL COMMAND... -> "label MB seconds"
   read -r kb secs < "$WORK/time"
   echo "$label $((kb / 1024)) $secs"
 }
-data_port=$(server data)
-built_port=$(server built)
+server data
+data_port=$PORT
+server built
+built_port=$PORT
 cd "$WORK/p"
 results=()
 results+=("$(peak check "$FOLIO" check)")
