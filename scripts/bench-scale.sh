@@ -10,7 +10,8 @@
 # STORE_DIR (default /var/tmp/folio-scale-store).
 #   1. folio deploy --from-data into an empty bucket: wall time, peak RSS (GNU time), the
 #      requests the server logged, and what was written on the machine apart from the
-#      store (the tmpfs, $TMPDIR and /dev/shm before and after);
+#      store (the project tmpfs's use before and after, and every file system call of the
+#      deploy traced with strace: each file it opened to write, created or removed);
 #   2. folio build on the same tmpfs (it does not fit: the error is shown);
 #   3. with BENCH_BUILD_DIR=DIR (a folder with room for the pages), folio build there and
 #      folio deploy of it into a second empty bucket, for comparison.
@@ -61,9 +62,12 @@ requests() { # LOG -> "list head get put delete"
            else if (m == "PUT" || m == "POST") p++ }
          END { printf "%d list, %d head, %d get, %d put, %d delete", l, h, g, p, d }'
 }
-used() { # the bytes the machine holds outside the store: the tmpfs, TMPDIR, /dev/shm
-  local t=${TMPDIR:-/tmp}
-  echo $(( $(df -B1 --output=used "$MNT" | tail -n 1) + $(du -sb --exclude="$(basename "$MNT")" "$t" 2>/dev/null | cut -f1) + $(du -sb /dev/shm 2>/dev/null | cut -f1) ))
+used() { # the bytes the project's tmpfs holds (the data, then whatever folio wrote there)
+  df -B1 --output=used "$MNT" | tail -n 1 | tr -d ' '
+}
+writes() { # STRACE_LOG -> the files folio opened to write, created, renamed or removed
+  grep -E 'open(at)?\(.*O_(WRONLY|RDWR|CREAT)|(mkdir|rename|unlink|link|symlink|truncate)(at|at2)?\(' "$1" |
+    grep -v -e '= -1 ' -e '"/dev/null"' -e '"/proc/' || true
 }
 data_bytes=$(du -sb "$P/data" | cut -f1)
 cd "$P"
@@ -72,7 +76,10 @@ read -r csecs ckb < "$OWN/time"
 server from-data
 port=$PORT
 before=$(used)
-/usr/bin/time -o "$OWN/time" -f '%e %M' "$FOLIO" deploy --from-data --to s3://bench --endpoint "http://127.0.0.1:$port" > "$OWN/deploy.out"
+# Every file system call of the deploy is traced (seccomp-bpf: the others run untraced, at
+# full speed): what it opens to write, creates, renames or removes anywhere on the machine.
+/usr/bin/time -o "$OWN/time" -f '%e %M' strace -f --seccomp-bpf -e trace=%file -o "$OWN/strace" \
+  "$FOLIO" deploy --from-data --to s3://bench --endpoint "http://127.0.0.1:$port" > "$OWN/deploy.out"
 after=$(used)
 read -r secs kb < "$OWN/time"
 sleep 1
@@ -80,7 +87,8 @@ printf '\nscale: N=%s records, %s languages, data %s bytes, project on a tmpfs o
 echo "folio check: ${csecs} s, peak RSS $((ckb / 1024)) MB"
 echo "deploy --from-data: $(cat "$OWN/deploy.out")"
 echo "  wall ${secs} s, peak RSS $((kb / 1024)) MB ($(awk -v a="$kb" -v b="$ckb" 'BEGIN {printf "%.2f", a / b}')x check's); requests: $(requests "$STORE/from-data.log")"
-echo "  written on the machine apart from the store: $((after - before)) bytes"
+echo "  the project's tmpfs: $((after - before)) bytes more after the deploy; files the deploy opened to write, created, renamed or removed: $(writes "$OWN/strace" | wc -l)"
+writes "$OWN/strace" | head -n 5 | sed 's/^/    /'
 objects=$(find "$STORE/from-data/bench" -type f -not -name '.*' -not -path '*/.s3s*' | wc -l)
 echo "  objects in the bucket: $objects"
 offset=$(stat -c %s "$STORE/from-data.log")
