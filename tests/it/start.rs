@@ -460,7 +460,8 @@ fn ci_recipes_install_one_pinned_commit_of_folio_until_it_has_a_release() {
     for doc in ["docs/ci.md", "docs/publish.md"] {
         // A whole pipeline has keys at its left margin; a step shown alone (the deploy
         // from the data, for one) is indented and installs nothing of its own.
-        let whole = |b: &&String| b.lines().any(|l| l.starts_with(|c: char| c.is_ascii_alphabetic()));
+        let whole =
+            |b: &&String| b.lines().any(|l| l.starts_with(|c: char| c.is_ascii_alphabetic()));
         for block in yaml_blocks(doc).iter().filter(|b| b.contains("folio deploy")).filter(whole) {
             recipes += 1;
             assert!(!block.contains("--path ."), "{doc}: installs from a path\n{block}");
