@@ -36,7 +36,10 @@ pub fn dot_segment(seg: &str) -> bool {
     while i < b.len() {
         if b[i] == b'.' {
             i += 1;
-        } else if b[i] == b'%' && b.get(i + 1) == Some(&b'2') && matches!(b.get(i + 2), Some(b'e' | b'E')) {
+        } else if b[i] == b'%'
+            && b.get(i + 1) == Some(&b'2')
+            && matches!(b.get(i + 2), Some(b'e' | b'E'))
+        {
             i += 3;
         } else {
             return false;

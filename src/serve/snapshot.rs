@@ -106,9 +106,7 @@ impl Snapshot {
                     .find(|&coding| accepts(coding) && self.codec(coding).is_some());
                 (page, chosen)
             }
-            FileKind::Sibling(page, coding) if self.codec(coding).is_some() => {
-                (page, Some(coding))
-            }
+            FileKind::Sibling(page, coding) if self.codec(coding).is_some() => (page, Some(coding)),
             _ => return None,
         };
         if !self.pages.has(&page) {
