@@ -271,7 +271,14 @@ pub fn check(
     row: &Row,
     compression: Compression,
 ) -> (Vec<String>, Option<String>) {
-    let want = Want::of(row, target.name);
+    let mut want = Want::of(row, target.name);
+    // A sibling asked for by its path, on a build that has none (no precompress): no file.
+    if let Some(file) = want.file.as_deref()
+        && named_sibling(file).is_some()
+        && !plain_file(target.output, file)
+    {
+        (want.status, want.file, want.code) = (404, None, Some("not_found".into()));
+    }
     let (etag, last_modified) = if row.if_none_match.is_some() || row.if_modified_since.is_some() {
         validators(target, row)
     } else {
