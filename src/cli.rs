@@ -214,6 +214,10 @@ pub struct CheckArgs {
     /// How to report.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// List each record that lacks a translation (language, id, fields, file and line):
+    /// a worklist for translators, also in `--format json` (`missing_records`).
+    #[arg(long)]
+    pub missing: bool,
 }
 
 #[derive(Debug, Args)]

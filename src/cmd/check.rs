@@ -13,17 +13,17 @@ use folio::error::Failure;
 use folio::site;
 
 /// The version of the JSON report's layout; a change of its keys changes it.
-const REPORT_VERSION: u64 = 1;
+const REPORT_VERSION: u64 = 2;
 
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let outcome = check(&args);
     match args.format {
         Format::Json => {
-            let text = super::messages::json(&report(&outcome));
+            let text = super::messages::json(&report(&outcome, args.missing));
             super::print(|out| out.write_all(text.as_bytes()))?;
         }
         Format::Github => {
-            for line in annotations(&report(&outcome)) {
+            for line in annotations(&report(&outcome, false)) {
                 super::messages::annotate(&line)?;
             }
         }
@@ -31,7 +31,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     }
     match outcome {
         Ok((project, listing)) => match args.format {
-            Format::Text | Format::Github => summary(&project, &listing),
+            Format::Text | Format::Github => summary(&project, &listing, args.missing),
             Format::Json => {
                 warn(&listing);
                 Ok(())
@@ -69,6 +69,10 @@ fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
             if !over.is_empty() {
                 return Err(vec![Failure::Limits(over)]);
             }
+            // What only the loaded records show: a [fields] table no record has, a CSV
+            // column of numbers published as strings.
+            let hints = site::field_hints(&project, &listing.data);
+            listing.data.warnings.extend(hints);
             let shown = folio::diag::display_path(&project.config_path).to_path_buf();
             listing.data.warnings.extend(near.into_iter().map(|message| folio::diag::Problem {
                 file: usize::MAX,
@@ -93,7 +97,7 @@ fn warn(listing: &site::Listing) {
     }
 }
 
-fn summary(project: &Project, listing: &site::Listing) -> Result<(), Failure> {
+fn summary(project: &Project, listing: &site::Listing, by_record: bool) -> Result<(), Failure> {
     let data = &listing.data;
     warn(listing);
     let (records, files) = (data.records.len(), data.files.len());
@@ -120,8 +124,37 @@ fn summary(project: &Project, listing: &site::Listing) -> Result<(), Failure> {
                 say(format_args!("  {lang}: {}", fields.join(", ")))?;
             }
         }
+        if by_record {
+            say(format_args!("missing translations by record:"))?;
+            for m in site::missing_translations(project, data) {
+                let place = match m.line {
+                    Some(line) => format!("{}:{line}", m.path.display()),
+                    None => m.path.display().to_string(),
+                };
+                let lang = &project.shape.languages[m.lang];
+                say(format_args!("  {lang}: id {}: {} ({place})", m.id, m.fields.join(", ")))?;
+            }
+        }
     }
     Ok(())
+}
+
+/// The worklist of `--missing` as JSON: one entry a record and language.
+fn missing_records(project: &Project, data: &folio::load::Dataset) -> Value {
+    let list = site::missing_translations(project, data).into_iter().map(|m| {
+        let id = match &m.id {
+            folio::model::Id::Int(i) => json!(i),
+            folio::model::Id::Str(s) => json!(s.as_ref()),
+        };
+        json!({
+            "language": project.shape.languages[m.lang],
+            "id": id,
+            "fields": m.fields,
+            "file": m.path.display().to_string(),
+            "line": m.line,
+        })
+    });
+    Value::Array(list.collect())
 }
 
 fn fallback(f: Fallback) -> &'static str {
@@ -244,7 +277,8 @@ fn property(text: &str) -> String {
 }
 
 /// The JSON report: stable keys, null where a value is unknown (no config, no data).
-fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>) -> Value {
+/// `missing_records` is null unless `by_record` (`--missing`) asks for the worklist.
+fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>, by_record: bool) -> Value {
     match outcome {
         Ok((project, listing)) => {
             let data = &listing.data;
@@ -281,6 +315,7 @@ fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>) -> Value {
                     Fallback::Error => "error",
                 },
                 "missing_translations": missing,
+                "missing_records": if by_record { missing_records(project, data) } else { Value::Null },
                 "problems": [],
                 "warnings": warnings,
             })
@@ -298,6 +333,7 @@ fn report(outcome: &Result<(Project, site::Listing), Vec<Failure>>) -> Value {
                 "default_language": null,
                 "fallback": null,
                 "missing_translations": null,
+                "missing_records": null,
                 "problems": failures.iter().flat_map(problems).collect::<Vec<_>>(),
                 "warnings": [],
             })

@@ -110,6 +110,13 @@ pub(super) fn syntax(said: &[&str], column: u64, fault: Option<&str>) -> String 
     format!("{said} (column {column}, at `{fault}`){hint}")
 }
 
+/// A string value written without its quotes (`type = integer`), at `column`.
+pub(super) fn unquoted(key: &str, word: &str, column: u64) -> String {
+    format!(
+        "`{word}` is not quoted: string values must be quoted (column {column}); write `{key} = \"{word}\"`"
+    )
+}
+
 /// What each value of `[i18n] fallback` does, for a value it does not have: a language
 /// (`en`) is the likeliest, and is what `default` does when it is the default language.
 fn fallback_meanings(word: &str) -> String {

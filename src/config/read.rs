@@ -37,6 +37,11 @@ pub(super) fn parse(text: &str, path: &Path) -> Parsed {
                 said.push(e.message().trim_end());
             }
         }
+        if let Some((at, key, word)) = bare_word(text, span.start) {
+            let (line, column) = line_column(text, at);
+            let message = explain::unquoted(key, word, column);
+            return Err(vec![ConfigError::new(path, Some(line), message).with_column(column)]);
+        }
         let (line, column) = line_column(text, span.start);
         let message = explain::syntax(&said, column, fault(text, &span));
         return Err(vec![ConfigError::new(path, Some(line), message).with_column(column)]);
@@ -90,6 +95,37 @@ fn line_column(text: &str, at: usize) -> (u64, u64) {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let line = 1 + before.matches('\n').count() as u64;
     (line, 1 + before[line_start..].chars().count() as u64)
+}
+
+/// The value of a `key = value` line that is one bare word (`type = integer`), when the
+/// syntax error at `at` is in it: its offset, the key and the word. toml reads a word's
+/// first letters as the start of another value (`inf`, `nan`, `true`) and says what that
+/// one wanted, far from the fix: quotes.
+fn bare_word(text: &str, at: usize) -> Option<(usize, &str, &str)> {
+    let start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let end = text[start..].find(['\n', '\r']).map_or(text.len(), |i| start + i);
+    let line = &text[start..end];
+    let (key, value) = line.split_once('=')?;
+    let key = key.trim();
+    let bare = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if key.is_empty() || !key.chars().all(bare) {
+        return None;
+    }
+    let word = value.split('#').next()?.trim();
+    let word_at = start + key_len(line) + value.len() - value.trim_start().len();
+    let literal = ["true", "false", "inf", "nan"].contains(&word);
+    let first_letter = word.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+    (first_letter
+        && !literal
+        && word.chars().all(bare)
+        && at >= word_at
+        && at <= word_at + word.len())
+    .then_some((word_at, key, word))
+}
+
+/// The length of `line` up to and with its first `=`.
+fn key_len(line: &str) -> usize {
+    line.find('=').map_or(0, |i| i + 1)
 }
 
 /// The text a syntax error is at: what its span covers on its line, else the character

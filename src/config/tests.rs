@@ -165,7 +165,25 @@ fn a_syntax_error_says_its_line_column_and_the_text_at_fault() {
     let e = Config::parse("[listing]\nurl_style = path\n", Path::new("folio.toml"));
     let e = e.unwrap_err().remove(0);
     assert_eq!((e.line, e.column), (Some(2), Some(13)), "{e}");
-    assert!(e.message.ends_with("(column 13, at `path`); did you mean `\"path\"`?"), "{e}");
+    assert_eq!(
+        e.message,
+        "`path` is not quoted: string values must be quoted (column 13); write `url_style = \"path\"`"
+    );
+    // Also a word toml reads as the start of `inf`, `nan` or `true` (issue 58): the fix,
+    // not toml's "invalid float, expected `inf`".
+    for (word, column) in [("integer", 8), ("number", 8), ("text", 8)] {
+        let text = format!(
+            "[listing]\nlanguages = [\"en\"]\n\n[fields.rating]\ntype = {word}  # a note\n"
+        );
+        let e = Config::parse(&text, Path::new("folio.toml")).unwrap_err().remove(0);
+        assert_eq!((e.line, e.column), (Some(5), Some(column)), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "folio.toml:5: `{word}` is not quoted: string values must be quoted (column {column}); write `type = \"{word}\"`"
+            )
+        );
+    }
 }
 
 #[test]

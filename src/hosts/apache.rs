@@ -94,6 +94,7 @@ fn conf(ctx: &HostCtx) -> String {
             vhost => vhost,
             api => format!("^{api_path}"),
             api_path => api_path.clone(),
+            dotted => format!("^\\S+\\s+[^?\\s]*{}", patterns::DOT_SEGMENT.replace("$)", "\\s)")),
             api_sub => sub(API),
             lang_file => file(Some("$1")),
             default_file => file(None),

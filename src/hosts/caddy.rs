@@ -47,6 +47,7 @@ fn caddyfile(ctx: &HostCtx) -> String {
         &[("caddy-api", API)],
         minijinja::context! {
             raw_endpoint => cel(&raw_endpoint),
+            dotted => cel(&format!("^[^?]*{}", patterns::DOT_SEGMENT)),
             endpoint => format!("{api_path}{}$", patterns::either_endpoint(&r.languages, &r.resource)),
             api => api_path,
             lang_endpoint => patterns::lang_endpoint(&r.languages, &r.resource),
@@ -116,7 +117,8 @@ mod tests {
     #[test]
     fn a_mount_path_wraps_the_site_and_reaches_raw_checks() {
         let c = render_with("/travel");
-        assert!(c.contains("\thandle_path /travel/* {\n\t\troute /api/* {\n"));
+        assert!(c.contains("\thandle_path /travel/* {\n\t\t# A dot segment"));
+        assert!(c.contains("\t\terror @dotted_outside 404\n\n\t\troute /api/* {\n"));
         assert!(c.contains("\t}\n\trespond 404\n"));
         assert!(c.contains(r#"matches("^/travel/api/[^/?]+/sights/?(\\?|$)")"#), "{c}");
     }

@@ -77,6 +77,8 @@ fn worker(table: Value, r2: Option<&R2>) -> String {
             table => table.to_string(),
             page => patterns::PAGE,
             segment => patterns::segment(),
+            // In a JavaScript regex literal, where `/` ends it.
+            dotted => patterns::DOT_SEGMENT.replace('/', "\\/"),
             manifest => MANIFEST,
             r2 => r2.is_some(),
             bucket => r2.map(|b| b.bucket.clone()),

@@ -68,6 +68,8 @@ fn function(r: &Shape) -> String {
             page => patterns::PAGE,
             documents => js(&documents.into()),
             segment => patterns::segment(),
+            // In a JavaScript regex literal, where `/` ends it.
+            dotted => patterns::DOT_SEGMENT.replace('/', "\\/"),
         },
     )
 }

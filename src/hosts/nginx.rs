@@ -105,6 +105,7 @@ pub fn render(ctx: &HostCtx) -> Vec<HostFile> {
                 patterns::lang_endpoint(&r.languages, &r.resource)
             )),
             clean => q(&format!("~{api}{}(?:\\?|$)", patterns::segments())),
+            dotted => q(&format!("~^[^?]*{}", patterns::DOT_SEGMENT)),
             accepts_br => q(&format!("~*{}", patterns::accepts_coding("br"))),
             accepts_gzip => q(&format!("~*{}", patterns::accepts_coding("gzip"))),
             listen => ctx.listen.clone(),

@@ -174,6 +174,9 @@ fn routes(r: &Map) -> Vec<Value> {
     let langs = patterns::one_of(&r.shape.languages);
     let mut out = Vec::new();
 
+    // A dot segment (`..`, `%2e`) names another path: no URL of the API, before the method.
+    let dot = patterns::DOT_SEGMENT.trim_end_matches("(?:/|\\?|$)");
+    out.push(error(&format!("{api}(?:.*/)?{}(?:/.*)?$", &dot[1..]), ErrorCode::NotFound));
     out.extend(options(&api));
     let mut not_allowed = error(&format!("{api}.*$"), ErrorCode::MethodNotAllowed);
     not_allowed["methods"] = json!(OTHER_METHODS);
@@ -251,8 +254,10 @@ mod tests {
     fn a_mount_path_is_matched_and_stripped() {
         let c = config("/travel");
         let routes = c["routes"].as_array().unwrap();
-        assert_eq!(routes[0]["src"], "^/travel/api/.*$");
-        assert_eq!(routes[0]["status"], 204);
+        assert_eq!(routes[0]["src"], "^/travel/api/(?:.*/)?(?:\\.|%2[eE]){1,2}(?:/.*)?$");
+        assert_eq!(routes[0]["status"], 404);
+        assert_eq!(routes[1]["src"], "^/travel/api/.*$");
+        assert_eq!(routes[1]["status"], 204);
         assert!(routes.iter().any(|r| r["src"] == "^/travel/api/.*$" && r["status"] == 405));
         assert!(routes.iter().any(|r| r["src"] == "^/travel/(api/.*)$" && r["dest"] == "/$1"));
         // Files and error documents are addressed from the deployment root.

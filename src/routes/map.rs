@@ -223,6 +223,12 @@ impl Map {
     pub fn resolve(&self, method: &str, path: &str, query: &str) -> Outcome {
         let prefix = self.api_prefix();
         let Some(rest) = path.strip_prefix(&prefix) else { return Outcome::Outside };
+        // A dot segment (`/api/../folio.toml`, `/api/%2e%2e/x`) makes the path another one,
+        // which a server resolves before any rule of its `/api/` sees it, to a path outside
+        // the API or inside it: no URL of the API for sure, so `not_found` for every method.
+        if super::has_dot_segment(rest) {
+            return Outcome::Error(ErrorCode::NotFound);
+        }
         // The method comes first: a preflight to any URL of the API is answered, also one
         // that a GET would find in error (the browser then sends the GET and sees it).
         match method {
@@ -233,7 +239,8 @@ impl Map {
         let segs: Vec<&str> = rest.split('/').collect();
         let endpoint = match segs.as_slice() {
             [r] | [r, ""] if *r == self.shape.resource => Some(None),
-            [l, r] | [l, r, ""] if *r == self.shape.resource => Some(Some(*l)),
+            // An empty segment (`/api//attractions`) is no language: not an endpoint.
+            [l, r] | [l, r, ""] if *r == self.shape.resource && !l.is_empty() => Some(Some(*l)),
             _ => None,
         };
         match endpoint {
@@ -381,6 +388,15 @@ mod tests {
         assert_eq!(r.resolve("DELETE", "/api/nothing", ""), err(ErrorCode::MethodNotAllowed));
         assert_eq!(r.resolve("OPTIONS", "/api/EN/attractions", "page=0"), Outcome::Options);
         assert_eq!(r.resolve("OPTIONS", "/other", ""), Outcome::Outside);
+        // Dot segments, raw or encoded, are not_found before the method; so is `//`.
+        for target in ["/api/../folio.toml", "/api/%2e%2e/folio.toml", "/api/en/../index.json"] {
+            for method in ["GET", "HEAD", "POST", "OPTIONS"] {
+                assert_eq!(r.resolve(method, target, ""), err(ErrorCode::NotFound), "{target}");
+            }
+        }
+        assert_eq!(r.resolve("GET", "/api/en//attractions", ""), err(ErrorCode::NotFound));
+        assert_eq!(r.resolve("GET", "/api//attractions", ""), err(ErrorCode::NotFound));
+        assert_eq!(r.resolve("POST", "/api/en//attractions", ""), err(ErrorCode::MethodNotAllowed));
     }
 
     #[test]

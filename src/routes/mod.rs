@@ -23,4 +23,4 @@ pub use map::{Map, Outcome, Size, table};
 pub use media::{
     FILE_TYPES, FileType, JSON, OCTET_STREAM, PROBLEM_JSON, TEXT, UTF8, content_type, names,
 };
-pub use query::{MAX_PAGE, clean_segment, query_param, valid_page};
+pub use query::{MAX_PAGE, clean_segment, dot_segment, has_dot_segment, query_param, valid_page};

@@ -5,6 +5,7 @@
 //! | pattern | mirrors |
 //! |---|---|
 //! | [`segment`], [`segments`] | [`super::clean_segment`] |
+//! | [`DOT_SEGMENT`] | [`super::has_dot_segment`] |
 //! | [`param`] | [`super::query_param`] |
 //! | [`PAGE`] | [`super::valid_page`] |
 //! | [`page_numbers`] | a page number within a size's page count |
@@ -39,6 +40,11 @@ pub fn segments() -> String {
 pub fn lua_segment() -> String {
     format!("^[{SEGMENT_FIRST}][{SEGMENT_REST}]*$")
 }
+
+/// A dot segment (`.`, `..`, its dots raw or as `%2e`) in a raw path, as
+/// [`super::dot_segment`]: matched on the path alone, or on a request target from its start
+/// with `^[^?]*` in front.
+pub const DOT_SEGMENT: &str = r"/(?:\.|%2[eE]){1,2}(?:/|\?|$)";
 
 /// The first occurrence of `key` in a raw query string; group 1 is its value, empty for a
 /// bare key or an empty value (both count as absent). The leftmost match is the first
@@ -160,11 +166,10 @@ mod tests {
             let prefixed = page && !whole(&endpoint("sights")).is_match(&rest);
             prop_assert_eq!(whole(&either_endpoint(langs, "sights")).is_match(&rest), page, "{}", rest);
             prop_assert_eq!(whole(&lang_endpoint(langs, "sights")).is_match(&rest), prefixed, "{}", rest);
-            // An empty language (`api//sights`) is the table's unknown_lang too; the
-            // servers that use this pattern merge the `//` before it is matched.
+            // An empty language (`api//sights`) is no endpoint: not_found, not unknown_lang.
             prop_assert_eq!(
                 whole(&any_lang_endpoint("sights")).is_match(&rest),
-                prefixed || (unknown && !segs[0].is_empty()),
+                prefixed || unknown,
                 "{}", rest
             );
         }
@@ -200,6 +205,16 @@ mod tests {
         #[test]
         fn the_page_pattern_is_valid_page(value in "[-+0-9a.]{0,11}") {
             prop_assert_eq!(whole(PAGE).is_match(&value), super::super::valid_page(&value));
+        }
+
+        #[test]
+        fn the_dot_segment_pattern_is_has_dot_segment(path in "(/(\\.|%2[eE]|[a-z%]){0,3}){1,4}", query in "(\\?[./a-z]{0,3})?") {
+            let re = Regex::new(&format!("^[^?]*{DOT_SEGMENT}")).unwrap();
+            prop_assert_eq!(
+                re.is_match(&format!("{path}{query}")),
+                super::super::has_dot_segment(&path),
+                "{}{}", path, query
+            );
         }
 
         #[test]

@@ -26,6 +26,34 @@ pub fn valid_page(value: &str) -> bool {
     (1..=9).contains(&b.len()) && b[0] != b'0' && b.iter().all(u8::is_ascii_digit)
 }
 
+/// True for a dot segment, `.` or `..`, also with its dots percent-encoded (`%2e`, `.%2E`):
+/// what every HTTP server resolves away before it routes (RFC 3986 §5.2.4, §6.2.2.2), so a
+/// path that holds one names another path, which one depending on the server.
+pub fn dot_segment(seg: &str) -> bool {
+    let b = seg.as_bytes();
+    let mut dots = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'.' {
+            i += 1;
+        } else if b[i] == b'%'
+            && b.get(i + 1) == Some(&b'2')
+            && matches!(b.get(i + 2), Some(b'e' | b'E'))
+        {
+            i += 3;
+        } else {
+            return false;
+        }
+        dots += 1;
+    }
+    (1..=2).contains(&dots)
+}
+
+/// True when the path of a raw request target has a [`dot_segment`].
+pub fn has_dot_segment(path: &str) -> bool {
+    path.split('/').any(dot_segment)
+}
+
 /// True for a path segment that may name a file: no dot first (so no `.`, `..` or hidden
 /// files), no `%`, no backslash, nothing a server might decode into something else.
 pub fn clean_segment(seg: &str) -> bool {
@@ -38,6 +66,21 @@ pub fn clean_segment(seg: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn dot_segments_raw_and_encoded() {
+        for dot in [".", "..", "%2e", "%2E", ".%2e", "%2e.", "%2E%2e"] {
+            assert!(dot_segment(dot), "{dot}");
+        }
+        for not in ["", "...", "a.", ".a", "%2e%2e%2e", "%2f", "%2", "%2ex", "index.json"] {
+            assert!(!dot_segment(not), "{not}");
+        }
+        assert!(has_dot_segment("/api/../folio.toml"));
+        assert!(has_dot_segment("/api/%2e%2e/x"));
+        assert!(has_dot_segment("/api/en/attractions/."));
+        assert!(!has_dot_segment("/api/.folio/x"));
+        assert!(!has_dot_segment("/api/en//attractions"));
+    }
+
     #[test]
     fn query_values_are_raw_first_wins_and_empty_is_absent() {
         assert_eq!(query_param("a=1&page=2&page=3", "page"), Some("2"));

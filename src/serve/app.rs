@@ -114,7 +114,12 @@ impl App {
         if crate::routes::not_modified(inm, ims, &rep.etag, rep.modified) {
             return Some(respond(StatusCode::NOT_MODIFIED, out, Bytes::new(), true));
         }
-        out.push((header::CONTENT_TYPE, crate::routes::content_type(rel).to_string()));
+        // A sibling is its page in a coding: the page's type, with that Content-Encoding.
+        let typed = crate::routes::layout::SIBLINGS
+            .iter()
+            .find_map(|(ext, _)| rel.strip_suffix(ext).filter(|_| rep.encoding.is_some()))
+            .unwrap_or(rel);
+        out.push((header::CONTENT_TYPE, crate::routes::content_type(typed).to_string()));
         if let Some(coding) = rep.encoding {
             out.push((header::CONTENT_ENCODING, coding.into()));
         }

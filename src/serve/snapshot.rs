@@ -42,7 +42,8 @@ pub struct Representation {
     /// The entity tag: the hash of these bytes, as the manifest records a file's.
     pub etag: String,
     pub modified: SystemTime,
-    /// `Content-Encoding`, for a page's precompressed sibling chosen by `Accept-Encoding`.
+    /// `Content-Encoding`, for a page's precompressed sibling (chosen by `Accept-Encoding`
+    /// or asked for by its path).
     pub encoding: Option<&'static str>,
 }
 
@@ -97,39 +98,36 @@ impl Snapshot {
                 encoding: None,
             }));
         }
-        let (page, coding, negotiated) = match self.map().kind(rel) {
+        let (page, coding) = match self.map().kind(rel) {
             FileKind::Page(page) => {
                 let chosen = SIBLINGS
                     .iter()
                     .map(|&(_, coding)| coding)
                     .find(|&coding| accepts(coding) && self.codec(coding).is_some());
-                (page, chosen, true)
+                (page, chosen)
             }
-            FileKind::Sibling(page, coding) if self.codec(coding).is_some() => {
-                (page, Some(coding), false)
-            }
+            FileKind::Sibling(page, coding) if self.codec(coding).is_some() => (page, Some(coding)),
             _ => return None,
         };
         if !self.pages.has(&page) {
             return None;
         }
-        Some(self.page(rel, &page, coding, negotiated, stamps))
+        Some(self.page(rel, &page, coding, stamps))
     }
 
     fn codec(&self, coding: &str) -> Option<Codec> {
         Codec::parse(coding).filter(|c| self.codecs.contains(c))
     }
 
-    /// Page `page` in `coding` (`None`: as it is); `negotiated`: the coding was chosen by
-    /// `Accept-Encoding` (so it is the `Content-Encoding`), not asked for by the sibling's
-    /// own path. Its time is the page's, whatever the coding, as a sibling is written with
-    /// its page.
+    /// Page `page` in `coding` (`None`: as it is), which is its `Content-Encoding` whether
+    /// `Accept-Encoding` chose it or the sibling was asked for by its own path (as every
+    /// host that serves siblings answers that path: the page's JSON, so encoded). Its time
+    /// is the page's, whatever the coding, as a sibling is written with its page.
     fn page(
         &self,
         rel: &str,
         page: &PageFile,
         coding: Option<&'static str>,
-        negotiated: bool,
         stamps: &super::stamps::Stamps,
     ) -> Result<Representation, String> {
         let mut out = Vec::new();
@@ -146,7 +144,6 @@ impl Snapshot {
             }
             None => (Bytes::from(out), hash),
         };
-        let encoding = coding.filter(|_| negotiated);
-        Ok(Representation { bytes, etag: entity_tag(hash), modified, encoding })
+        Ok(Representation { bytes, etag: entity_tag(hash), modified, encoding: coding })
     }
 }

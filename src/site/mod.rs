@@ -25,13 +25,17 @@ use crate::output::{Folders, Report, Staged, Stamp, Tree};
 use crate::routes::Map;
 use crate::routes::layout::Variant;
 
+mod hints;
 mod listing;
 mod memory;
+mod missing;
 mod pages;
 mod preflight;
 mod statics;
+pub use hints::field_hints;
 pub use listing::{Listing, load};
 pub use memory::InMemory;
+pub use missing::{Missing, missing_translations};
 pub use pages::Renderer;
 use pages::{Run, describe, page_writer};
 use preflight::within_limits;
@@ -268,7 +272,12 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
     }
     let writer = page_writer(project)?;
     progress.start("load", 0);
-    let renderer = Renderer::new(project, writer, load(project)?);
+    let listing = load(project)?;
+    // What only the loaded records show (a [fields] table no record has, a CSV column of
+    // numbers published as strings): said by the build as by check.
+    let hints: Vec<String> =
+        hints::field_hints(project, &listing.data).iter().map(|p| p.to_string()).collect();
+    let renderer = Renderer::new(project, writer, listing);
     let map = &renderer.map().clone();
     let total = renderer.records();
     let variants = map.variants();
@@ -359,6 +368,7 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
     report.bytes += host_report.bytes;
     warnings.extend(host_warnings);
     warnings.extend(near);
+    warnings.splice(0..0, hints);
     let seconds = start.elapsed().as_secs_f64();
     Ok(Built { records: total, map: map.clone(), report, seconds, warnings })
 }

@@ -183,6 +183,8 @@ function s3Object(uri) {
     if (st.isSymbolicLink()) return null;
   }
   if (!fs.lstatSync(file).isFile()) return null;
+  // folio deploy uploads no precompressed sibling unless `[deploy] siblings = true`.
+  if (/\.json\.(br|gz)$/.test(file)) return null;
   return { file, type: typeOf(segs.join("/")) };
 }
 

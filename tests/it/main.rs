@@ -12,6 +12,7 @@ mod envelopes;
 mod environment;
 mod frontend;
 mod harness;
+mod hints;
 mod hosts;
 mod house;
 mod inputs;

@@ -271,7 +271,14 @@ pub fn check(
     row: &Row,
     compression: Compression,
 ) -> (Vec<String>, Option<String>) {
-    let want = Want::of(row, target.name);
+    let mut want = Want::of(row, target.name);
+    // A sibling asked for by its path, on a build that has none (no precompress): no file.
+    if let Some(file) = want.file.as_deref()
+        && named_sibling(file).is_some()
+        && !plain_file(target.output, file)
+    {
+        (want.status, want.file, want.code) = (404, None, Some("not_found".into()));
+    }
     let (etag, last_modified) = if row.if_none_match.is_some() || row.if_modified_since.is_some() {
         validators(target, row)
     } else {
@@ -375,7 +382,9 @@ pub fn check(
         }
     } else if let Some(file) = &want.file {
         let enc = sibling_served(target, file, row.accept_encoding.as_deref());
+        // A sibling asked for by its own path is that file, in its coding.
         let ext = match enc {
+            Some(_) if named_sibling(file).is_some() => "",
             Some("br") => ".br",
             Some("gzip") => ".gz",
             _ => "",
@@ -595,12 +604,25 @@ pub fn add_siblings(output: &Path) {
 /// header accepts and that `output` holds beside the file, else none (the identity file).
 /// On the fixture's planted siblings this is each row's `enc` (checked below); on a build
 /// that precompresses every page, it is what that build serves.
+/// A sibling asked for by its own path (`10/1.json.br`) is served as that file, with its
+/// coding as the `Content-Encoding`, whatever `Accept-Encoding` says.
 pub fn sibling_served(target: &Target, file: &str, ae: Option<&str>) -> Option<&'static str> {
+    if let Some(coding) = named_sibling(file) {
+        return target.precompressed.then_some(coding);
+    }
     let ae = ae.filter(|_| target.precompressed)?;
     folio::routes::layout::SIBLINGS.iter().find_map(|&(ext, coding)| {
         let held = plain_file(target.output, &format!("{file}{ext}"));
         (folio::routes::accepts_coding(ae, coding) && held).then_some(coding)
     })
+}
+
+/// The coding of `file` when it is a page's sibling by name (`….json.br`, `….json.gz`).
+fn named_sibling(file: &str) -> Option<&'static str> {
+    let plain = |stem: &str| stem.ends_with(".json");
+    folio::routes::layout::SIBLINGS
+        .iter()
+        .find_map(|&(ext, coding)| file.strip_suffix(ext).filter(|s| plain(s)).map(|_| coding))
 }
 
 /// Is `rel` a plain file below `root`, reached through no symlink?
