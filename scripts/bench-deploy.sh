@@ -52,7 +52,11 @@ need() { command -v "$1" >/dev/null || { echo "needs $1: $2" >&2; exit 2; }; }
 need s3s-fs "cargo install s3s-fs@0.14.1 --features binary --locked"
 [ "$RCLONE" = 0 ] || need rclone "apt-get install rclone"
 [ "$AWS" = 0 ] || need aws "pip install awscli"
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
+# With FOLIO_BIN set and the generator built, nothing is built (a tree changed since the
+# binary was made is not rebuilt under the measurement).
+if [ -z "${FOLIO_BIN:-}" ] || [ ! -x "$ROOT/target/release/examples/gen" ]; then
+  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
+fi
 BIN=$ROOT/target/release
 FOLIO=${FOLIO_BIN:-$BIN/folio}
 rm -rf "$WORK"

@@ -26,7 +26,11 @@ STORE=${STORE_DIR:-/var/tmp/folio-scale-store}
 # disk): pick a new STORE_DIR, or empty it beforehand.
 [ -e "$STORE" ] && { echo "$STORE exists: remove it first, or set STORE_DIR" >&2; exit 2; }
 command -v s3s-fs >/dev/null || { echo "needs s3s-fs: cargo install s3s-fs@0.14.1 --features binary --locked" >&2; exit 2; }
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
+# With FOLIO_BIN set and the generator built, nothing is built (a tree changed since the
+# binary was made is not rebuilt under the measurement).
+if [ -z "${FOLIO_BIN:-}" ] || [ ! -x "$ROOT/target/release/examples/gen" ]; then
+  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
+fi
 FOLIO=${FOLIO_BIN:-$ROOT/target/release/folio}
 MNT=$(mktemp -d /tmp/folio-scale-XXXXXX)
 mount -t tmpfs -o size="${TMPFS_MB}m" folio-scale "$MNT"

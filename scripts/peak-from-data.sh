@@ -17,7 +17,11 @@ LANGS=${2:-4}
 WORK=${3:-/dev/shm/folio-peak-$N-$LANGS}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 command -v s3s-fs >/dev/null || { echo "needs s3s-fs: cargo install s3s-fs@0.14.1 --features binary --locked" >&2; exit 2; }
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
+# With FOLIO_BIN set and the generator built, nothing is built (a tree changed since the
+# binary was made is not rebuilt under the measurement).
+if [ -z "${FOLIO_BIN:-}" ] || [ ! -x "$ROOT/target/release/examples/gen" ]; then
+  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin folio --example gen
+fi
 FOLIO=${FOLIO_BIN:-$ROOT/target/release/folio}
 rm -rf "$WORK" && mkdir -p "$WORK/p/data"
 "$ROOT/target/release/examples/gen" "$N" "$WORK/p/data/attractions.json" 42

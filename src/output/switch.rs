@@ -56,7 +56,12 @@ impl Tree {
                 if !journal.renames.is_empty() || !journal.removals.is_empty() {
                     self.claim()?;
                     let path = self.staging.join(JOURNAL);
-                    paths::create_new(&path, true, |out| Ok(serde_json::to_writer(out, &journal)?))
+                    (self.faults.before_write())
+                        .and_then(|()| {
+                            paths::create_new(&path, true, |out| {
+                                Ok(serde_json::to_writer(out, &journal)?)
+                            })
+                        })
                         .with_context(|| ctx("writing", &path))?;
                     // The rename is the commit point: from here on the next build rolls
                     // forward.
@@ -67,7 +72,12 @@ impl Tree {
             },
             || Prepared::of(&journal),
         );
-        journaled?;
+        if let Err(e) = journaled {
+            // Before the commit point nothing is in place yet: the staged files go, as on
+            // a failed write of a page (a full disk is left as the build found it).
+            self.abort();
+            return Err(e);
+        }
         let manifest = self.root.join(MANIFEST);
         let root = shown(&self.root);
         let kept = self.apply_with(journal, &manifest, prepared).with_context(|| {

@@ -158,6 +158,35 @@ fn an_io_error_while_staging_leaves_the_previous_output_as_it_was() {
 }
 
 #[test]
+fn an_io_error_writing_the_journal_removes_what_was_staged() {
+    // The journal is the last write before the commit point, after each changed file
+    // (counted by the same build on a twin): a full disk there leaves the folder, and the
+    // disk, as the build found them, with no staging folder holding the pages.
+    let twin = Project::sample();
+    twin.folio(&["build"]).success();
+    change_every_record(&twin);
+    let said = twin.folio(&["build"]).success();
+    let said = format!("{}{}", said.stdout(), said.stderr());
+    let changed: u64 = (said.split(" files written").next())
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of files written: {said}"));
+    let journal = format!("write:{}", changed + 1);
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    let before = p.stats("output");
+    change_every_record(&p);
+    let run = p.folio_env(&["build"], &[("FOLIO_FAULT", &journal)]).fails(2);
+    let fault = format!("injected fault: write #{}", changed + 1);
+    assert!(run.stderr().contains(&fault), "{}", run.stderr());
+    assert!(run.stderr().contains("journal.json"), "the journal's write failed: {}", run.stderr());
+    assert!(!p.path("output/.folio-staging").exists(), "the staged pages were removed");
+    assert_eq!(p.stats("output"), before, "not one file created, changed or re-timed");
+    p.folio(&["build"]).success();
+    assert!(p.read("output/api/en/attractions/10/1.json").contains("\"rating\":3.7"));
+}
+
+#[test]
 fn an_io_error_during_the_switch_is_finished_by_the_next_build() {
     let p = Project::sample();
     p.folio(&["build"]).success();
