@@ -57,8 +57,9 @@ pub struct Project {
     /// Where each key is written in `config_path` ([`Places`]; empty for a project that
     /// was not read from a file), for whoever reports a problem about one.
     pub places: Places,
-    /// The digest of the settings that shape the output ([`digest::output_settings`], set
-    /// by [`Project::discover`]): a build records it, and `folio deploy` refuses an output
+    /// The digest of the settings that shape the output
+    /// ([`output_settings`](super::digest::output_settings)): a build records it, the
+    /// incremental build's fingerprint holds it, and `folio deploy` refuses an output
     /// built from other settings. Comments and `[deploy]` are not in it.
     pub output_settings_digest: String,
 }

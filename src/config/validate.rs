@@ -11,6 +11,7 @@ use super::hosting::{HostTarget, ServeFrom};
 use super::language::{is_known_language, language_tags};
 use super::paths::Folders;
 use super::project::{Overrides, Project, SortKey};
+use super::read::Places;
 use super::shape::Shape;
 use super::tables::{Config, ListingConfig};
 use crate::compress::Codec;
@@ -211,25 +212,13 @@ fn openapi(c: &Config, err: Err) {
 
 impl Config {
     /// Checks every key and resolves paths: config paths against `root` (the folder of
-    /// folio.toml), override paths against `cwd`. Returns every problem at once.
-    pub fn validate(
+    /// folio.toml), override paths against `cwd`; `places` are where the keys are written.
+    /// Every problem at once, with the project complete as far as it validated (a refused
+    /// value is its fallback in it): [`Project::from_toml`] hands on what it says of its
+    /// data with the problems. No project with problems leaves `config`.
+    pub(super) fn validate(
         self,
-        config_path: &Path,
-        root: &Path,
-        cwd: &Path,
-        overrides: &Overrides,
-    ) -> Result<Project, Vec<ConfigError>> {
-        match self.resolve(config_path, root, cwd, overrides) {
-            (project, errors) if errors.is_empty() => Ok(project),
-            (_, errors) => Err(errors),
-        }
-    }
-
-    /// [`Config::validate`], keeping the project when there are problems (a refused value
-    /// is its fallback in it): [`Project::discover`] hands on what it says of its data
-    /// with the problems. No project with problems leaves `config`.
-    pub(super) fn resolve(
-        self,
+        places: Places,
         config_path: &Path,
         root: &Path,
         cwd: &Path,
@@ -326,8 +315,13 @@ impl Config {
             hosting: self.hosting,
             deploy,
             openapi: self.openapi,
-            places: Default::default(),
+            places,
             output_settings_digest: String::new(),
+        };
+        // Decided here, once: the digest of what, of all the above, shapes the output.
+        let project = Project {
+            output_settings_digest: super::digest::output_settings_digest(&project),
+            ..project
         };
         (project, errors)
     }
@@ -361,14 +355,13 @@ mod tests {
 
     #[test]
     fn a_language_that_is_no_language_is_a_problem_that_names_it() {
-        let cfg = Config::from_str(
-            "[listing]\nlanguages = [\"en\", \"sp\", \"EN\"]\n",
-            Path::new("folio.toml"),
-        )
-        .unwrap();
+        let text = "[listing]\nlanguages = [\"en\", \"sp\", \"EN\"]\n";
         let root = Path::new("/nonexistent/project");
-        let errors =
-            cfg.validate(Path::new("folio.toml"), root, root, &Overrides::default()).unwrap_err();
+        let invalid =
+            Project::from_toml(text, Path::new("folio.toml"), root, root, &Overrides::default());
+        let Err(crate::config::Error::Invalid { errors, .. }) = invalid else {
+            panic!("invalid: {invalid:?}")
+        };
         let words: Vec<Option<&str>> =
             errors.iter().map(|e| e.unknown_language.as_deref()).collect();
         assert_eq!(words, [Some("sp"), None], "{errors:?}");

@@ -1,7 +1,7 @@
-//! The fingerprint of a build: everything its output depends on, hashed — folio's version
-//! and binary, the validated config (with the command-line overrides and the config file's
-//! digest), and every file below the data and templates folders. An unchanged fingerprint
-//! lets a build skip its work (after checking every recorded file is still as written).
+//! The fingerprint of a build: everything its output depends on, hashed: folio's version
+//! and binary, the project's output-settings digest, and every file below the data and
+//! templates folders. An unchanged fingerprint lets a build skip its work (after checking
+//! every recorded file is still as written).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -33,7 +33,7 @@ pub fn of(project: &Project) -> anyhow::Result<String> {
         h.update(format!("{:?}", meta.modified().ok()).as_bytes());
     }
     // What of the config shapes the output (no comment, no `[deploy]`).
-    h.update(crate::config::digest::output_settings_digest(project).as_bytes());
+    h.update(project.output_settings_digest.as_bytes());
     let mut all = files(&project.data_dir);
     all.extend(files(&project.templates_dir));
     // Streamed in blocks: a data file can be larger than the memory a build may use.
