@@ -35,7 +35,7 @@ use anyhow::Context;
 pub use base_url::BaseUrl;
 pub use cdn::Cdn;
 pub use deploy::{Deploy, DeployConfig, DeployOverrides};
-pub use hosting::{CloudflareConfig, HostPlan, HostTarget, HostingConfig, ServeFrom};
+pub use hosting::{CloudflareConfig, HostPlan, HostTarget, HostingConfig, R2, ServeFrom};
 pub use language::is_known_language;
 pub use paths::normalize;
 pub use project::{Overrides, Project, SortKey};

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::base_url::BaseUrl;
-use super::hosting::{HostTarget, ServeFrom};
+use super::hosting::{HostTarget, R2, ServeFrom};
 use super::language::{is_known_language, language_tags};
 use super::paths::Folders;
 use super::project::{Overrides, Project, SortKey};
@@ -282,9 +282,16 @@ impl Config {
             }
         };
         let folders = Folders::resolve(&self, root, cwd, overrides, &mut err);
-        let r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
+        let serves_r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
             && self.hosting.targets.contains(&HostTarget::Cloudflare);
-        let deploy = super::deploy::resolve(&self.deploy, &overrides.deploy, r2, &mut err);
+        let deploy = super::deploy::resolve(&self.deploy, &overrides.deploy, serves_r2, &mut err);
+        // The Worker reads where `[deploy] url` puts the files (an s3:// URL, checked above).
+        let r2 = (deploy.configured.as_ref().filter(|_| serves_r2))
+            .map(|t| R2 { bucket: t.bucket.clone(), prefix: t.prefix.clone() });
+        let server_root = match self.hosting.root.as_str() {
+            "" => folders.output.to_string_lossy().into_owned(),
+            root => root.trim_end_matches('/').to_string(),
+        };
         let l = self.listing;
         let project = Project {
             config_path: config_path.to_path_buf(),
@@ -313,6 +320,8 @@ impl Config {
             decimal_separator,
             precompress,
             hosting: self.hosting,
+            r2,
+            server_root,
             deploy,
             openapi: self.openapi,
             places,
@@ -400,6 +409,20 @@ mod tests {
         assert!(project("[listing]\nenvelope = \"template:\"").is_err());
         assert!(project("[listing]\nenvelope = \"xml\"").is_err());
         assert!(project("[output]\nprecompress = [\"zstd\"]").is_err());
+    }
+
+    #[test]
+    fn serving_from_r2_is_decided_once_with_its_bucket_and_the_server_root() {
+        let text = "[hosting]\ntargets = [\"cloudflare\"]\nroot = \"/srv/api/\"\n[hosting.cloudflare]\nserve_from = \"r2\"\n[deploy]\nurl = \"s3://travel/api-v1\"\nendpoint = \"https://acc.r2.cloudflarestorage.com\"\n";
+        let p = project(text).unwrap();
+        assert_eq!(p.r2, Some(R2 { bucket: "travel".into(), prefix: "api-v1".into() }));
+        assert_eq!(p.server_root, "/srv/api");
+        // Without the cloudflare target no Worker reads the bucket.
+        let p = project(&text.replace("[\"cloudflare\"]", "[\"nginx\"]")).unwrap();
+        assert_eq!(p.r2, None);
+        // On Pages, none either; and no `[hosting] root`: the output folder.
+        let p = project("[hosting]\ntargets = [\"cloudflare\"]\n").unwrap();
+        assert_eq!((p.r2, p.server_root.as_str()), (None, "/nonexistent/project/output"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! (site/preflight.rs), so a build past a hard limit fails having written nothing. docs/hosting.md's
 //! table lists the same limits with their sources; a test keeps the two in step.
 
-use crate::config::{CloudflareConfig, HostPlan, HostTarget, ServeFrom};
+use crate::config::{HostPlan, HostTarget};
 use crate::hosts::HostFile;
 
 /// One documented limit of a host.
@@ -39,6 +39,14 @@ pub struct Shipment<'a> {
     pub per_size: Vec<(u64, u64)>,
 }
 
+/// What of the project decides a host's limits: Cloudflare's plan, and whether Cloudflare
+/// serves from R2 (the project's [`R2`](crate::config::R2): objects, no file count).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Terms {
+    pub plan: HostPlan,
+    pub r2: bool,
+}
+
 /// A limit passed (`over`) or within 10 % of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
@@ -68,14 +76,14 @@ const PAGES_CONFIG: [&str; 4] = [
     super::PLATFORM_CONFIG[3],
 ];
 
-/// Every limit folio checks for `target` (on `cloudflare`'s plan, from Pages or R2), in
-/// the order they are checked.
-pub fn limits(target: HostTarget, cloudflare: CloudflareConfig) -> Vec<Limit> {
+/// Every limit folio checks for `target` (on the `terms`' plan, from Pages or R2), in the
+/// order they are checked.
+pub fn limits(target: HostTarget, terms: Terms) -> Vec<Limit> {
     let hard = |what, max, source| Limit { what, max, hard: true, source, plan: "" };
-    let plan = cloudflare.plan;
+    let plan = terms.plan;
     match target {
         // From R2, the files are objects: no count; the Worker's size stays.
-        HostTarget::Cloudflare if cloudflare.serve_from == ServeFrom::R2 => {
+        HostTarget::Cloudflare if terms.r2 => {
             vec![hard(
                 "bytes of the Worker script (cloudflare-worker.js)",
                 64 << 20,
@@ -194,16 +202,10 @@ fn counts(target: HostTarget, shipment: &Shipment) -> Vec<(u64, String)> {
 }
 
 /// The limits of `target` that `shipment` passes, or comes within 10 % of.
-pub fn check(
-    target: HostTarget,
-    cloudflare: CloudflareConfig,
-    shipment: &Shipment,
-) -> Vec<Finding> {
-    let plan = cloudflare.plan;
+pub fn check(target: HostTarget, terms: Terms, shipment: &Shipment) -> Vec<Finding> {
+    let plan = terms.plan;
     let mut findings = Vec::new();
-    for (limit, (count, place)) in
-        limits(target, cloudflare).into_iter().zip(counts(target, shipment))
-    {
+    for (limit, (count, place)) in limits(target, terms).into_iter().zip(counts(target, shipment)) {
         let over = count > limit.max;
         // Within 10 %: 90 % of the limit or more.
         if !over && count.saturating_mul(10) < limit.max.saturating_mul(9) {
@@ -305,16 +307,16 @@ mod tests {
     use super::*;
     use crate::hosts::Dir;
 
-    fn free() -> CloudflareConfig {
-        CloudflareConfig::default()
+    fn free() -> Terms {
+        Terms::default()
     }
 
-    fn paid() -> CloudflareConfig {
-        CloudflareConfig { plan: HostPlan::Paid, ..free() }
+    fn paid() -> Terms {
+        Terms { plan: HostPlan::Paid, ..free() }
     }
 
-    fn r2() -> CloudflareConfig {
-        CloudflareConfig { serve_from: ServeFrom::R2, ..free() }
+    fn r2() -> Terms {
+        Terms { r2: true, ..free() }
     }
 
     fn shipment(files: u64, host: &[HostFile]) -> Shipment<'_> {

@@ -246,9 +246,8 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
     let clean = tree.warnings().is_empty() && hosting.warnings().is_empty();
     // A hosting folder that should hold configs and holds none of this build (deleted,
     // emptied) is rebuilt too.
-    let cloudflare = project.hosting.cloudflare;
-    let server =
-        project.hosting.targets.iter().any(|&t| hosts::writes_hosting_files(t, cloudflare));
+    let r2 = project.r2.as_ref();
+    let server = project.hosting.targets.iter().any(|&t| hosts::writes_hosting_files(t, r2));
     let hosting_current = !server || hosting.fingerprint() == fingerprint;
     if clean
         && tree.fingerprint() == fingerprint

@@ -6,7 +6,7 @@ use super::pages::{Pages, describe, page_writer};
 use super::statics::{STATICS, explorer_page, rendered_hosts};
 use crate::config::{HostTarget, Project};
 use crate::error::Failure;
-use crate::hosts::limits::{self, Finding, Shipment};
+use crate::hosts::limits::{self, Finding, Shipment, Terms};
 use crate::hosts::{Dir, HostFile};
 use crate::render::Links;
 use crate::routes::{ErrorCode, Map, Size};
@@ -36,13 +36,13 @@ pub(super) fn within_limits(
     let variants = map.variants().len() as u64;
     let per_size: Vec<(u64, u64)> =
         map.sizes.iter().map(|s| (s.size, variants * s.pages as u64 * (1 + siblings))).collect();
+    let terms = Terms { plan: project.hosting.cloudflare.plan, r2: project.r2.is_some() };
     let (mut over, mut near) = (Vec::new(), Vec::new());
     for (target, host) in hosts {
-        let cloudflare = project.hosting.cloudflare;
         let fullest = (folder.clone(), in_folder);
         let per_size = per_size.clone();
         let shipment = Shipment { files, fullest, host, siblings: siblings > 0, per_size };
-        for Finding { over: passed, message, .. } in limits::check(*target, cloudflare, &shipment) {
+        for Finding { over: passed, message, .. } in limits::check(*target, terms, &shipment) {
             if passed { over.push(message) } else { near.push(message) }
         }
     }

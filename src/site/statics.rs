@@ -52,17 +52,12 @@ pub(super) fn explorer_page(project: &Project) -> Result<Vec<u8>, Failure> {
 /// What every host emitter of `project` is given: its shape, the server's root and
 /// address, the R2 bucket the Cloudflare Worker reads.
 fn host_ctx(project: &Project) -> HostCtx<'_> {
-    let root = match project.hosting.root.as_str() {
-        "" => project.output_dir.to_string_lossy().into_owned(),
-        r => r.trim_end_matches('/').to_string(),
-    };
-    // The Worker of `serve_from = "r2"` reads where `[deploy] url` puts the files
-    // (validated as an s3:// URL).
-    let r2 = (project.hosting.cloudflare.serve_from == crate::config::ServeFrom::R2)
-        .then_some(project.deploy.configured.as_ref())
-        .flatten()
-        .map(|t| hosts::R2 { bucket: t.bucket.clone(), prefix: t.prefix.clone() });
-    HostCtx { shape: &project.shape, root, listen: project.hosting.listen.clone(), r2 }
+    HostCtx {
+        shape: &project.shape,
+        root: project.server_root.clone(),
+        listen: project.hosting.listen.clone(),
+        r2: project.r2.clone(),
+    }
 }
 
 /// Every configured target's files.
