@@ -34,10 +34,9 @@ pub use listing::{Listing, load};
 pub use memory::InMemory;
 pub use pages::Renderer;
 use pages::{Run, describe, page_writer};
-use preflight::within_limits;
-pub use preflight::{check_templates, host_limits};
+pub use preflight::{HostLimits, check_templates, host_limits};
 pub use statics::server_files;
-use statics::{rendered_hosts, statics};
+use statics::statics;
 
 /// Files of the plan: a path and how to make its content.
 type Jobs = Vec<(String, Job)>;
@@ -272,12 +271,8 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
     let total = renderer.records();
     let variants = map.variants();
     let mut jobs = plan(project, map, total, &variants)?;
-    let hosts = rendered_hosts(project, map);
     // Past a host's hard limit, nothing is written; near one, the build says so.
-    let pages = jobs.iter().filter(|(_, job)| matches!(job, Job::Page { .. })).count() as u64;
-    let statics = (jobs.len() as u64 - pages)
-        + hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count() as u64;
-    let (over, near) = within_limits(project, map, (pages, statics), &hosts);
+    let HostLimits { hosts, over, near } = host_limits(project, map);
     if !over.is_empty() {
         return Err(Failure::Limits(over));
     }

@@ -6,66 +6,33 @@ use super::pages::{Pages, describe, page_writer};
 use super::statics::{STATICS, explorer_page, rendered_hosts};
 use crate::config::{HostTarget, Project};
 use crate::error::Failure;
-use crate::hosts::limits::{self, Finding, Shipment, Terms};
-use crate::hosts::{Dir, HostFile};
+use crate::hosts::HostFile;
+use crate::hosts::limits::{self, Terms};
 use crate::render::Links;
-use crate::routes::{ErrorCode, Map, Size};
+use crate::routes::{ErrorCode, Map};
 
-/// Every configured host's limits against what a build of `records` records sends it:
-/// `(passed hard limits, limits within 10 %)`, as messages. `pages` and `statics` are the
-/// page files and the other files of the output folder (publish-folder host files
-/// included); siblings and folio's bookkeeping are counted here.
-pub(super) fn within_limits(
-    project: &Project,
-    map: &Map,
-    (pages, statics): (u64, u64),
-    hosts: &[(HostTarget, Vec<HostFile>)],
-) -> (Vec<String>, Vec<String>) {
-    let siblings = project.precompress.len() as u64;
-    // The manifest and the lock stay in the output folder: a host uploads them too.
-    let bookkeeping = [crate::output::manifest::MANIFEST, crate::output::lock::LOCK].len() as u64;
-    let files = pages * (1 + siblings) + statics + bookkeeping;
-    // The fullest folder is a listing's at the smallest page size.
-    let smallest =
-        map.sizes.iter().min_by_key(|s| s.size).copied().unwrap_or(Size { size: 1, pages: 0 });
-    let folder = map.variants().first().map_or_else(String::new, |&v| {
-        let first = map.file(v, smallest.size, 1);
-        first.rsplit_once('/').map_or("", |(dir, _)| dir).to_string()
-    });
-    let in_folder = smallest.pages as u64 * (1 + siblings);
-    let variants = map.variants().len() as u64;
-    let per_size: Vec<(u64, u64)> =
-        map.sizes.iter().map(|s| (s.size, variants * s.pages as u64 * (1 + siblings))).collect();
+/// The configured hosts' files for a build of `map`, and their limits against what that
+/// build sends them, as messages: what `check`, `build` and `serve` ask before a write.
+pub struct HostLimits {
+    pub hosts: Vec<(HostTarget, Vec<HostFile>)>,
+    /// Hard limits passed: nothing is written.
+    pub over: Vec<String>,
+    /// Limits within 10 %: a warning.
+    pub near: Vec<String>,
+}
+
+/// Every configured host's files and limits for a build of `map` ([`limits::check_all`]
+/// counts its files from the map).
+pub fn host_limits(project: &Project, map: &Map) -> HostLimits {
+    let hosts = rendered_hosts(project, map);
+    // Beside the pages: the API's own files, and the manifest and the lock, which stay in
+    // the output folder (a host uploads them too).
+    let bookkeeping = [crate::output::manifest::MANIFEST, crate::output::lock::LOCK].len();
+    let others = (ErrorCode::ALL.len() + STATICS + bookkeeping) as u64;
     let terms = Terms { plan: project.hosting.cloudflare.plan, r2: project.r2.is_some() };
-    let (mut over, mut near) = (Vec::new(), Vec::new());
-    for (target, host) in hosts {
-        let fullest = (folder.clone(), in_folder);
-        let per_size = per_size.clone();
-        let shipment = Shipment { files, fullest, host, siblings: siblings > 0, per_size };
-        for Finding { over: passed, message, .. } in limits::check(*target, terms, &shipment) {
-            if passed { over.push(message) } else { near.push(message) }
-        }
-    }
-    (over, near)
-}
-
-/// [`within_limits`] for `folio check`, which plans no files: the same counts worked out
-/// from the listing's map.
-pub fn host_limits(project: &Project, map: &Map) -> (Vec<String>, Vec<String>) {
-    limits_of(project, map, &rendered_hosts(project, map))
-}
-
-/// [`host_limits`] with the hosts' files already rendered.
-pub(super) fn limits_of(
-    project: &Project,
-    map: &Map,
-    hosts: &[(HostTarget, Vec<HostFile>)],
-) -> (Vec<String>, Vec<String>) {
-    let variants = map.variants().len() as u64;
-    let per_variant: u64 = map.sizes.iter().map(|s| s.pages as u64).sum();
-    let publish = hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count();
-    let statics = (ErrorCode::ALL.len() + STATICS + publish) as u64;
-    within_limits(project, map, (variants * per_variant, statics), hosts)
+    let codecs = project.precompress.len() as u64;
+    let (over, near) = limits::check_all(&hosts, terms, map, codecs, others);
+    HostLimits { hosts, over, near }
 }
 
 /// What `folio check` asks of the templates besides the data: the page template and the
