@@ -34,7 +34,7 @@ impl InMemory {
         let writer = page_writer(project)?;
         let pages = Renderer::new(project, writer, load(project)?);
         let map = pages.map();
-        if let Some(message) = first_pages(&pages.pages(), project, map) {
+        if let Some(message) = first_pages(&pages.pages(), &project.output_dir, map) {
             return Err(Failure::Template(vec![message]));
         }
         let mut files = statics(project, map, pages.records())?;

@@ -1,6 +1,8 @@
 //! What `check` and `build` ask before anything is written: the configured hosts' limits
 //! against the files a build makes, and the templates compiled and rendered once.
 
+use std::path::Path;
+
 use super::listing::Listing;
 use super::pages::{Pages, describe, page_writer};
 use super::statics::{STATICS, explorer_page, rendered_hosts};
@@ -22,7 +24,8 @@ pub struct HostLimits {
 }
 
 /// Every configured host's files and limits for a build of `map` ([`limits::check_all`]
-/// counts its files from the map).
+/// counts its files from the map). The whole project: the hosts' files are made from its
+/// hosting facts (targets, root, address, R2), the limits read its plan and codecs.
 pub fn host_limits(project: &Project, map: &Map) -> HostLimits {
     let hosts = rendered_hosts(project, map);
     // Beside the pages: the API's own files, and the manifest and the lock, which stay in
@@ -37,7 +40,8 @@ pub fn host_limits(project: &Project, map: &Map) -> HostLimits {
 
 /// What `folio check` asks of the templates besides the data: the page template and the
 /// explorer compile, and, when the data loaded, the page template renders page 1 of every
-/// variant at the default size into JSON. Every template problem at once.
+/// variant at the default size into JSON. Every template problem at once. The whole
+/// project: the page writer (`pages.rs`) is compiled from it, as a build compiles it.
 pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(), Failure> {
     let mut messages = Vec::new();
     let mut collect = |result: Result<(), Failure>| match result {
@@ -48,7 +52,7 @@ pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(
         }
         Err(other) => Err(other),
     };
-    collect(explorer_page(project).map(drop))?;
+    collect(explorer_page(&project.templates_dir, &project.shape).map(drop))?;
     match page_writer(project) {
         Ok(writer) => {
             if let Some(listing) = listing {
@@ -63,7 +67,7 @@ pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(
                     variants: &variants,
                     links: &links,
                 };
-                messages.extend(first_pages(&pages, project, map));
+                messages.extend(first_pages(&pages, &project.output_dir, map));
             }
         }
         Err(e) => collect(Err(e))?,
@@ -73,11 +77,11 @@ pub fn check_templates(project: &Project, listing: Option<&Listing>) -> Result<(
 
 /// Does the page template render page 1 of every variant at the default size into JSON?
 /// The first failure's message, or none (the other variants would repeat it).
-pub(super) fn first_pages(pages: &Pages, project: &Project, map: &Map) -> Option<String> {
-    let size = project.shape.default_page_size;
+pub(super) fn first_pages(pages: &Pages, output_dir: &Path, map: &Map) -> Option<String> {
+    let size = map.shape.default_page_size;
     map.variants().iter().enumerate().find_map(|(vi, &v)| {
         let mut out = Vec::new();
         let e = pages.render_page(vi, size, 1, &mut out).err()?;
-        Some(describe(&project.output_dir, &map.file(v, size, 1), &e))
+        Some(describe(output_dir, &map.file(v, size, 1), &e))
     })
 }
