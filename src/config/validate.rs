@@ -9,11 +9,11 @@ use std::path::Path;
 use super::base_url::BaseUrl;
 use super::hosting::{HostTarget, R2, ServeFrom};
 use super::language::{is_known_language, language_tags};
-use super::paths::Folders;
+use super::paths::ProjectFolders;
 use super::project::{Overrides, Project, SortKey};
 use super::read::Places;
 use super::shape::Shape;
-use super::tables::{Config, ListingConfig};
+use super::tables::{Config, InputConfig, ListingConfig};
 use crate::compress::Codec;
 use crate::diag::ConfigError;
 
@@ -174,6 +174,39 @@ fn output(c: &Config, err: Err) -> Vec<Codec> {
     precompress
 }
 
+/// `[input]`: the CSV delimiter and the decimal separator, each one of the bytes folio
+/// reads (`,` and `.` when refused).
+fn input(i: &InputConfig, err: Err) -> (u8, u8) {
+    let csv_delimiter = match i.csv_delimiter.as_str() {
+        "," => b',',
+        ";" => b';',
+        "\t" => b'\t',
+        "|" => b'|',
+        other => {
+            err(
+                "input.csv_delimiter",
+                format!(
+                    "input.csv_delimiter `{}` is not one of \",\", \";\", \"\\t\" (a tab) and \"|\"",
+                    other.escape_debug()
+                ),
+            );
+            b','
+        }
+    };
+    let decimal_separator = match i.decimal_separator.as_str() {
+        "." => b'.',
+        "," => b',',
+        other => {
+            err(
+                "input.decimal_separator",
+                format!("input.decimal_separator `{}` is not \".\" or \",\"", other.escape_debug()),
+            );
+            b'.'
+        }
+    };
+    (csv_delimiter, decimal_separator)
+}
+
 /// `[hosting]`: targets that can share one output folder, and an address to listen on.
 fn hosting(c: &Config, err: Err) {
     let targets = &c.hosting.targets;
@@ -251,37 +284,8 @@ impl Config {
         let precompress = output(&self, &mut err);
         hosting(&self, &mut err);
         openapi(&self, &mut err);
-        let csv_delimiter = match self.input.csv_delimiter.as_str() {
-            "," => b',',
-            ";" => b';',
-            "\t" => b'\t',
-            "|" => b'|',
-            other => {
-                err(
-                    "input.csv_delimiter",
-                    format!(
-                        "input.csv_delimiter `{}` is not one of \",\", \";\", \"\\t\" (a tab) and \"|\"",
-                        other.escape_debug()
-                    ),
-                );
-                b','
-            }
-        };
-        let decimal_separator = match self.input.decimal_separator.as_str() {
-            "." => b'.',
-            "," => b',',
-            other => {
-                err(
-                    "input.decimal_separator",
-                    format!(
-                        "input.decimal_separator `{}` is not \".\" or \",\"",
-                        other.escape_debug()
-                    ),
-                );
-                b'.'
-            }
-        };
-        let folders = Folders::resolve(&self, root, cwd, overrides, &mut err);
+        let (csv_delimiter, decimal_separator) = input(&self.input, &mut err);
+        let folders = ProjectFolders::resolve(&self, root, cwd, overrides, &mut err);
         let serves_r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
             && self.hosting.targets.contains(&HostTarget::Cloudflare);
         let deploy = super::deploy::resolve(&self.deploy, &overrides.deploy, serves_r2, &mut err);

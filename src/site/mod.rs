@@ -21,7 +21,7 @@ use crate::config::Project;
 use crate::error::Failure;
 use crate::hosts::{self, Dir, HostFile};
 use crate::output::lock::{Access, Busy, Lock};
-use crate::output::{Folders, Report, Staged, Stamp, Tree};
+use crate::output::{OpenFolders, Report, Staged, Stamp, Tree};
 use crate::routes::Map;
 use crate::routes::layout::Variant;
 
@@ -125,7 +125,7 @@ fn stage_all<S: Default + Send>(
     let per_job: anyhow::Result<Vec<(usize, Vec<Staged>)>> = schedule
         .par_iter()
         .map_init(
-            || (Vec::with_capacity(64 * 1024), Folders::default(), S::default()),
+            || (Vec::with_capacity(64 * 1024), OpenFolders::default(), S::default()),
             |(buf, folders, state), &i| {
                 let (path, job) = &jobs[i];
                 if i > first_failed.load(Ordering::Relaxed) {
