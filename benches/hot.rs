@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use folio::config::{Config, Overrides, Project};
+use folio::config::{Overrides, Project};
 use folio::load::record::{Findings, Resolver};
 use folio::load::tree::Json;
 use folio::model::{Origin, Record};
@@ -19,10 +19,7 @@ fn main() {
 fn project() -> Project {
     let toml = "[listing]\nlanguages = [\"en\", \"fr\", \"de\", \"ja\"]\n[fields.name]\nlocalized = true\n[fields.description]\nlocalized = true\n";
     let root = Path::new("/nonexistent");
-    Config::from_str(toml, Path::new("folio.toml"))
-        .unwrap()
-        .validate(Path::new("folio.toml"), root, root, &Overrides::default())
-        .unwrap()
+    Project::from_toml(toml, Path::new("folio.toml"), root, root, &Overrides::default()).unwrap()
 }
 
 fn raw(id: usize) -> String {

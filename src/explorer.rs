@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use minijinja::{Environment, UndefinedBehavior, Value, context};
 
-use crate::config::Project;
+use crate::config::Shape;
 
 /// The override's file name in `templates_dir`, and the built-in template's name.
 pub const TEMPLATE: &str = "explorer.html.j2";
@@ -22,7 +22,7 @@ pub const TEMPLATE: &str = "explorer.html.j2";
 pub const BUILTIN: &str = include_str!("explorer.html.j2");
 
 /// Renders the explorer from `source`, shown as `shown` in messages (`path:line: ...`).
-pub fn render(shown: &str, source: &str, project: &Project) -> Result<Vec<u8>, String> {
+pub fn render(shown: &str, source: &str, shape: &Shape) -> Result<Vec<u8>, String> {
     let located = |e: minijinja::Error| {
         let what = match e.detail() {
             Some(detail) => format!("{}: {detail}", e.kind()),
@@ -37,7 +37,6 @@ pub fn render(shown: &str, source: &str, project: &Project) -> Result<Vec<u8>, S
     env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
     // The name decides autoescaping; keep `.html.j2` whatever the shown path is.
     env.add_template(TEMPLATE, source).map_err(located)?;
-    let shape = &project.shape;
     let envelope = shape.envelope.to_string();
     let languages: Vec<Value> = shape.languages.iter().map(Value::from).collect();
     let sizes: Vec<Value> = shape.page_sizes.iter().map(|&s| Value::from(s)).collect();
@@ -72,12 +71,12 @@ pub fn render(shown: &str, source: &str, project: &Project) -> Result<Vec<u8>, S
 mod tests {
     use super::*;
 
-    fn project(toml: &str) -> Project {
+    fn project(toml: &str) -> crate::config::Project {
         crate::config::test_project(toml)
     }
 
     fn builtin(toml: &str) -> String {
-        String::from_utf8(render("built-in", BUILTIN, &project(toml)).unwrap()).unwrap()
+        String::from_utf8(render("built-in", BUILTIN, &project(toml).shape).unwrap()).unwrap()
     }
 
     #[test]
@@ -108,12 +107,13 @@ mod tests {
     #[test]
     fn values_are_html_escaped_and_config_is_script_safe() {
         let p = project("");
-        let out = render("t", "<h1>{{ title }}</h1>{{ config|tojson }}", &p).unwrap();
+        let out = render("t", "<h1>{{ title }}</h1>{{ config|tojson }}", &p.shape).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "<h1>attractions explorer</h1>{\"default_language\": \"en\", \"default_page_size\": 10, \"envelope\": \"standard\", \"languages\": [\"en\"], \"page_sizes\": [10, 20, 50, 100], \"resource\": \"attractions\"}\n"
         );
-        let out = render("t", "{{ '</script><b>' }}|{{ {'a': '</script>'}|tojson }}", &p).unwrap();
+        let out =
+            render("t", "{{ '</script><b>' }}|{{ {'a': '</script>'}|tojson }}", &p.shape).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(!out.contains("</script>") && !out.contains("<b>"), "{out}");
     }
@@ -121,9 +121,10 @@ mod tests {
     #[test]
     fn template_errors_name_the_file_and_line() {
         let p = project("");
-        let err = render("templates/explorer.html.j2", "<p>\n{% if %}\n", &p).unwrap_err();
+        let err = render("templates/explorer.html.j2", "<p>\n{% if %}\n", &p.shape).unwrap_err();
         assert!(err.starts_with("templates/explorer.html.j2:2: syntax error"), "{err}");
-        let err = render("templates/explorer.html.j2", "<p>\n\n{{ nope }}\n", &p).unwrap_err();
+        let err =
+            render("templates/explorer.html.j2", "<p>\n\n{{ nope }}\n", &p.shape).unwrap_err();
         assert!(err.starts_with("templates/explorer.html.j2:3: undefined value"), "{err}");
     }
 }

@@ -1,34 +1,8 @@
 //! The fault hooks: where tests make a build, a deploy or the preview fail, stop dead or
-//! wait at a step they choose. The writer (`output/`), the deploy (`deploy/`) and the
-//! preview (`cmd/serve.rs`) each ask [`process`] before a step; nothing else reads them.
-//! `FOLIO_FAULT` is a comma-separated list of `STEP:N`, where
-//! STEP is `write` or `rename` (a file of a build), `upload`, `record` (a write of
-//! `folio deploy`'s record), `delete` (the start of its deletes) or `serve` (`folio serve`
-//! about to answer, its lines printed):
-//!
-//! - `STEP:N` makes the Nth such step of this process fail with an I/O error, so tests can
-//!   prove that a failure midway leaves the previous output (or the store) usable;
-//! - `kill-STEP:N` ends the process on the spot before the Nth step (an abort: no
-//!   destructor runs, nothing is flushed or cleaned up), as `kill -9` would at that point,
-//!   but at a point a test chooses;
-//! - `wait-STEP:N` holds the Nth step until the file named by `FOLIO_FAULT_GATE` exists
-//!   (writing `{gate}.reached` when it starts waiting), so a test can run another command
-//!   while this one is midway, in an order it chooses.
-//!
-//! `lease:SECS` shortens the lifetime of `folio deploy`'s lease on a store
-//! (`deploy/lease.rs`); `serve-head:SECS` and `serve-stall:SECS` the preview's bounds on a
-//! connection (`serve/listen.rs`), so a test of them need not wait 10 s and 30 s.
-//!
-//! Tests and CI run as root, which ignores file permissions, so permissions cannot stand
-//! in for this.
-//!
-//! Only a build with the cargo feature `fault-injection` reads these variables: the tests
-//! turn it on (a dev-dependency of the crate on itself), `cargo build` and `cargo install`
-//! do not, so a shipped binary has no hook a stray environment variable could pull.
-//!
-//! Written by hand: the `fail` crate's fail points return, panic, sleep or pause, but
-//! cannot end the process as `kill -9` would or hold a step until a file appears, which
-//! the kill and race tests need.
+//! wait at a step they choose, from `FOLIO_FAULT` (its grammar: [`Faults::parse`]), read
+//! only by a build with the cargo feature `fault-injection`. The writer (`output/`), the
+//! deploy (`deploy/`) and the preview (`cmd/serve.rs`) ask [`process`] before a step;
+//! nothing else reads them.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -54,6 +28,10 @@ const STEPS: [(Step, &str); 6] = [
     (Step::Serve, "serve"),
 ];
 
+/// What a fault does at its step. Written by hand: the `fail` crate's fail points return,
+/// panic, sleep or pause, but cannot end the process as `kill -9` would or hold a step
+/// until a file appears, which the kill and race tests need. An injected failure rather
+/// than a refused permission: tests and CI run as root, which ignores permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum What {
     Fail,
@@ -87,7 +65,9 @@ pub fn process() -> &'static Faults {
 
 impl Faults {
     /// The faults of `spec` (`FOLIO_FAULT`'s value) when fault injection is built in;
-    /// else none, and the variable is not even read.
+    /// else none, and the variable is not even read. The tests turn the feature on (a
+    /// dev-dependency of the crate on itself), `cargo build` and `cargo install` do not, so
+    /// a shipped binary has no hook a stray environment variable could pull.
     fn from_env(built_in: bool, spec: impl FnOnce() -> Option<String>) -> Faults {
         if !built_in {
             return Faults::default();
@@ -97,7 +77,22 @@ impl Faults {
 }
 
 impl Faults {
-    /// Parses a spec; anything unparsable means no fault.
+    /// Parses a spec, a comma-separated list; anything unparsable means no fault. STEP is
+    /// `write` or `rename` (a file of a build), `upload`, `record` (a write of `folio
+    /// deploy`'s record), `delete` (the start of its deletes) or `serve` (`folio serve`
+    /// about to answer, its lines printed):
+    ///
+    /// - `STEP:N` fails the Nth such step of this process with an I/O error, so tests can
+    ///   prove that a failure midway leaves the previous output (or the store) usable;
+    /// - `kill-STEP:N` ends the process on the spot before the Nth step (an abort: no
+    ///   destructor runs, nothing is flushed or cleaned up), as `kill -9` would there;
+    /// - `wait-STEP:N` holds the Nth step until the file named by `FOLIO_FAULT_GATE` exists
+    ///   (writing `{gate}.reached` when it starts waiting), so a test can run another
+    ///   command while this one is midway, in an order it chooses.
+    ///
+    /// `lease:SECS` shortens the lifetime of `folio deploy`'s lease on a store
+    /// (`deploy/lease.rs`); `serve-head:SECS` and `serve-stall:SECS` the preview's bounds
+    /// on a connection (`serve/listen.rs`), so a test of them need not wait 10 s and 30 s.
     pub fn parse(spec: &str) -> Faults {
         let mut f = Faults::default();
         for part in spec.split(',') {

@@ -65,7 +65,7 @@ fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
     match (site::check_templates(&project, listing.as_ref().ok()), listing) {
         (Ok(()), Ok(mut listing)) => {
             // What each host would receive from a build of this listing.
-            let (over, near) = site::host_limits(&project, &listing.map);
+            let site::HostLimits { over, near, .. } = site::host_limits(&project, &listing.map);
             if !over.is_empty() {
                 return Err(vec![Failure::Limits(over)]);
             }

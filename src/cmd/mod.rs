@@ -282,10 +282,14 @@ mod tests {
         // The project as a config with `sp` among its languages validates as far as it
         // does: `sp` refused, the rest kept.
         let toml = "[listing]\nlanguages = [\"en\", \"fr\"]\n[input]\ncsv_delimiter = \";\"\n[fields.name]\nlocalized = true\n";
-        let cfg = config::Config::from_str(toml, Path::new("folio.toml")).unwrap();
-        let data = cfg
-            .validate(Path::new("folio.toml"), root.path(), root.path(), &Overrides::default())
-            .unwrap();
+        let data = Project::from_toml(
+            toml,
+            Path::new("folio.toml"),
+            root.path(),
+            root.path(),
+            &Overrides::default(),
+        )
+        .unwrap();
         let config = Path::new("folio.toml");
         let mut sp = ConfigError::new(config, Some(3), "listing.languages: `sp` is no language");
         sp.unknown_language = Some("sp".into());

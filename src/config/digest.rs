@@ -11,8 +11,7 @@
 
 use serde_json::{Value, json};
 
-use super::{CloudflareConfig, FieldSpec, HostingConfig, OpenApiConfig, Project, ServeFrom, Shape};
-use crate::config::{Deploy, HostTarget};
+use super::{CloudflareConfig, FieldSpec, HostingConfig, OpenApiConfig, Project, Shape};
 
 /// The document's version: raise it when the document changes meaning (not merely when a
 /// setting is added, which changes the document anyway).
@@ -22,8 +21,9 @@ pub const VERSION: u32 = 1;
 /// `["-rating", "name"]`), in a fixed order. What is left out shapes nothing the build
 /// writes: where the files are (the config, data, templates, hosting and output folders,
 /// each relative to where folio runs: `--data DIR` builds the same site from other
-/// records), where each key is written, and `[deploy]` (where the output goes), but for
-/// the bucket and prefix that the Cloudflare R2 Worker reads.
+/// records), where each key is written, the server's root as the output folder gives it
+/// (`[hosting] root` is in), and `[deploy]` (where the output goes), but for the bucket
+/// and prefix that the Cloudflare R2 Worker reads.
 pub fn output_settings(project: &Project) -> Value {
     let Project {
         config_path: _,
@@ -42,7 +42,9 @@ pub fn output_settings(project: &Project) -> Value {
         decimal_separator,
         precompress,
         hosting,
-        deploy,
+        r2,
+        server_root: _,
+        deploy: _,
         openapi,
         places: _,
         output_settings_digest: _,
@@ -74,12 +76,9 @@ pub fn output_settings(project: &Project) -> Value {
             (name.clone(), spec)
         })
         .collect();
-    let r2 = *serve_from == ServeFrom::R2 && targets.contains(&HostTarget::Cloudflare);
-    // The Worker is written for the bucket and prefix it reads; nothing else of [deploy].
-    let worker_bucket = match deploy {
-        Deploy { configured: Some(target), .. } if r2 => Some(target.display()),
-        _ => None,
-    };
+    // The Worker is written for the bucket and prefix it reads (`[deploy] url`, an s3://
+    // URL); nothing else of [deploy].
+    let worker_bucket = r2.as_ref().map(|r2| format!("s3://{}/{}", r2.bucket, r2.prefix));
     json!({
         "folio output settings": VERSION,
         "base_url": base.prefix(),

@@ -82,6 +82,16 @@ pub struct CloudflareConfig {
     pub serve_from: ServeFrom,
 }
 
+/// Where the Cloudflare Worker finds the files `folio deploy` put in an R2 bucket: the
+/// bucket and prefix of `[deploy] url`. A project has one when Cloudflare serves from R2
+/// (`[hosting.cloudflare] serve_from = "r2"` with the `cloudflare` target).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct R2 {
+    pub bucket: String,
+    /// The key prefix, without a trailing `/` (`""`: the bucket's root).
+    pub prefix: String,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostingConfig {

@@ -1,9 +1,9 @@
 //! `folio.toml`: the serde model of every key (`tables.rs`, docs/config.md), its defaults,
-//! and the [`Project`] that validation turns it into (`project.rs`). Parsing is pure
-//! ([`Config::from_str`]); reading is [`Config::from_file`]; finding the file is
-//! [`Project::discover`]. No data is read here: a config with problems comes back with the
-//! project as far as it validated, for whoever reports the problems to add what the data
-//! suggests (`cmd::discover`). The checks are in `validate.rs` (languages in
+//! and the [`Project`] that validation turns it into (`project.rs`), complete when made:
+//! from a file with [`Project::discover`], from a string with [`Project::from_toml`]. No
+//! data is read here: a config with problems comes back with the project as far as it
+//! validated, for whoever reports the problems to add what the data suggests
+//! (`cmd::discover`). The checks are in `validate.rs` (languages in
 //! `language.rs`), `base_url` in `base_url.rs`, the folders in `paths.rs`, the `[hosting]`
 //! table in `hosting.rs`, `[deploy]` with its command-line overrides in `deploy.rs` (the
 //! deploy URL in `target.rs`, the CDNs in `cdn.rs`), the listing's shape in `shape.rs`,
@@ -35,7 +35,7 @@ use anyhow::Context;
 pub use base_url::BaseUrl;
 pub use cdn::Cdn;
 pub use deploy::{Deploy, DeployConfig, DeployOverrides};
-pub use hosting::{CloudflareConfig, HostPlan, HostTarget, HostingConfig, ServeFrom};
+pub use hosting::{CloudflareConfig, HostPlan, HostTarget, HostingConfig, R2, ServeFrom};
 pub use language::is_known_language;
 pub use paths::normalize;
 pub use project::{Overrides, Project, SortKey};
@@ -83,48 +83,18 @@ impl From<Error> for crate::error::Failure {
 }
 
 impl Config {
-    /// Parses `text`; `path` only names the file in messages.
-    pub fn from_str(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        Config::parse(text, path).map_err(|mut errors| errors.remove(0))
-    }
-
     /// Parses `text` once, with every unknown key or table and every value of the wrong
     /// type or unknown found at once, each at its line and column (`read.rs`); a text that
     /// is no TOML has one problem, its syntax error.
     pub fn parse(text: &str, path: &Path) -> Result<Config, Vec<ConfigError>> {
         read::parse(text, path).map(|(config, _)| config)
     }
-
-    /// Reads and parses `path`; also returns the digest of its bytes.
-    pub fn from_file(path: &Path) -> anyhow::Result<(Result<Config, Vec<ConfigError>>, String)> {
-        let (config, digest) = Config::read(path)?;
-        Ok((config.map(|(config, _)| config), digest))
-    }
-
-    /// [`Config::from_file`], with where each key is written.
-    fn read(path: &Path) -> anyhow::Result<(read::Parsed, String)> {
-        use anyhow::Context;
-        let bytes =
-            std::fs::read(path).with_context(|| format!("reading config `{}`", path.display()))?;
-        let digest = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
-        let shown = crate::diag::display_path(path);
-        let config = match String::from_utf8(bytes) {
-            Ok(text) => read::parse(&text, &shown),
-            Err(e) => Err(vec![ConfigError::new(
-                &shown,
-                None,
-                format!("is not UTF-8 (byte {} is invalid)", e.utf8_error().valid_up_to()),
-            )]),
-        };
-        Ok((config, digest))
-    }
 }
 
 impl Project {
-    /// Finds, reads and validates the config: `--config F`, else `folio.toml` in the
-    /// working directory. A missing file is a usage error (exit 2); problems come back
-    /// each at its line, with the project as far as it validated (a refused value at its
-    /// fallback) when it parsed.
+    /// The project of the config file: `--config F`, else `folio.toml` in the working
+    /// directory, read and made with [`Project::from_toml`]. A missing file is a usage
+    /// error (exit 2).
     pub fn discover(config: Option<&Path>, overrides: &Overrides) -> Result<Project, Error> {
         let cwd = std::env::current_dir().context("reading the working directory")?;
         let path = cwd.join(config.unwrap_or(Path::new("folio.toml")));
@@ -135,23 +105,53 @@ impl Project {
             )));
         }
         let shown = crate::diag::display_path(&path);
-        let (cfg, _) = Config::read(&path)?;
-        let (cfg, places) = cfg.map_err(|errors| Error::Invalid { errors, data: None })?;
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("reading config `{}`", path.display()))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let message =
+                format!("is not UTF-8 (byte {} is invalid)", e.utf8_error().valid_up_to());
+            Error::Invalid { errors: vec![ConfigError::new(&shown, None, message)], data: None }
+        })?;
         let root = path.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
-        let (mut project, mut errors) = cfg.resolve(&shown, &root, &cwd, overrides);
-        if !errors.is_empty() {
-            // Each problem at the line of its key, as the parse found it.
-            for e in errors.iter_mut().filter(|e| e.line.is_none()) {
-                if let Some((line, column)) = e.key.as_deref().and_then(|key| places.of(key)) {
-                    (e.line, e.column) = (Some(line), Some(column));
-                }
-            }
-            errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
-            return Err(Error::Invalid { errors, data: Some(Box::new(project)) });
+        Project::from_toml(&text, &shown, &root, &cwd, overrides)
+    }
+
+    /// The project of the config `text`: parsed, every key checked (`validate.rs`), its
+    /// folders resolved against `root` (the folder of folio.toml) and the overrides'
+    /// against `cwd`; `config_path` names it in messages. Every problem at once, each at
+    /// the line of its key, with the project as far as it validated (a refused value at
+    /// its fallback) when the text parsed.
+    pub fn from_toml(
+        text: &str,
+        config_path: &Path,
+        root: &Path,
+        cwd: &Path,
+        overrides: &Overrides,
+    ) -> Result<Project, Error> {
+        let (cfg, places) = read::parse(text, config_path)
+            .map_err(|errors| Error::Invalid { errors, data: None })?;
+        let (project, mut errors) = cfg.validate(places, config_path, root, cwd, overrides);
+        if errors.is_empty() {
+            return Ok(project);
         }
-        project.output_settings_digest = digest::output_settings_digest(&project);
-        project.places = places;
-        Ok(project)
+        // Each problem at the line of its key, as the parse found it.
+        for e in errors.iter_mut().filter(|e| e.line.is_none()) {
+            if let Some((line, column)) = e.key.as_deref().and_then(|key| project.places.of(key)) {
+                (e.line, e.column) = (Some(line), Some(column));
+            }
+        }
+        errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
+        Err(Error::Invalid { errors, data: Some(Box::new(project)) })
+    }
+}
+
+impl Error {
+    /// The problems of an invalid config, each as printed; the message of any other.
+    pub fn messages(&self) -> Vec<String> {
+        match self {
+            Error::Invalid { errors, .. } => errors.iter().map(ToString::to_string).collect(),
+            other => vec![other.to_string()],
+        }
     }
 }
 

@@ -36,7 +36,7 @@ pub fn normalize(base: &Path, path: &Path) -> PathBuf {
 }
 
 /// The resolved folders of a project.
-pub struct Folders {
+pub struct ProjectFolders {
     pub root: PathBuf,
     pub data: PathBuf,
     pub output: PathBuf,
@@ -44,7 +44,7 @@ pub struct Folders {
     pub hosting: PathBuf,
 }
 
-impl Folders {
+impl ProjectFolders {
     /// Resolves the config's folders (against `root`) and the overrides (against `cwd`);
     /// every refusal goes to `err`.
     pub fn resolve(
@@ -53,7 +53,7 @@ impl Folders {
         cwd: &Path,
         overrides: &Overrides,
         err: &mut dyn FnMut(&str, String),
-    ) -> Folders {
+    ) -> ProjectFolders {
         let pick = |over: &Option<PathBuf>, own: &Path| match over {
             Some(p) => normalize(cwd, p),
             None => normalize(root, own),
@@ -110,7 +110,7 @@ impl Folders {
                 format!("hosting_dir `{}` must be a folder of its own", shown(&hosting_dir)),
             );
         }
-        Folders {
+        ProjectFolders {
             root: root_real,
             data: data_dir,
             output: output_dir,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::deploy::{Deploy, DeployOverrides};
-use super::hosting::HostingConfig;
+use super::hosting::{HostingConfig, R2};
 use super::read::Places;
 use super::shape::Shape;
 use super::tables::{Fallback, FieldSpec, OpenApiConfig, UrlStyle};
@@ -51,14 +51,21 @@ pub struct Project {
     pub decimal_separator: u8,
     pub precompress: Vec<crate::compress::Codec>,
     pub hosting: HostingConfig,
+    /// Where the Cloudflare Worker reads the files, when Cloudflare serves from R2 (the
+    /// one answer to "does it?"); `None` on Pages or without the `cloudflare` target.
+    pub r2: Option<R2>,
+    /// The published folder's path on the server, as a build's host configs name it:
+    /// `[hosting] root` without its trailing `/`, else the output folder.
+    pub server_root: String,
     /// `[deploy]` checked, with `folio deploy`'s flags applied.
     pub deploy: Deploy,
     pub openapi: OpenApiConfig,
     /// Where each key is written in `config_path` ([`Places`]; empty for a project that
     /// was not read from a file), for whoever reports a problem about one.
     pub places: Places,
-    /// The digest of the settings that shape the output ([`digest::output_settings`], set
-    /// by [`Project::discover`]): a build records it, and `folio deploy` refuses an output
+    /// The digest of the settings that shape the output
+    /// ([`output_settings`](super::digest::output_settings)): a build records it, the
+    /// incremental build's fingerprint holds it, and `folio deploy` refuses an output
     /// built from other settings. Comments and `[deploy]` are not in it.
     pub output_settings_digest: String,
 }

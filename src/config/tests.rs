@@ -3,9 +3,8 @@ use super::*;
 /// `text` parsed and validated with its root at `/nonexistent/project`; the messages.
 pub(crate) fn project(text: &str) -> Result<Project, Vec<String>> {
     let root = Path::new("/nonexistent/project");
-    let cfg = Config::from_str(text, Path::new("folio.toml")).map_err(|e| vec![e.to_string()])?;
-    cfg.validate(Path::new("folio.toml"), root, root, &Overrides::default())
-        .map_err(|v| v.into_iter().map(|e| e.to_string()).collect())
+    Project::from_toml(text, Path::new("folio.toml"), root, root, &Overrides::default())
+        .map_err(|e| e.messages())
 }
 
 #[test]
@@ -91,7 +90,7 @@ fn unknown_values_suggest_the_value_meant() {
     assert_eq!(
         err,
         [
-            "folio.toml: listing.envelope `laravel-simpel` must be standard, laravel, laravel-simple, laravel-resource or template:NAME; did you mean `laravel-simple`?"
+            "folio.toml:2: listing.envelope `laravel-simpel` must be standard, laravel, laravel-simple, laravel-resource or template:NAME; did you mean `laravel-simple`?"
         ]
     );
     let err =
@@ -241,7 +240,7 @@ fn totals_off_is_refused_where_laravels_contract_has_the_count() {
         assert_eq!(
             err,
             [format!(
-                "folio.toml: listing.totals = false: the `{envelope}` envelope is Laravel's, whose body always carries total and last_page; for pages without a count, use envelope = \"laravel-simple\" (Laravel's simplePaginate()) or \"standard\""
+                "folio.toml:3: listing.totals = false: the `{envelope}` envelope is Laravel's, whose body always carries total and last_page; for pages without a count, use envelope = \"laravel-simple\" (Laravel's simplePaginate()) or \"standard\""
             )]
         );
     }

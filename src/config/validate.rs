@@ -7,12 +7,13 @@
 use std::path::Path;
 
 use super::base_url::BaseUrl;
-use super::hosting::{HostTarget, ServeFrom};
+use super::hosting::{HostTarget, R2, ServeFrom};
 use super::language::{is_known_language, language_tags};
-use super::paths::Folders;
+use super::paths::ProjectFolders;
 use super::project::{Overrides, Project, SortKey};
+use super::read::Places;
 use super::shape::Shape;
-use super::tables::{Config, ListingConfig};
+use super::tables::{Config, InputConfig, ListingConfig};
 use crate::compress::Codec;
 use crate::diag::ConfigError;
 
@@ -173,6 +174,39 @@ fn output(c: &Config, err: Err) -> Vec<Codec> {
     precompress
 }
 
+/// `[input]`: the CSV delimiter and the decimal separator, each one of the bytes folio
+/// reads (`,` and `.` when refused).
+fn input(i: &InputConfig, err: Err) -> (u8, u8) {
+    let csv_delimiter = match i.csv_delimiter.as_str() {
+        "," => b',',
+        ";" => b';',
+        "\t" => b'\t',
+        "|" => b'|',
+        other => {
+            err(
+                "input.csv_delimiter",
+                format!(
+                    "input.csv_delimiter `{}` is not one of \",\", \";\", \"\\t\" (a tab) and \"|\"",
+                    other.escape_debug()
+                ),
+            );
+            b','
+        }
+    };
+    let decimal_separator = match i.decimal_separator.as_str() {
+        "." => b'.',
+        "," => b',',
+        other => {
+            err(
+                "input.decimal_separator",
+                format!("input.decimal_separator `{}` is not \".\" or \",\"", other.escape_debug()),
+            );
+            b'.'
+        }
+    };
+    (csv_delimiter, decimal_separator)
+}
+
 /// `[hosting]`: targets that can share one output folder, and an address to listen on.
 fn hosting(c: &Config, err: Err) {
     let targets = &c.hosting.targets;
@@ -211,25 +245,13 @@ fn openapi(c: &Config, err: Err) {
 
 impl Config {
     /// Checks every key and resolves paths: config paths against `root` (the folder of
-    /// folio.toml), override paths against `cwd`. Returns every problem at once.
-    pub fn validate(
+    /// folio.toml), override paths against `cwd`; `places` are where the keys are written.
+    /// Every problem at once, with the project complete as far as it validated (a refused
+    /// value is its fallback in it): [`Project::from_toml`] hands on what it says of its
+    /// data with the problems. No project with problems leaves `config`.
+    pub(super) fn validate(
         self,
-        config_path: &Path,
-        root: &Path,
-        cwd: &Path,
-        overrides: &Overrides,
-    ) -> Result<Project, Vec<ConfigError>> {
-        match self.resolve(config_path, root, cwd, overrides) {
-            (project, errors) if errors.is_empty() => Ok(project),
-            (_, errors) => Err(errors),
-        }
-    }
-
-    /// [`Config::validate`], keeping the project when there are problems (a refused value
-    /// is its fallback in it): [`Project::discover`] hands on what it says of its data
-    /// with the problems. No project with problems leaves `config`.
-    pub(super) fn resolve(
-        self,
+        places: Places,
         config_path: &Path,
         root: &Path,
         cwd: &Path,
@@ -262,40 +284,18 @@ impl Config {
         let precompress = output(&self, &mut err);
         hosting(&self, &mut err);
         openapi(&self, &mut err);
-        let csv_delimiter = match self.input.csv_delimiter.as_str() {
-            "," => b',',
-            ";" => b';',
-            "\t" => b'\t',
-            "|" => b'|',
-            other => {
-                err(
-                    "input.csv_delimiter",
-                    format!(
-                        "input.csv_delimiter `{}` is not one of \",\", \";\", \"\\t\" (a tab) and \"|\"",
-                        other.escape_debug()
-                    ),
-                );
-                b','
-            }
-        };
-        let decimal_separator = match self.input.decimal_separator.as_str() {
-            "." => b'.',
-            "," => b',',
-            other => {
-                err(
-                    "input.decimal_separator",
-                    format!(
-                        "input.decimal_separator `{}` is not \".\" or \",\"",
-                        other.escape_debug()
-                    ),
-                );
-                b'.'
-            }
-        };
-        let folders = Folders::resolve(&self, root, cwd, overrides, &mut err);
-        let r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
+        let (csv_delimiter, decimal_separator) = input(&self.input, &mut err);
+        let folders = ProjectFolders::resolve(&self, root, cwd, overrides, &mut err);
+        let serves_r2 = self.hosting.cloudflare.serve_from == ServeFrom::R2
             && self.hosting.targets.contains(&HostTarget::Cloudflare);
-        let deploy = super::deploy::resolve(&self.deploy, &overrides.deploy, r2, &mut err);
+        let deploy = super::deploy::resolve(&self.deploy, &overrides.deploy, serves_r2, &mut err);
+        // The Worker reads where `[deploy] url` puts the files (an s3:// URL, checked above).
+        let r2 = (deploy.configured.as_ref().filter(|_| serves_r2))
+            .map(|t| R2 { bucket: t.bucket.clone(), prefix: t.prefix.clone() });
+        let server_root = match self.hosting.root.as_str() {
+            "" => folders.output.to_string_lossy().into_owned(),
+            root => root.trim_end_matches('/').to_string(),
+        };
         let l = self.listing;
         let project = Project {
             config_path: config_path.to_path_buf(),
@@ -324,10 +324,17 @@ impl Config {
             decimal_separator,
             precompress,
             hosting: self.hosting,
+            r2,
+            server_root,
             deploy,
             openapi: self.openapi,
-            places: Default::default(),
+            places,
             output_settings_digest: String::new(),
+        };
+        // Decided here, once: the digest of what, of all the above, shapes the output.
+        let project = Project {
+            output_settings_digest: super::digest::output_settings_digest(&project),
+            ..project
         };
         (project, errors)
     }
@@ -361,14 +368,13 @@ mod tests {
 
     #[test]
     fn a_language_that_is_no_language_is_a_problem_that_names_it() {
-        let cfg = Config::from_str(
-            "[listing]\nlanguages = [\"en\", \"sp\", \"EN\"]\n",
-            Path::new("folio.toml"),
-        )
-        .unwrap();
+        let text = "[listing]\nlanguages = [\"en\", \"sp\", \"EN\"]\n";
         let root = Path::new("/nonexistent/project");
-        let errors =
-            cfg.validate(Path::new("folio.toml"), root, root, &Overrides::default()).unwrap_err();
+        let invalid =
+            Project::from_toml(text, Path::new("folio.toml"), root, root, &Overrides::default());
+        let Err(crate::config::Error::Invalid { errors, .. }) = invalid else {
+            panic!("invalid: {invalid:?}")
+        };
         let words: Vec<Option<&str>> =
             errors.iter().map(|e| e.unknown_language.as_deref()).collect();
         assert_eq!(words, [Some("sp"), None], "{errors:?}");
@@ -407,6 +413,20 @@ mod tests {
         assert!(project("[listing]\nenvelope = \"template:\"").is_err());
         assert!(project("[listing]\nenvelope = \"xml\"").is_err());
         assert!(project("[output]\nprecompress = [\"zstd\"]").is_err());
+    }
+
+    #[test]
+    fn serving_from_r2_is_decided_once_with_its_bucket_and_the_server_root() {
+        let text = "[hosting]\ntargets = [\"cloudflare\"]\nroot = \"/srv/api/\"\n[hosting.cloudflare]\nserve_from = \"r2\"\n[deploy]\nurl = \"s3://travel/api-v1\"\nendpoint = \"https://acc.r2.cloudflarestorage.com\"\n";
+        let p = project(text).unwrap();
+        assert_eq!(p.r2, Some(R2 { bucket: "travel".into(), prefix: "api-v1".into() }));
+        assert_eq!(p.server_root, "/srv/api");
+        // Without the cloudflare target no Worker reads the bucket.
+        let p = project(&text.replace("[\"cloudflare\"]", "[\"nginx\"]")).unwrap();
+        assert_eq!(p.r2, None);
+        // On Pages, none either; and no `[hosting] root`: the output folder.
+        let p = project("[hosting]\ntargets = [\"cloudflare\"]\n").unwrap();
+        assert_eq!((p.r2, p.server_root.as_str()), (None, "/nonexistent/project/output"));
     }
 
     #[test]

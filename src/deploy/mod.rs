@@ -91,12 +91,11 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     guard::refuse_overlap(project, target)?;
     let source = source(project, opts, hooks.busy)?;
     let store = store::connect(target, settings.endpoint.as_deref(), settings.region.as_deref())?;
-    let nonce = format!(
-        "{:x}",
-        xxhash_rust::xxh3::xxh3_64(
-            format!("{:?}{}", std::time::SystemTime::now(), std::process::id()).as_bytes()
-        )
-    );
+    // This run's time (nanoseconds since the epoch) and process id, as bytes.
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    let mut seed = now.map_or(0, |d| d.as_nanos()).to_le_bytes().to_vec();
+    seed.extend(std::process::id().to_le_bytes());
+    let nonce = format!("{:x}", xxhash_rust::xxh3::xxh3_64(&seed));
     let cdns = cdn::connect(&settings.purge, &project.shape, opts.dry_run, &nonce)?;
     // One thread for the requests (measured: a fifth less CPU than two workers, which the
     // store often shares the machine with); file reads and hashing run on the blocking

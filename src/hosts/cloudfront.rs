@@ -77,7 +77,7 @@ fn function(r: &Shape) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, Overrides};
+    use crate::config::{Overrides, Project};
     use std::path::Path;
 
     fn render_one(mount: &str) -> String {
@@ -104,10 +104,9 @@ mod tests {
     fn embedded_documents_carry_the_absolute_base_url() {
         let root = Path::new("/nonexistent");
         let toml = "base_url = \"https://example.org/travel\"\n";
-        let project = Config::from_str(toml, Path::new("folio.toml"))
-            .unwrap()
-            .validate(Path::new("folio.toml"), root, root, &Overrides::default())
-            .unwrap();
+        let project =
+            Project::from_toml(toml, Path::new("folio.toml"), root, root, &Overrides::default())
+                .unwrap();
         let doc = problem_document(&project.shape, ErrorCode::NotFound);
         assert!(
             doc.starts_with("{\"type\":\"https://example.org/travel/api/errors/not_found.json\""),

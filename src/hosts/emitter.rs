@@ -48,13 +48,7 @@ pub struct HostCtx<'a> {
     pub r2: Option<R2>,
 }
 
-/// Where a Worker finds the files `folio deploy` put in an R2 bucket.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct R2 {
-    pub bucket: String,
-    /// The key prefix, without a trailing `/` (`""`: the bucket's root).
-    pub prefix: String,
-}
+pub use crate::config::R2;
 
 impl<'a> HostCtx<'a> {
     /// `host:port` split for configs that want them apart.

@@ -1,10 +1,12 @@
 //! Each host's documented limits, and what one build would send it, checked before a file
-//! is written (`folio check`, `folio build`). Pure: the counts come from the build's plan
-//! (site/preflight.rs), so a build past a hard limit fails having written nothing. docs/hosting.md's
-//! table lists the same limits with their sources; a test keeps the two in step.
+//! is written (`folio check`, `build`, `serve`: [`check_all`], through
+//! `site::host_limits`). Pure: the counts come from the listing's map, so a build past a
+//! hard limit fails having written nothing. docs/hosting.md's table lists the same limits
+//! with their sources; a test keeps the two in step.
 
-use crate::config::{CloudflareConfig, HostPlan, HostTarget, ServeFrom};
-use crate::hosts::HostFile;
+use crate::config::{HostPlan, HostTarget};
+use crate::hosts::{Dir, HostFile};
+use crate::routes::{Map, Size};
 
 /// One documented limit of a host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +41,14 @@ pub struct Shipment<'a> {
     pub per_size: Vec<(u64, u64)>,
 }
 
+/// What of the project decides a host's limits: Cloudflare's plan, and whether Cloudflare
+/// serves from R2 (the project's [`R2`](crate::config::R2): objects, no file count).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Terms {
+    pub plan: HostPlan,
+    pub r2: bool,
+}
+
 /// A limit passed (`over`) or within 10 % of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
@@ -68,14 +78,14 @@ const PAGES_CONFIG: [&str; 4] = [
     super::PLATFORM_CONFIG[3],
 ];
 
-/// Every limit folio checks for `target` (on `cloudflare`'s plan, from Pages or R2), in
-/// the order they are checked.
-pub fn limits(target: HostTarget, cloudflare: CloudflareConfig) -> Vec<Limit> {
+/// Every limit folio checks for `target` (on the `terms`' plan, from Pages or R2), in the
+/// order they are checked.
+pub fn limits(target: HostTarget, terms: Terms) -> Vec<Limit> {
     let hard = |what, max, source| Limit { what, max, hard: true, source, plan: "" };
-    let plan = cloudflare.plan;
+    let plan = terms.plan;
     match target {
         // From R2, the files are objects: no count; the Worker's size stays.
-        HostTarget::Cloudflare if cloudflare.serve_from == ServeFrom::R2 => {
+        HostTarget::Cloudflare if terms.r2 => {
             vec![hard(
                 "bytes of the Worker script (cloudflare-worker.js)",
                 64 << 20,
@@ -193,17 +203,50 @@ fn counts(target: HostTarget, shipment: &Shipment) -> Vec<(u64, String)> {
     }
 }
 
+/// Every target's limits against what a build of `map` sends it: `(passed hard limits,
+/// limits within 10 %)`, as messages; the one place a host's files are counted. `hosts`:
+/// each target's files; `codecs`: the precompressed siblings a page brings; `others`: the
+/// output folder's files besides pages and the hosts' own (the API's files, folio's
+/// bookkeeping).
+pub fn check_all(
+    hosts: &[(HostTarget, Vec<HostFile>)],
+    terms: Terms,
+    map: &Map,
+    codecs: u64,
+    others: u64,
+) -> (Vec<String>, Vec<String>) {
+    let variants = map.variants();
+    let pages = variants.len() as u64 * map.sizes.iter().map(|s| s.pages as u64).sum::<u64>();
+    let publish = hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count();
+    let files = pages * (1 + codecs) + others + publish as u64;
+    // The fullest folder is a listing's at the smallest page size.
+    let smallest =
+        map.sizes.iter().min_by_key(|s| s.size).copied().unwrap_or(Size { size: 1, pages: 0 });
+    let folder = variants.first().map_or_else(String::new, |&v| {
+        let first = map.file(v, smallest.size, 1);
+        first.rsplit_once('/').map_or("", |(dir, _)| dir).to_string()
+    });
+    let in_folder = smallest.pages as u64 * (1 + codecs);
+    let per_size: Vec<(u64, u64)> = (map.sizes.iter())
+        .map(|s| (s.size, variants.len() as u64 * s.pages as u64 * (1 + codecs)))
+        .collect();
+    let (mut over, mut near) = (Vec::new(), Vec::new());
+    for (target, host) in hosts {
+        let fullest = (folder.clone(), in_folder);
+        let per_size = per_size.clone();
+        let shipment = Shipment { files, fullest, host, siblings: codecs > 0, per_size };
+        for Finding { over: passed, message, .. } in check(*target, terms, &shipment) {
+            if passed { over.push(message) } else { near.push(message) }
+        }
+    }
+    (over, near)
+}
+
 /// The limits of `target` that `shipment` passes, or comes within 10 % of.
-pub fn check(
-    target: HostTarget,
-    cloudflare: CloudflareConfig,
-    shipment: &Shipment,
-) -> Vec<Finding> {
-    let plan = cloudflare.plan;
+fn check(target: HostTarget, terms: Terms, shipment: &Shipment) -> Vec<Finding> {
+    let plan = terms.plan;
     let mut findings = Vec::new();
-    for (limit, (count, place)) in
-        limits(target, cloudflare).into_iter().zip(counts(target, shipment))
-    {
+    for (limit, (count, place)) in limits(target, terms).into_iter().zip(counts(target, shipment)) {
         let over = count > limit.max;
         // Within 10 %: 90 % of the limit or more.
         if !over && count.saturating_mul(10) < limit.max.saturating_mul(9) {
@@ -303,18 +346,17 @@ pub fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hosts::Dir;
 
-    fn free() -> CloudflareConfig {
-        CloudflareConfig::default()
+    fn free() -> Terms {
+        Terms::default()
     }
 
-    fn paid() -> CloudflareConfig {
-        CloudflareConfig { plan: HostPlan::Paid, ..free() }
+    fn paid() -> Terms {
+        Terms { plan: HostPlan::Paid, ..free() }
     }
 
-    fn r2() -> CloudflareConfig {
-        CloudflareConfig { serve_from: ServeFrom::R2, ..free() }
+    fn r2() -> Terms {
+        Terms { r2: true, ..free() }
     }
 
     fn shipment(files: u64, host: &[HostFile]) -> Shipment<'_> {

@@ -34,19 +34,17 @@ pub const PLATFORM_CONFIG: [&str; 5] =
 use crate::config::HostTarget;
 use crate::routes::Map;
 
-/// Does `target` write server-side files (into `hosting_dir`)? Known before the records
-/// are: a build whose `hosting_dir` lacks them is no no-op.
-pub fn writes_hosting_files(
-    target: HostTarget,
-    cloudflare: crate::config::CloudflareConfig,
-) -> bool {
+/// Does `target` write server-side files (into `hosting_dir`), Cloudflare's from R2 or
+/// not (`r2`)? Known before the records are: a build whose `hosting_dir` lacks them is no
+/// no-op.
+pub fn writes_hosting_files(target: HostTarget, r2: Option<&R2>) -> bool {
     match target {
         HostTarget::Nginx
         | HostTarget::Apache
         | HostTarget::Caddy
         | HostTarget::Lighttpd
         | HostTarget::Cloudfront => true,
-        HostTarget::Cloudflare => cloudflare.serve_from == crate::config::ServeFrom::R2,
+        HostTarget::Cloudflare => r2.is_some(),
         HostTarget::Netlify | HostTarget::Vercel => false,
     }
 }
@@ -171,7 +169,7 @@ mod tests {
         }
         for target in [Nginx, Apache, Caddy, Lighttpd, Cloudfront, Netlify, Vercel, Cloudflare] {
             let server = render(target, &ctx, &routes).iter().any(|f| f.dir == Dir::Hosting);
-            assert_eq!(writes_hosting_files(target, Default::default()), server, "{target:?}");
+            assert_eq!(writes_hosting_files(target, None), server, "{target:?}");
         }
         // `[hosting.cloudflare] serve_from = "r2"`: the Worker and its wrangler.toml.
         let r2 = R2 { bucket: "travel-api".into(), prefix: "v1".into() };

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::config::{Config, Overrides};
+use crate::config::{self, Overrides, Project};
 
 /// What `folio init` was asked for.
 #[derive(Debug, Clone)]
@@ -320,10 +320,10 @@ pub fn files(o: &Options) -> Result<Vec<InitFile>, Vec<String>> {
     let toml = config(o);
     let name = Path::new("folio.toml");
     let root = Path::new("/");
-    let parsed = Config::from_str(&toml, name).map_err(|e| vec![e.message])?;
-    parsed
-        .validate(name, root, root, &Overrides::default())
-        .map_err(|errors| errors.into_iter().map(|e| e.message).collect::<Vec<_>>())?;
+    Project::from_toml(&toml, name, root, root, &Overrides::default()).map_err(|e| match e {
+        config::Error::Invalid { errors, .. } => errors.into_iter().map(|e| e.message).collect(),
+        other => vec![other.to_string()],
+    })?;
     let (first, rest) = SAMPLES.split_at(3);
     Ok(vec![
         InitFile { rel: "folio.toml", contents: toml, data: false },

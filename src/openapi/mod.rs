@@ -1,5 +1,5 @@
 //! `api/openapi.json`: an OpenAPI 3.1 description of the two endpoints of the API (docs/api.md), built
-//! from the validated config ([`Project`]) and the routing table ([`Map`]): the
+//! from the routing table ([`Map`]), `[openapi]` and the items' fields ([`Items`]): the
 //! language and page-size enums, the page limits, the envelope the pages are written in,
 //! the item schema from `[fields]`, and the problem documents that answer bad requests.
 //! Pure: it returns a `serde_json::Value`; `site` writes it like any other static file.
@@ -11,26 +11,44 @@
 mod parameters;
 mod schemas;
 
+use std::collections::BTreeMap;
+
 use serde_json::{Value, json};
 
-use crate::config::Project;
+use crate::config::{Fallback, FieldSpec, OpenApiConfig, Project};
 use crate::routes::{Map, layout, patterns};
 
 use parameters::{headers, parameters, responses};
 use schemas::schemas;
 
+/// What of the project an item's schema is made from: `[fields]`, `listing.fields` and
+/// the i18n fallback (which makes localized fields nullable).
+#[derive(Debug, Clone, Copy)]
+pub struct Items<'a> {
+    pub schema: &'a BTreeMap<String, FieldSpec>,
+    pub fields: &'a [String],
+    pub fallback: Fallback,
+}
+
+impl<'a> Items<'a> {
+    pub fn of(project: &'a Project) -> Items<'a> {
+        Items { schema: &project.schema, fields: &project.fields, fallback: project.fallback }
+    }
+}
+
 /// The document, pretty-printed with a trailing newline, as written to `api/openapi.json`.
-pub fn render(project: &Project, routes: &Map) -> Vec<u8> {
-    let mut out = serde_json::to_vec_pretty(&document(project, routes)).expect("serializes");
+pub fn render(info: &OpenApiConfig, items: Items, routes: &Map) -> Vec<u8> {
+    let mut out = serde_json::to_vec_pretty(&document(info, items, routes)).expect("serializes");
     out.push(b'\n');
     out
 }
 
-/// The OpenAPI 3.1 document of the listing's endpoints.
-pub fn document(project: &Project, routes: &Map) -> Value {
+/// The OpenAPI 3.1 document of the listing's endpoints: the routes' shape and sizes,
+/// `[openapi]`'s licence and contact, and the item's schema.
+pub fn document(openapi: &OpenApiConfig, items: Items, routes: &Map) -> Value {
     let resource = &routes.shape.resource;
     let name = camel(resource);
-    let server = match project.shape.base.prefix() {
+    let server = match routes.shape.base.prefix() {
         p if p.is_empty() => "/".to_string(),
         p => p,
     };
@@ -63,7 +81,7 @@ pub fn document(project: &Project, routes: &Map) -> Value {
         "version": env!("CARGO_PKG_VERSION"),
         "description": description,
     });
-    let o = &project.openapi;
+    let o = openapi;
     if !o.license.is_empty() || !o.license_url.is_empty() {
         let name = if o.license.is_empty() { "License" } else { o.license.as_str() };
         info["license"] = json!({"name": name});
@@ -97,7 +115,7 @@ pub fn document(project: &Project, routes: &Map) -> Value {
             "parameters": parameters(routes),
             "headers": headers(routes),
             "responses": responses(),
-            "schemas": schemas(project, routes),
+            "schemas": schemas(items, routes),
         },
     })
 }
@@ -224,7 +242,7 @@ mod tests {
 
     fn doc(toml: &str, total: usize) -> Value {
         let p = project(toml);
-        document(&p, &Map::new(&p.shape, total))
+        document(&p.openapi, Items::of(&p), &Map::new(&p.shape, total))
     }
 
     const SAMPLE: &str = concat!(

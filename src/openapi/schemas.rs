@@ -6,15 +6,16 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::config::{Envelope, Fallback, FieldSpec, FieldType, Project};
+use crate::config::{Envelope, Fallback, FieldSpec, FieldType};
 use crate::routes::MAX_PAGE;
 
+use super::Items;
 use super::parameters::problem_schema;
 
-pub(super) fn schemas(project: &Project, routes: &crate::routes::Map) -> Value {
+pub(super) fn schemas(items: Items, routes: &crate::routes::Map) -> Value {
     let mut out = Map::new();
-    out.insert("Page".into(), page_schema(project, routes));
-    out.insert("Item".into(), item_schema(project));
+    out.insert("Page".into(), page_schema(routes));
+    out.insert("Item".into(), item_schema(items));
     out.insert("BadRequestProblem".into(), problem_schema(400));
     out.insert("NotFoundProblem".into(), problem_schema(404));
     out.insert("MethodNotAllowedProblem".into(), problem_schema(405));
@@ -33,7 +34,8 @@ fn object(properties: Value) -> Value {
     })
 }
 
-fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
+fn page_schema(routes: &crate::routes::Map) -> Value {
+    let shape = &routes.shape;
     let sizes: Vec<u64> = routes.sizes.iter().map(|s| s.size).collect();
     let largest = sizes.iter().copied().max().unwrap_or(0);
     let url = json!({"type": "string", "format": "uri-reference"});
@@ -61,8 +63,8 @@ fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
             "additionalProperties": false,
         },
     });
-    let mut schema = match &project.shape.envelope {
-        Envelope::Standard if project.shape.totals => object(json!({
+    let mut schema = match &shape.envelope {
+        Envelope::Standard if shape.totals => object(json!({
             "page": page,
             "per_page": per_page,
             "total": count,
@@ -137,10 +139,10 @@ fn page_schema(project: &Project, routes: &crate::routes::Map) -> Value {
         }),
     };
     if let Some(obj) = schema.as_object_mut() {
-        let envelope = project.shape.envelope.to_string();
+        let envelope = shape.envelope.to_string();
         // `totals` changes the standard envelope and a template's context only.
-        let counted = project.shape.totals
-            || !matches!(project.shape.envelope, Envelope::Standard | Envelope::Template(_));
+        let counted =
+            shape.totals || !matches!(shape.envelope, Envelope::Standard | Envelope::Template(_));
         let title = match counted {
             true => format!("A page in the `{envelope}` envelope"),
             false => format!("A page in the `{envelope}` envelope, without totals"),
@@ -226,9 +228,9 @@ fn field_schema(node: &Node, fallback: Fallback) -> Value {
 /// The schema of one item: `id`, every field declared in `[fields]` (dotted names nest),
 /// restricted to `listing.fields` when that is set. Undeclared fields may appear unless a
 /// projection lists exactly what items hold.
-fn item_schema(project: &Project) -> Value {
+fn item_schema(items: Items) -> Value {
     let mut root = Node::default();
-    for (name, spec) in &project.schema {
+    for (name, spec) in items.schema {
         let mut node = &mut root;
         for part in name.split('.') {
             node = node.children.entry(part).or_default();
@@ -240,12 +242,12 @@ fn item_schema(project: &Project) -> Value {
         None => json!({"type": ["integer", "string"]}),
         kind => type_schema(kind),
     };
-    item_schema_with(project, &root, id)
+    item_schema_with(items, &root, id)
 }
 
-fn item_schema_with(project: &Project, root: &Node, id: Value) -> Value {
-    let projected = !project.fields.is_empty();
-    let kept = |name: &str| !projected || project.fields.iter().any(|f| f == name);
+fn item_schema_with(items: Items, root: &Node, id: Value) -> Value {
+    let projected = !items.fields.is_empty();
+    let kept = |name: &str| !projected || items.fields.iter().any(|f| f == name);
     let mut properties = Map::new();
     let mut required = Vec::new();
     if kept("id") {
@@ -256,13 +258,13 @@ fn item_schema_with(project: &Project, root: &Node, id: Value) -> Value {
         if *name == "id" || !kept(name) {
             continue;
         }
-        properties.insert((*name).to_string(), field_schema(node, project.fallback));
+        properties.insert((*name).to_string(), field_schema(node, items.fallback));
         if node.present() {
             required.push((*name).to_string());
         }
     }
     if projected {
-        for name in &project.fields {
+        for name in items.fields {
             properties.entry(name.clone()).or_insert_with(|| json!({}));
         }
     }

@@ -8,12 +8,12 @@ use std::path::Path;
 /// file is created by name in its folder (`openat`), which spares walking every folder of
 /// its path from the root for each file. A folder is made when a file first goes in it.
 #[derive(Default)]
-pub struct Folders {
+pub struct OpenFolders {
     #[cfg(unix)]
     open: std::collections::HashMap<String, std::os::fd::OwnedFd>,
 }
 
-impl Folders {
+impl OpenFolders {
     /// How many folders a thread holds open at most: the threads share 256 descriptors
     /// (a quarter of the usual soft limit), each between 2 and 32. A build's pages cycle
     /// through a language's variants times its page sizes (8 with two variants of four
@@ -92,7 +92,7 @@ mod tests {
     fn files_land_in_their_folders_past_the_bound_of_open_ones() {
         let dir = tempfile::tempdir().unwrap();
         let below = dir.path().join("tree");
-        let mut folders = Folders::default();
+        let mut folders = OpenFolders::default();
         // More folders than a thread holds open, each visited twice, out of order.
         for round in 0..2 {
             for i in (0..40).rev() {
@@ -101,7 +101,7 @@ mod tests {
                     .unwrap();
             }
         }
-        assert!(folders.open.len() <= Folders::most());
+        assert!(folders.open.len() <= OpenFolders::most());
         for round in 0..2 {
             for i in 0..40 {
                 let rel = format!("api/{}/{i}/{round}.json", i % 3);
@@ -124,7 +124,7 @@ mod tests {
         fs::write(&elsewhere, b"theirs").unwrap();
         std::os::unix::fs::symlink(&elsewhere, below.join("api/1.json")).unwrap();
         std::os::unix::fs::symlink(dir.path(), below.join("linked")).unwrap();
-        let mut folders = Folders::default();
+        let mut folders = OpenFolders::default();
         assert!(folders.create(&below, "api/1.json").is_err());
         assert!(folders.create(&below, "linked/2.json").is_err());
         assert_eq!(fs::read(&elsewhere).unwrap(), b"theirs");

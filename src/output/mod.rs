@@ -30,7 +30,7 @@ use std::time::UNIX_EPOCH;
 use anyhow::Context;
 
 use crate::fault_injection::{self, Faults};
-pub use folders::Folders;
+pub use folders::OpenFolders;
 use journal::Journal;
 pub use manifest::Stamp;
 use manifest::{Entry, MANIFEST, Manifest};
@@ -399,14 +399,14 @@ impl Tree {
     /// Staged files mirror their final layout, so that the folders they land in are spread
     /// like the final tree's and a folder that is new as a whole moves in with one rename.
     pub fn stage(&self, rel: &str, bytes: &[u8]) -> Result<Staged, TreeError> {
-        self.stage_with(&mut Folders::default(), rel, bytes)
+        self.stage_with(&mut OpenFolders::default(), rel, bytes)
     }
 
     /// [`Tree::stage`], creating the file by name in its staging folder as `folders` (one
     /// thread's) holds it open, not walked to from the root each time.
     pub fn stage_with(
         &self,
-        folders: &mut Folders,
+        folders: &mut OpenFolders,
         rel: &str,
         bytes: &[u8],
     ) -> Result<Staged, TreeError> {
@@ -439,7 +439,7 @@ impl Tree {
     /// computing it, which is what makes an unchanged page cost no compression.
     pub fn stage_derived(
         &self,
-        folders: &mut Folders,
+        folders: &mut OpenFolders,
         rel: &str,
         source_unchanged: bool,
         make: impl FnOnce() -> Vec<u8>,

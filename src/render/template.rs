@@ -273,19 +273,19 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::config::{Config, Overrides, UrlStyle};
+    use crate::config::{Overrides, Project, UrlStyle};
 
-    fn project() -> crate::config::Project {
+    fn project() -> Project {
         project_with("")
     }
 
-    fn project_with(extra: &str) -> crate::config::Project {
+    fn project_with(extra: &str) -> Project {
         let text =
             format!("[listing]\nlanguages = [\"en\", \"fr\"]\nresource = \"sights\"\n{extra}");
         let text = text.as_str();
         let root = Path::new("/nonexistent/project");
-        let cfg = Config::from_str(text, Path::new("folio.toml")).expect("valid TOML");
-        cfg.validate(Path::new("folio.toml"), root, root, &Overrides::default()).expect("valid")
+        Project::from_toml(text, Path::new("folio.toml"), root, root, &Overrides::default())
+            .expect("valid")
     }
 
     fn links() -> Links {

@@ -6,8 +6,8 @@
 
 use super::listing::load;
 use super::pages::{Renderer, page_writer};
-use super::preflight::{first_pages, limits_of};
-use super::statics::{rendered_hosts, statics};
+use super::preflight::{HostLimits, first_pages, host_limits};
+use super::statics::statics;
 use crate::compress::Codec;
 use crate::config::Project;
 use crate::error::Failure;
@@ -34,12 +34,11 @@ impl InMemory {
         let writer = page_writer(project)?;
         let pages = Renderer::new(project, writer, load(project)?);
         let map = pages.map();
-        if let Some(message) = first_pages(&pages.pages(), project, map) {
+        if let Some(message) = first_pages(&pages.pages(), &project.output_dir, map) {
             return Err(Failure::Template(vec![message]));
         }
         let mut files = statics(project, map, pages.records())?;
-        let hosts = rendered_hosts(project, map);
-        let (over, warnings) = limits_of(project, map, &hosts);
+        let HostLimits { hosts, over, near: warnings } = host_limits(project, map);
         if !over.is_empty() {
             return Err(Failure::Limits(over));
         }

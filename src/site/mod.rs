@@ -21,7 +21,7 @@ use crate::config::Project;
 use crate::error::Failure;
 use crate::hosts::{self, Dir, HostFile};
 use crate::output::lock::{Access, Busy, Lock};
-use crate::output::{Folders, Report, Staged, Stamp, Tree};
+use crate::output::{OpenFolders, Report, Staged, Stamp, Tree};
 use crate::routes::Map;
 use crate::routes::layout::Variant;
 
@@ -38,10 +38,9 @@ pub use memory::InMemory;
 pub use missing::{Missing, missing_translations};
 pub use pages::Renderer;
 use pages::{Run, describe, page_writer};
-use preflight::within_limits;
-pub use preflight::{check_templates, host_limits};
+pub use preflight::{HostLimits, check_templates, host_limits};
 pub use statics::server_files;
-use statics::{rendered_hosts, statics};
+use statics::statics;
 
 /// Files of the plan: a path and how to make its content.
 type Jobs = Vec<(String, Job)>;
@@ -130,7 +129,7 @@ fn stage_all<S: Default + Send>(
     let per_job: anyhow::Result<Vec<(usize, Vec<Staged>)>> = schedule
         .par_iter()
         .map_init(
-            || (Vec::with_capacity(64 * 1024), Folders::default(), S::default()),
+            || (Vec::with_capacity(64 * 1024), OpenFolders::default(), S::default()),
             |(buf, folders, state), &i| {
                 let (path, job) = &jobs[i];
                 if i > first_failed.load(Ordering::Relaxed) {
@@ -250,9 +249,8 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
     let clean = tree.warnings().is_empty() && hosting.warnings().is_empty();
     // A hosting folder that should hold configs and holds none of this build (deleted,
     // emptied) is rebuilt too.
-    let cloudflare = project.hosting.cloudflare;
-    let server =
-        project.hosting.targets.iter().any(|&t| hosts::writes_hosting_files(t, cloudflare));
+    let r2 = project.r2.as_ref();
+    let server = project.hosting.targets.iter().any(|&t| hosts::writes_hosting_files(t, r2));
     let hosting_current = !server || hosting.fingerprint() == fingerprint;
     if clean
         && tree.fingerprint() == fingerprint
@@ -282,12 +280,8 @@ fn build_locked(project: &Project, progress: &dyn Progress, lock: &Lock) -> Resu
     let total = renderer.records();
     let variants = map.variants();
     let mut jobs = plan(project, map, total, &variants)?;
-    let hosts = rendered_hosts(project, map);
     // Past a host's hard limit, nothing is written; near one, the build says so.
-    let pages = jobs.iter().filter(|(_, job)| matches!(job, Job::Page { .. })).count() as u64;
-    let statics = (jobs.len() as u64 - pages)
-        + hosts.iter().flat_map(|(_, f)| f).filter(|f| f.dir == Dir::Output).count() as u64;
-    let (over, near) = within_limits(project, map, (pages, statics), &hosts);
+    let HostLimits { hosts, over, near } = host_limits(project, map);
     if !over.is_empty() {
         return Err(Failure::Limits(over));
     }

@@ -1,9 +1,11 @@
 //! The files a build writes beside the pages: the error documents, the index, the OpenAPI
 //! document, the explorer, `.nojekyll`, and the host configs of every configured target.
 
+use std::path::Path;
+
 use anyhow::Context;
 
-use crate::config::{HostTarget, Project};
+use crate::config::{HostTarget, Project, Shape};
 use crate::error::Failure;
 use crate::explorer;
 use crate::hosts::{self, HostCtx, HostFile};
@@ -17,7 +19,9 @@ use crate::routes::{ErrorCode, Map};
 pub(super) const STATICS: usize = 4;
 
 /// Every file of the output folder besides pages, their siblings and host files: the
-/// error documents, the index, the OpenAPI document, the explorer and `.nojekyll`.
+/// error documents, the index, the OpenAPI document, the explorer and `.nojekyll`. The
+/// whole project: these gather its parts (the templates folder, `[openapi]`, the items'
+/// fields), each room handed only its own.
 pub(super) fn statics(
     project: &Project,
     map: &Map,
@@ -28,8 +32,9 @@ pub(super) fn statics(
         .map(|&code| (code.file(), render::problem_document(code, &map.shape)))
         .collect();
     files.push((layout::INDEX.into(), render::index(map, total)));
-    files.push((layout::OPENAPI.into(), openapi::render(project, map)));
-    files.push((layout::EXPLORER.into(), explorer_page(project)?));
+    let openapi = openapi::render(&project.openapi, openapi::Items::of(project), map);
+    files.push((layout::OPENAPI.into(), openapi));
+    files.push((layout::EXPLORER.into(), explorer_page(&project.templates_dir, &map.shape)?));
     files.push((layout::NOJEKYLL.into(), Vec::new()));
     debug_assert_eq!(files.len(), ErrorCode::ALL.len() + STATICS);
     Ok(files)
@@ -37,8 +42,8 @@ pub(super) fn statics(
 
 /// `api/explorer.html` from `templates/explorer.html.j2` when the project has one, else
 /// from the built-in template.
-pub(super) fn explorer_page(project: &Project) -> Result<Vec<u8>, Failure> {
-    let path = project.templates_dir.join(explorer::TEMPLATE);
+pub(super) fn explorer_page(templates_dir: &Path, shape: &Shape) -> Result<Vec<u8>, Failure> {
+    let path = templates_dir.join(explorer::TEMPLATE);
     let (shown, source) = if path.is_file() {
         let source = std::fs::read_to_string(&path)
             .with_context(|| format!("reading `{}`", path.display()))?;
@@ -46,23 +51,19 @@ pub(super) fn explorer_page(project: &Project) -> Result<Vec<u8>, Failure> {
     } else {
         ("built-in explorer.html.j2".to_string(), explorer::BUILTIN.to_string())
     };
-    explorer::render(&shown, &source, project).map_err(|e| Failure::Template(vec![e]))
+    explorer::render(&shown, &source, shape).map_err(|e| Failure::Template(vec![e]))
 }
 
 /// What every host emitter of `project` is given: its shape, the server's root and
-/// address, the R2 bucket the Cloudflare Worker reads.
+/// address, the R2 bucket the Cloudflare Worker reads: the one place a project becomes
+/// what the hosts read.
 fn host_ctx(project: &Project) -> HostCtx<'_> {
-    let root = match project.hosting.root.as_str() {
-        "" => project.output_dir.to_string_lossy().into_owned(),
-        r => r.trim_end_matches('/').to_string(),
-    };
-    // The Worker of `serve_from = "r2"` reads where `[deploy] url` puts the files
-    // (validated as an s3:// URL).
-    let r2 = (project.hosting.cloudflare.serve_from == crate::config::ServeFrom::R2)
-        .then_some(project.deploy.configured.as_ref())
-        .flatten()
-        .map(|t| hosts::R2 { bucket: t.bucket.clone(), prefix: t.prefix.clone() });
-    HostCtx { shape: &project.shape, root, listen: project.hosting.listen.clone(), r2 }
+    HostCtx {
+        shape: &project.shape,
+        root: project.server_root.clone(),
+        listen: project.hosting.listen.clone(),
+        r2: project.r2.clone(),
+    }
 }
 
 /// Every configured target's files.

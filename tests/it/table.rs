@@ -640,9 +640,15 @@ fn the_table_is_the_routing_table() {
     let p = fixture("");
     let project = {
         let cwd = p.dir.path();
-        let cfg = folio::config::Config::from_str(&p.read("folio.toml"), Path::new("folio.toml"))
-            .unwrap();
-        cfg.validate(Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap()
+        let text = p.read("folio.toml");
+        folio::config::Project::from_toml(
+            &text,
+            Path::new("folio.toml"),
+            cwd,
+            cwd,
+            &Default::default(),
+        )
+        .unwrap()
     };
     let routes = folio::routes::Map::new(&project.shape, crate::harness::SAMPLE_RECORDS);
     let output = p.path("output");

@@ -148,10 +148,10 @@ struct Builds {
 fn validated(p: &Project) -> folio::config::Project {
     let cwd = p.dir.path();
     let text = p.read("folio.toml");
-    let cfg = folio::config::Config::from_str(&text, std::path::Path::new("folio.toml")).unwrap();
+    let folio_toml = std::path::Path::new("folio.toml");
     let mut project =
-        cfg.validate(std::path::Path::new("folio.toml"), cwd, cwd, &Default::default()).unwrap();
-    project.output_settings_digest = folio::config::digest::output_settings_digest(&project);
+        folio::config::Project::from_toml(&text, folio_toml, cwd, cwd, &Default::default())
+            .unwrap();
     project.deploy.max_deletes = 100_000;
     project.deploy.concurrency = 4;
     project.deploy.purge_wait = Duration::from_secs(60);
