@@ -180,7 +180,8 @@ async fn publish(
         record_version: Default::default(),
     };
     let lease = (hooks.busy, lifetime);
-    let purges = Purges { list: hooks.purge_list, cdns, map: &map };
+    let bound = project.deploy.max_purge_paths;
+    let purges = Purges { list: hooks.purge_list, cdns, map: &map, bound };
     let host_files = hosting::files(project);
     let deployed = run(&remote, &scanned, lease, purges, &host_files).await;
     if let Some(lease) = remote.lease.take() {
@@ -200,6 +201,8 @@ struct Purges<'a, 'h> {
     list: Option<WritePurgeList<'h>>,
     cdns: &'a [Box<dyn cdn::Client>],
     map: &'a Map,
+    /// `max_purge_paths`: the most paths a purge may name.
+    bound: usize,
 }
 
 impl Purges<'_, '_> {
@@ -210,112 +213,170 @@ impl Purges<'_, '_> {
     }
 }
 
-/// The ledger of `s`'s record, checked against the build `s` surveyed.
-fn ledger(
+/// What a survey found, checked: the mass-delete guard passed, and the ledger of its
+/// record against the build it surveyed, with what the ledger says.
+fn checked(
     remote: &Remote<'_>,
     s: &Surveyed,
     purges: &Purges<'_, '_>,
-    warnings: &mut Vec<String>,
-) -> Ledger {
+) -> Result<(Ledger, Vec<String>), Failure> {
+    refuse_mass_delete(remote, &s.doomed)?;
+    let mut said = Vec::new();
     let evidence = Evidence::new(s.outgoing.iter().map(|f| f.rel.clone()));
     let settle = (purges.paying(), &remote.opts.settle, remote.opts.dry_run);
-    Ledger::new(&s.old, &s.plan.cut, &evidence, settle, warnings)
+    let ledger = Ledger::new(&s.old, &s.plan.cut, &evidence, settle, &mut said);
+    Ok((ledger, said))
 }
 
-/// The deploy on the store, phase by phase: survey, lease (when anything will be
-/// written), the intent record, uploads, deletes, the record, the purge list, the CDN
-/// purges.
+/// The plan a deploy acts on (or, dry, prints): the survey it made it from, checked, and
+/// what it changes.
+struct Planned {
+    s: Surveyed,
+    ledger: Ledger,
+    /// The lease was taken over from a deploy that stopped holding it.
+    took_over: bool,
+    /// The digest of each `hosting/` file of the build.
+    host_digests: std::collections::BTreeMap<String, u128>,
+    /// Per file, the ETag of the object it keeps (`None`: to upload).
+    etags: Vec<Option<String>>,
+    /// The files to upload (by index in `s.outgoing`), with why.
+    uploads: Vec<(usize, Reason)>,
+    /// Every key this deploy changes on the store: what a purge must cover.
+    changed: BTreeSet<String>,
+}
+
+/// The deploy on the store, phase by phase: plan (survey, then under the lease when
+/// anything will be written), then either print it (`--dry-run`), or change the store
+/// (intent, uploads, deletes) and settle (the record, the purge list, the CDN purges).
 async fn run(
     remote: &Remote<'_>,
     scanned: &std::sync::Arc<[outgoing::Scanned]>,
-    (busy, lifetime): (Busy<'_>, std::time::Duration),
+    lease: (Busy<'_>, std::time::Duration),
     mut purges: Purges<'_, '_>,
     host_files: &[hosting::HostFile],
 ) -> Result<Deployed, Failure> {
-    let (opts, settings) = (remote.opts, remote.settings);
-    let mut out = Deployed { dry_run: opts.dry_run, ..Deployed::default() };
+    let mut out = Deployed { dry_run: remote.opts.dry_run, ..Deployed::default() };
+    let mut planned = plan(remote, scanned, lease, &purges, host_files, &mut out).await?;
+    if remote.opts.dry_run {
+        return show(planned, &mut purges, out);
+    }
+    let intent = change(remote, &mut planned, &mut out).await?;
+    settle(remote, planned, intent, purges, out).await
+}
+
+/// Surveys the store and checks what it found; when anything will be written, takes the
+/// lease and surveys again under it (what the deploy acts on), checked again.
+async fn plan(
+    remote: &Remote<'_>,
+    scanned: &std::sync::Arc<[outgoing::Scanned]>,
+    (busy, lifetime): (Busy<'_>, std::time::Duration),
+    purges: &Purges<'_, '_>,
+    host_files: &[hosting::HostFile],
+    out: &mut Deployed,
+) -> Result<Planned, Failure> {
     let mut s = survey(remote, scanned, &mut out.warnings).await?;
-    // Refused before the lease is taken: a refusal sends no write request at all.
-    refuse_mass_delete(remote, &s.doomed)?;
-    let mut said = Vec::new();
-    let mut ledger = ledger(remote, &s, &purges, &mut said);
+    // Checked before the lease is taken: a refusal sends no write request at all.
+    let (mut ledger, mut said) = checked(remote, &s, purges)?;
     let host_digests = hosting::digests(host_files);
-    if !opts.dry_run && (writes(&s, &ledger) || host_digests != s.old.hosting) {
+    if !remote.opts.dry_run && (writes(&s, &ledger) || host_digests != s.old.hosting) {
         s = lease(remote, scanned, s, (busy, lifetime), &mut out.warnings).await?;
-        // What the survey under the lease found.
-        said.clear();
-        ledger = self::ledger(remote, &s, &purges, &mut said);
+        // The survey under the lease may find more (another deploy's since): checked again.
+        (ledger, said) = checked(remote, &s, purges)?;
     }
     out.warnings.extend(said);
+    out.hosting = hosting::changed(host_files, &s.old.hosting);
     let took_over = remote.lease.get().is_some_and(Lease::took_over);
-    let Surveyed { old, outgoing, mut modified, etagless, plan, doomed, .. } = s;
-    out.hosting = hosting::changed(host_files, &old.hosting);
-    // Again, in case the survey after the lease found more.
-    refuse_mass_delete(remote, &doomed)?;
-    let mut etags = kept(&plan);
+    let etags = kept(&s.plan);
     out.unchanged = etags.iter().filter(|e| e.is_some()).count();
-    let uploads: Vec<(usize, Reason)> = (plan.actions.iter().enumerate())
+    let uploads: Vec<(usize, Reason)> = (s.plan.actions.iter().enumerate())
         .filter_map(|(i, a)| match a {
             Action::Upload(reason) => Some((i, *reason)),
             _ => None,
         })
         .collect();
-    // What this deploy changes on the store, once it has.
-    let changed: BTreeSet<String> = (uploads.iter().map(|&(i, _)| outgoing[i].rel.clone()))
-        .chain(doomed.iter().map(|d| d.key.clone()))
+    let changed: BTreeSet<String> = (uploads.iter().map(|&(i, _)| s.outgoing[i].rel.clone()))
+        .chain(s.doomed.iter().map(|d| d.key.clone()))
         .collect();
-    let (map, bound) = (purges.map, settings.max_purge_paths);
-    if opts.dry_run {
-        out.uploaded = uploads.iter().map(|&(i, r)| (outgoing[i].rel.clone(), r)).collect();
-        out.bytes = uploads.iter().map(|&(i, _)| outgoing[i].size).sum();
-        out.deleted = doomed.iter().map(|d| d.key.clone()).collect();
-        ledger.add(&changed);
-        out.purges = ledger.plans(purges.cdns, map, bound);
-        if let Some(write) = purges.list.as_mut() {
-            write(&ledger.list(map, bound))?;
-        }
-        return Ok(out);
+    Ok(Planned { s, ledger, took_over, host_digests, etags, uploads, changed })
+}
+
+/// `--dry-run`: the plan as the deploy would carry it out, nothing sent (the purge list
+/// file, when one is asked for, is written: it is the user's, not the store's).
+fn show(
+    mut p: Planned,
+    purges: &mut Purges<'_, '_>,
+    mut out: Deployed,
+) -> Result<Deployed, Failure> {
+    let outgoing = &p.s.outgoing;
+    out.uploaded = p.uploads.iter().map(|&(i, r)| (outgoing[i].rel.clone(), r)).collect();
+    out.bytes = p.uploads.iter().map(|&(i, _)| outgoing[i].size).sum();
+    out.deleted = p.s.doomed.iter().map(|d| d.key.clone()).collect();
+    p.ledger.add(&p.changed);
+    out.purges = p.ledger.plans(purges.cdns, purges.map, purges.bound);
+    if let Some(write) = purges.list.as_mut() {
+        write(&p.ledger.list(purges.map, purges.bound))?;
     }
-    // Before anything changes, the store learns what is about to, and what will then be
-    // owed: a deploy cut from here on is finished, purged and cleaned up by the next,
-    // whoever runs it.
-    let intent = intent(&old, &outgoing, &uploads, &doomed, ledger.with(&changed));
+    Ok(out)
+}
+
+/// Changes the store: the intent (before anything changes, the store learns what is about
+/// to, and what will then be owed: a deploy cut from here on is finished, purged and
+/// cleaned up by the next, whoever runs it), the uploads, the times a store without ETags
+/// vouches with, the deletes. Returns the intent written, if any.
+async fn change(
+    remote: &Remote<'_>,
+    p: &mut Planned,
+    out: &mut Deployed,
+) -> Result<Option<record::Record>, Failure> {
+    let s = &mut p.s;
+    let intent = intent(&s.old, &s.outgoing, &p.uploads, &s.doomed, p.ledger.with(&p.changed));
     if let Some(intent) = &intent {
         remote.put_record(intent).await?;
     }
-    remote.upload(&outgoing, &uploads, &mut etags, &mut out).await?;
-    if etagless {
+    remote.upload(&s.outgoing, &p.uploads, &mut p.etags, out).await?;
+    if s.etagless {
         // Where listings carry no ETags, what vouches for an object next time is its
         // modification time: learnt for what was just uploaded. Into an empty prefix
         // nothing told whether they do: learnt too, at a listing a folder (a thousandth
         // of the uploads' requests), so that the next deploy need not HEAD every object.
-        let uploaded: Vec<usize> = uploads.iter().map(|&(i, _)| i).collect();
-        for (i, seen) in remote.modified(&outgoing, &uploaded).await? {
-            modified[i] = Some(seen);
+        let uploaded: Vec<usize> = p.uploads.iter().map(|&(i, _)| i).collect();
+        for (i, seen) in remote.modified(&s.outgoing, &uploaded).await? {
+            s.modified[i] = Some(seen);
         }
     }
     guard::refuse_links(remote.store, true)?;
-    remote.delete(&doomed, &mut out).await?;
+    remote.delete(&s.doomed, out).await?;
     out.uploaded.sort();
     out.deleted.sort();
-    ledger.add(&changed);
-    let mut after =
-        journal::after(&old, plan::objects_after(&outgoing, &etags, &modified), took_over);
-    after.hosting = host_digests;
-    // The purge list first (a file of the user's), then each CDN, after the store holds
-    // the build.
-    let written = purges.list.as_mut().map(|write| write(&ledger.list(map, bound)));
+    Ok(intent)
+}
+
+/// Settles once the store holds the build: the record as it ends, the purge list first (a
+/// file of the user's), then each CDN, each purge struck from the record as it is paid.
+async fn settle(
+    remote: &Remote<'_>,
+    mut p: Planned,
+    intent: Option<record::Record>,
+    mut purges: Purges<'_, '_>,
+    mut out: Deployed,
+) -> Result<Deployed, Failure> {
+    let (map, bound) = (purges.map, purges.bound);
+    p.ledger.add(&p.changed);
+    let objects = plan::objects_after(&p.s.outgoing, &p.etags, &p.s.modified);
+    let mut after = journal::after(&p.s.old, objects, p.took_over);
+    after.hosting = p.host_digests;
+    let written = purges.list.as_mut().map(|write| write(&p.ledger.list(map, bound)));
     if let Some(Ok(())) = written {
-        ledger.strike(&Recipient::List, &ledger.of(&Recipient::List));
+        p.ledger.strike(&Recipient::List, &p.ledger.of(&Recipient::List));
     }
-    after.owed = ledger.owed();
-    let budget = cdn::Budget::start(settings.purge_wait);
-    let paid = ledger.pay(purges.cdns, (map, bound, &budget), remote, &mut after).await?;
+    after.owed = p.ledger.owed();
+    let budget = cdn::Budget::start(remote.settings.purge_wait);
+    let paid = p.ledger.pay(purges.cdns, (map, bound, &budget), remote, &mut after).await?;
     out.purges = paid.sent;
     // Compared with what the store holds now: the intent, when one was written (a deploy
     // that sent the bytes already there ends with the record it started from, and must
     // not leave its intent behind).
-    if !paid.stored && after != *intent.as_ref().unwrap_or(&old) {
+    if !paid.stored && after != *intent.as_ref().unwrap_or(&p.s.old) {
         remote.put_record(&after).await?;
     }
     written.unwrap_or(Ok(()))?;
