@@ -11,30 +11,14 @@
 mod parameters;
 mod schemas;
 
-use std::collections::BTreeMap;
-
 use serde_json::{Value, json};
 
-use crate::config::{Fallback, FieldSpec, OpenApiConfig, Project};
+use crate::config::OpenApiConfig;
 use crate::routes::{Map, layout, patterns};
 
 use parameters::{headers, parameters, responses};
+pub use schemas::Items;
 use schemas::schemas;
-
-/// What of the project an item's schema is made from: `[fields]`, `listing.fields` and
-/// the i18n fallback (which makes localized fields nullable).
-#[derive(Debug, Clone, Copy)]
-pub struct Items<'a> {
-    pub schema: &'a BTreeMap<String, FieldSpec>,
-    pub fields: &'a [String],
-    pub fallback: Fallback,
-}
-
-impl<'a> Items<'a> {
-    pub fn of(project: &'a Project) -> Items<'a> {
-        Items { schema: &project.schema, fields: &project.fields, fallback: project.fallback }
-    }
-}
 
 /// The document, pretty-printed with a trailing newline, as written to `api/openapi.json`.
 pub fn render(info: &OpenApiConfig, items: Items, routes: &Map) -> Vec<u8> {
@@ -235,6 +219,7 @@ fn options(id: &str, resource: &str, by_lang: bool) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Project;
 
     fn project(toml: &str) -> Project {
         crate::config::test_project(toml)

@@ -6,11 +6,25 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::config::{Envelope, Fallback, FieldSpec, FieldType};
+use crate::config::{Envelope, Fallback, FieldSpec, FieldType, Project};
 use crate::routes::MAX_PAGE;
 
-use super::Items;
 use super::parameters::problem_schema;
+
+/// What of the project an item's schema is made from: `[fields]`, `listing.fields` and
+/// the i18n fallback (which makes localized fields nullable).
+#[derive(Debug, Clone, Copy)]
+pub struct Items<'a> {
+    pub schema: &'a BTreeMap<String, FieldSpec>,
+    pub fields: &'a [String],
+    pub fallback: Fallback,
+}
+
+impl<'a> Items<'a> {
+    pub fn of(project: &'a Project) -> Items<'a> {
+        Items { schema: &project.schema, fields: &project.fields, fallback: project.fallback }
+    }
+}
 
 pub(super) fn schemas(items: Items, routes: &crate::routes::Map) -> Value {
     let mut out = Map::new();
