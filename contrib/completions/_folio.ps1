@@ -60,6 +60,7 @@ Register-ArgumentCompleter -Native -CommandName 'folio' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: folio.toml in the working directory)')
             [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'The data folder, overriding `data_dir`')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to report')
+            [CompletionResult]::new('--missing', '--missing', [CompletionResultType]::ParameterName, 'List each record that lacks a translation (language, id, fields, file and line): a worklist for translators, also in `--format json` (`missing_records`)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -115,7 +115,7 @@ _folio() {
             return 0
             ;;
         folio__subcmd__check)
-            opts="-h --config --data --format --help"
+            opts="-h --config --data --format --missing --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

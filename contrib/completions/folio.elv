@@ -54,6 +54,7 @@ set edit:completion:arg-completer[folio] = {|@words|
             cand --config 'The config file (default: folio.toml in the working directory)'
             cand --data 'The data folder, overriding `data_dir`'
             cand --format 'How to report'
+            cand --missing 'List each record that lacks a translation (language, id, fields, file and line): a worklist for translators, also in `--format json` (`missing_records`)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

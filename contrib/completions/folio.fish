@@ -51,6 +51,7 @@ complete -c folio -n "__fish_folio_using_subcommand check" -l data -d 'The data 
 complete -c folio -n "__fish_folio_using_subcommand check" -l format -d 'How to report' -r -f -a "text\t'Lines for people: problems on stderr, the summary on stdout'
 json\t'One JSON object on stdout with the summary and every problem (stable keys)'
 github\t'GitHub Actions annotations on stdout, one `::error` (`::warning`) line a problem, at its file, line and column; then the text format\'s summary'"
+complete -c folio -n "__fish_folio_using_subcommand check" -l missing -d 'List each record that lacks a translation (language, id, fields, file and line): a worklist for translators, also in `--format json` (`missing_records`)'
 complete -c folio -n "__fish_folio_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c folio -n "__fish_folio_using_subcommand serve" -l config -d 'The config file (default: folio.toml in the working directory)' -r -F
 complete -c folio -n "__fish_folio_using_subcommand serve" -l port -d 'The port to listen on; 0 picks a free one' -r
