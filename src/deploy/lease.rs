@@ -247,8 +247,7 @@ impl Lease {
     /// is its holder again for a whole fence. A lease a renewal found taken is not made
     /// sure: the error is [`Lease::check`]'s.
     pub async fn reclaim(&self, store: &Store) -> Result<(), Failure> {
-        let Held::Store { lost, confirmed, lifetime, now, tried, renewing, .. } = &self.held
-        else {
+        let Held::Store { lost, confirmed, lifetime, now, tried, renewing, .. } = &self.held else {
             return Ok(());
         };
         let fresh = || {

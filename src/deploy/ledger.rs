@@ -355,7 +355,9 @@ fn unstruck(cdn: &Cdn, e: Failure) -> Failure {
         "{cdn} accepted a purge that could not be struck from the deploy record, so the next deploy sends it again"
     );
     match e {
-        Failure::Stopped(r) => Failure::Stopped(Refusal::new(format!("{}; {said}", r.fact), r.way_out)),
+        Failure::Stopped(r) => {
+            Failure::Stopped(Refusal::new(format!("{}; {said}", r.fact), r.way_out))
+        }
         Failure::Other(e) => Failure::Other(e.context(said)),
         other => other,
     }

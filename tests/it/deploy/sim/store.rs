@@ -174,6 +174,11 @@ impl Chaos {
     pub(super) async fn changed(&self, key: &Key, before: Option<Vec<u8>>) {
         let Some(rel) = followed(key.as_ref()) else { return };
         let now = bytes_of(&self.inner, key).await;
+        {
+            let mut w = self.world();
+            let at = w.now_ms();
+            w.written.push((at, rel.to_string()));
+        }
         if now == before {
             return;
         }
@@ -230,6 +235,15 @@ impl ObjectStore for Chaos {
             format_args!("put {location} {mode} -> {}", done.is_ok()),
         );
         if done.is_ok() {
+            if location.as_ref().ends_with(".folio-deploy.json.gz") {
+                // A record of this client's that landed strikes what its CDN accepted.
+                let mut w = self.world();
+                let client = self.client;
+                let sent = w.sent.len();
+                for a in w.accepted.iter_mut().filter(|a| a.client == client) {
+                    a.struck.get_or_insert(sent);
+                }
+            }
             self.changed(location, before).await;
             if let Some(body) = &lease_body {
                 self.lease_written(Some(body));
