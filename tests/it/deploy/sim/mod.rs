@@ -96,8 +96,9 @@ struct World {
     purges: Vec<(u128, BTreeSet<String>)>,
     /// (virtual ms, keys) of every purge the CDN accepted.
     cdn_purges: Vec<(u128, BTreeSet<String>)>,
-    /// (virtual ms, key) of every write that landed (also one of the same bytes: a
-    /// deploy that took over cannot know which a deploy cut short sent, and owes them all).
+    /// (virtual ms, key) of every write that landed (also one of the same bytes), and of
+    /// every key a record landed saying a deploy is about to write or delete: a deploy that
+    /// takes over cannot know which of them a deploy cut short sent, and owes them all.
     written: Vec<(u128, String)>,
     /// Every batch the CDN accepted, and whether its deploy then struck it from the record.
     accepted: Vec<Accepted>,
