@@ -67,6 +67,10 @@ enum Held {
         lifetime: Duration,
         stop: tokio::sync::oneshot::Sender<()>,
         renewing: tokio::task::JoinHandle<()>,
+        /// Asks the renewing task for a renewal now ([`Lease::reclaim`]).
+        now: Arc<tokio::sync::Notify>,
+        /// Counts the renewals the task tried; closed when it ends.
+        tried: tokio::sync::watch::Receiver<u64>,
     },
     Nothing,
 }
@@ -179,17 +183,30 @@ impl Lease {
         let confirmed = Arc::new(Mutex::new(sent));
         let version = Arc::new(Mutex::new(version));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let now = Arc::new(tokio::sync::Notify::new());
+        let (tell, tried) = tokio::sync::watch::channel(0u64);
         let renewal = Renewal {
             version: version.clone(),
             lifetime,
             lost: lost.clone(),
             confirmed: confirmed.clone(),
             clock: clock.clone(),
+            now: now.clone(),
+            tried: tell,
         };
         let renewing = tokio::spawn(renew(store.clone(), renewal, stopped));
         Ok((
             Lease {
-                held: Held::Store { lost, confirmed, version, lifetime, stop, renewing },
+                held: Held::Store {
+                    lost,
+                    confirmed,
+                    version,
+                    lifetime,
+                    stop,
+                    renewing,
+                    now,
+                    tried,
+                },
                 took_over,
             },
             None,
@@ -221,6 +238,39 @@ impl Lease {
             )));
         }
         Ok(())
+    }
+
+    /// The lease made sure again when [`Lease::check`] no longer vouches for it because
+    /// time passed (this process was paused, or busy, past the fence): renewed now, on the
+    /// condition that it is still the version this deploy last wrote. That holds only if
+    /// no deploy took it over (a takeover writes a lease of its own), and then this deploy
+    /// is its holder again for a whole fence. A lease a renewal found taken is not made
+    /// sure: the error is [`Lease::check`]'s.
+    pub async fn reclaim(&self, store: &Store) -> Result<(), Failure> {
+        let Held::Store { lost, confirmed, lifetime, now, tried, renewing, .. } = &self.held else {
+            return Ok(());
+        };
+        let fresh = || {
+            let at = *confirmed.lock().unwrap_or_else(|p| p.into_inner());
+            store.clock.now().saturating_duration_since(at) < fence(*lifetime) / 2
+        };
+        // A few tries: a renewal that fails (not refused) is tried again by the task.
+        for _ in 0..3 {
+            if fresh() || renewing.is_finished() {
+                break;
+            }
+            let mut tried = tried.clone();
+            tried.mark_unchanged();
+            now.notify_one();
+            match tokio::time::timeout(*lifetime, tried.changed()).await {
+                Ok(Ok(())) => {}
+                _ => break,
+            }
+        }
+        if fresh() && !renewing.is_finished() {
+            lost.store(false, Ordering::SeqCst);
+        }
+        self.check(store)
     }
 
     /// Stops renewing and lets the lease go: overwritten as free, on the condition that it
@@ -281,19 +331,28 @@ struct Renewal {
     lost: Arc<AtomicBool>,
     confirmed: Arc<Mutex<Instant>>,
     clock: Arc<dyn Clock>,
+    /// A renewal asked for now, out of turn.
+    now: Arc<tokio::sync::Notify>,
+    /// Bumped after each renewal tried.
+    tried: tokio::sync::watch::Sender<u64>,
 }
 
-/// Renews the lease every third of its lifetime until stopped; marks it lost when a
-/// renewal is refused (someone took it over) or none succeeded for a whole lifetime.
+/// Renews the lease every third of its lifetime until stopped (and when asked, out of
+/// turn); marks it lost when a renewal is refused (someone took it over) or none
+/// succeeded for a whole lifetime.
 async fn renew(store: Store, r: Renewal, mut stopped: tokio::sync::oneshot::Receiver<()>) {
-    let Renewal { version: shared, lifetime, lost, confirmed, clock } = r;
+    let Renewal { version: shared, lifetime, lost, confirmed, clock, now, tried } = r;
     let mut version = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let key = store.target.key(LEASE);
     let mut renewed = clock.now();
     for renewal in 1.. {
+        if renewal > 1 {
+            tried.send_modify(|n| *n += 1);
+        }
         tokio::select! {
             _ = &mut stopped => return,
             () = tokio::time::sleep(lifetime / 3) => {}
+            () = now.notified() => {}
         }
         let options =
             PutOptions { mode: PutMode::Update(version.clone()), ..PutOptions::default() };

@@ -16,7 +16,11 @@
 //! `--move-owed` moves it to the CDNs this deploy names (a mistyped id corrected).
 //! [`Ledger::pay`] sends each CDN its purge one request at a time and strikes each
 //! request's keys from the record, with the record's conditional write, as the CDN
-//! accepts it: a purge cut or refused midway owes only what was not accepted.
+//! accepts it: a purge cut or refused midway owes only what was not accepted. The plan is
+//! folded off the request thread (the lease's renewals go on), nothing is sent without
+//! the lease made sure, and a lease the fence no longer vouches for when a CDN accepts
+//! (the process was paused meanwhile) is renewed there and then, on its version, before
+//! the strike: an accepted purge is not paid twice for want of it.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -28,7 +32,7 @@ use super::record::{Recipient, Record};
 use super::remote::Remote;
 use crate::config::Cdn;
 use crate::diag::first_keys;
-use crate::error::Failure;
+use crate::error::{Failure, Refusal};
 use crate::routes::Map;
 use crate::routes::layout::{self, SIBLINGS};
 
@@ -285,17 +289,26 @@ impl Ledger {
                 continue;
             }
             remote.progress.start("purge", 0);
-            let plan = purge::plan(map, &keys, client.dialect(), bound);
+            let plan = planned(map, keys, client.dialect(), bound).await?;
             let mut sent = Sent::of(cdn, &plan);
             for (n, batch) in plan.batches.iter().enumerate() {
+                // Nothing is sent a CDN by a deploy that may have lost its lease: what it
+                // would pay stays owed, for the next deploy to pay once.
+                remote.reclaim_lease().await?;
                 match client.send(batch, n, budget).await {
                     Ok(accepted) => {
-                        sent.ids.extend(accepted.id);
-                        sent.waits += accepted.waits;
+                        // Struck before anything else can stop the deploy: a purge the CDN
+                        // accepted and the record still owes would be paid again.
                         self.strike(&to, &batch.keys);
                         after.owed = self.owed();
-                        remote.put_record(after).await?;
+                        let struck = async {
+                            remote.reclaim_lease().await?;
+                            remote.put_record(after).await
+                        };
+                        struck.await.map_err(|e| unstruck(cdn, e))?;
                         paid.stored = true;
+                        sent.ids.extend(accepted.id);
+                        sent.waits += accepted.waits;
                     }
                     Err(declined) => {
                         let left = self.of(&to);
@@ -318,6 +331,35 @@ impl Ledger {
             }
         }
         Ok(paid)
+    }
+}
+
+/// The plan of `keys` for a CDN, made on the blocking pool: the lease's renewals run on
+/// the deploy's one request thread, and go on while a long debt is folded.
+async fn planned(
+    map: &Map,
+    keys: BTreeSet<String>,
+    dialect: purge::Dialect,
+    bound: usize,
+) -> Result<purge::Plan, Failure> {
+    let map = map.clone();
+    tokio::task::spawn_blocking(move || purge::plan(&map, &keys, dialect, bound))
+        .await
+        .map_err(|e| Failure::Other(anyhow::anyhow!("planning the purge: {e}")))
+}
+
+/// A record that could not strike a purge `cdn` accepted: said so, since the next deploy
+/// sends it again.
+fn unstruck(cdn: &Cdn, e: Failure) -> Failure {
+    let said = format!(
+        "{cdn} accepted a purge that could not be struck from the deploy record, so the next deploy sends it again"
+    );
+    match e {
+        Failure::Stopped(r) => {
+            Failure::Stopped(Refusal::new(format!("{}; {said}", r.fact), r.way_out))
+        }
+        Failure::Other(e) => Failure::Other(e.context(said)),
+        other => other,
     }
 }
 

@@ -172,30 +172,41 @@ impl Fold {
 /// The finest fold of `g` within `bound` paths and `max_wild` wildcards: variants past
 /// [`VARIANT_LIMIT`] wildcarded, then the busiest variants one by one, then the whole API,
 /// then everything below the mount.
+///
+/// Linear in the units after one sort of the variants: the cost of wildcarding the `k`
+/// busiest variants is known from a running sum (what stays exact is the rest), so the
+/// fold is chosen first and built once; the search stops at the first `k` within the
+/// bound, or as soon as `k` passes `max_wild` (every later `k` has more wildcards).
 fn fold(g: &Grouped, bound: usize, max_wild: usize) -> Fold {
     let size = |units: &[Unit]| units.iter().map(|u| u.urls.len()).sum::<usize>();
     // Variants by how many URLs they hold, the busiest first.
-    let mut order: Vec<(&String, &Vec<Unit>)> = g.variants.iter().collect();
-    order.sort_by_key(|(endpoint, units)| (std::cmp::Reverse(size(units)), *endpoint));
+    let mut order: Vec<(&String, &Vec<Unit>, usize)> =
+        g.variants.iter().map(|(e, u)| (e, u, size(u))).collect();
+    order.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(b.0)));
     let keys_of = |units: &[Unit]| -> BTreeSet<String> {
         units.iter().flat_map(|u| u.keys.iter().cloned()).collect()
     };
-    let by_variant = |folded: usize| -> Fold {
-        let mut fold = Fold { exact: g.others.clone(), wild: Vec::new() };
-        for (i, (endpoint, units)) in order.iter().enumerate() {
-            if i < folded || size(units) > VARIANT_LIMIT {
+    // Variants past the limit are always wildcards: they come first in `order`.
+    let busy = order.iter().take_while(|(_, _, n)| *n > VARIANT_LIMIT).count();
+    let others = size(&g.others);
+    // `exact[k]`: the URLs of the variants from the k-th on, sent exact.
+    let mut exact = vec![0usize; order.len() + 1];
+    for (i, (_, _, n)) in order.iter().enumerate().rev() {
+        exact[i] = exact[i + 1] + n;
+    }
+    let fits = (busy..=order.len())
+        .take_while(|&k| k <= max_wild)
+        .find(|&k| others.saturating_add(exact[k]).saturating_add(k) <= bound);
+    if let Some(k) = fits {
+        let mut fold = Fold { exact: g.others.clone(), wild: Vec::with_capacity(k) };
+        for (i, (endpoint, units, _)) in order.iter().enumerate() {
+            if i < k {
                 fold.wild.push(((*endpoint).clone(), keys_of(units)));
             } else {
                 fold.exact.extend(units.iter().cloned());
             }
         }
-        fold
-    };
-    for folded in 0..=order.len() {
-        let fold = by_variant(folded);
-        if fold.wild.len() <= max_wild && fold.cost() <= bound {
-            return fold;
-        }
+        return fold;
     }
     // The whole API: every page, and the files below `api/`.
     let mut api = Fold { exact: Vec::new(), wild: Vec::new() };
@@ -211,9 +222,8 @@ fn fold(g: &Grouped, bound: usize, max_wild: usize) -> Fold {
     if api.cost() <= bound {
         return api;
     }
-    let all: BTreeSet<String> = (api.wild.iter().flat_map(|(_, k)| k.iter().cloned()))
-        .chain(api.exact.iter().flat_map(|u| u.keys.iter().cloned()))
-        .collect();
+    let mut all = api.wild.pop().map(|(_, keys)| keys).unwrap_or_default();
+    all.extend(api.exact.into_iter().flat_map(|u| u.keys));
     Fold { exact: Vec::new(), wild: vec![(String::new(), all)] }
 }
 
@@ -505,6 +515,147 @@ mod tests {
             paths(&p),
             ["/100%25.html", "/a%2Ab%3F.txt", "/my%20file.txt", "/%C3%BCn%C3%AF.css"]
         );
+    }
+
+    /// The fold as it was written first (one whole fold built per number of variants
+    /// folded, quadratic in the variants): what the linear one must equal.
+    fn fold_by_rebuilding(g: &Grouped, bound: usize, max_wild: usize) -> Fold {
+        let size = |units: &[Unit]| units.iter().map(|u| u.urls.len()).sum::<usize>();
+        let mut order: Vec<(&String, &Vec<Unit>)> = g.variants.iter().collect();
+        order.sort_by_key(|(endpoint, units)| (std::cmp::Reverse(size(units)), *endpoint));
+        let keys_of = |units: &[Unit]| -> BTreeSet<String> {
+            units.iter().flat_map(|u| u.keys.iter().cloned()).collect()
+        };
+        let by_variant = |folded: usize| -> Fold {
+            let mut fold = Fold { exact: g.others.clone(), wild: Vec::new() };
+            for (i, (endpoint, units)) in order.iter().enumerate() {
+                if i < folded || size(units) > VARIANT_LIMIT {
+                    fold.wild.push(((*endpoint).clone(), keys_of(units)));
+                } else {
+                    fold.exact.extend(units.iter().cloned());
+                }
+            }
+            fold
+        };
+        for folded in 0..=order.len() {
+            let fold = by_variant(folded);
+            if fold.wild.len() <= max_wild && fold.cost() <= bound {
+                return fold;
+            }
+        }
+        let mut api = Fold { exact: Vec::new(), wild: Vec::new() };
+        let mut under: BTreeSet<String> = g.variants.values().flat_map(|u| keys_of(u)).collect();
+        for unit in &g.others {
+            if unit.keys.iter().all(|k| k.starts_with(API)) {
+                under.extend(unit.keys.iter().cloned());
+            } else {
+                api.exact.push(unit.clone());
+            }
+        }
+        api.wild.push((API.to_string(), under));
+        if api.cost() <= bound {
+            return api;
+        }
+        let all: BTreeSet<String> = (api.wild.iter().flat_map(|(_, k)| k.iter().cloned()))
+            .chain(api.exact.iter().flat_map(|u| u.keys.iter().cloned()))
+            .collect();
+        Fold { exact: Vec::new(), wild: vec![(String::new(), all)] }
+    }
+
+    type Shown = (Vec<(Vec<String>, BTreeSet<String>)>, Vec<(String, BTreeSet<String>)>);
+
+    fn shown(fold: Fold) -> Shown {
+        (fold.exact.into_iter().map(|u| (u.urls, u.keys)).collect(), fold.wild)
+    }
+
+    /// The linear fold and the rebuilding one agree on `keys` at every bound in `bounds`,
+    /// for both CDNs' wildcard limits.
+    fn same_folds(map: &Map, keys: &BTreeSet<String>, bounds: impl IntoIterator<Item = usize>) {
+        let g = group(map, keys);
+        for bound in bounds {
+            for max_wild in [CLOUDFRONT_WILDCARDS, usize::MAX, 0, 1] {
+                assert_eq!(
+                    shown(fold(&g, bound, max_wild)),
+                    shown(fold_by_rebuilding(&g, bound, max_wild)),
+                    "bound {bound}, {max_wild} wildcards, keys {keys:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_linear_fold_is_the_fold_built_variant_by_variant() {
+        let map = site("https://example.org", false);
+        // The other tests' inputs: one page; a busy variant; three of en and one of fr
+        // with the index; odd file names.
+        let inputs = [
+            keys(["api/en/attractions/10/1.json"]),
+            (1..=20)
+                .map(|p| format!("api/fr/attractions/20/{p}.json"))
+                .chain(["api/en/attractions/20/1.json".to_string()])
+                .collect(),
+            keys([
+                "api/en/attractions/20/2.json",
+                "api/en/attractions/20/3.json",
+                "api/en/attractions/20/4.json",
+                "api/fr/attractions/20/2.json",
+                "api/index.json",
+                "robots.txt",
+            ]),
+            keys(["my file.txt", "100%.html", "api/openapi.json"]),
+            BTreeSet::new(),
+        ];
+        for keys in &inputs {
+            same_folds(&map, keys, [1, 2, 3, 5, 8, 9, 10, 30, 100, usize::MAX]);
+        }
+        // Forged debts: page 1 of 40 made-up languages, and 20 languages of 40 pages.
+        let forged: BTreeSet<String> =
+            (0..40).map(|i| format!("api/x{i}/attractions/10/1.json")).collect();
+        same_folds(&map, &forged, [1, 15, 100, 199, 200, 201, 1000]);
+        let many: BTreeSet<String> = (0..20)
+            .flat_map(|l| (1..=40).map(move |p| format!("api/l{l}/attractions/20/{p}.json")))
+            .chain(["robots.txt".to_string()])
+            .collect();
+        same_folds(&map, &many, [1, 2, 20, 21, 22, 30, 100, 2000]);
+    }
+
+    #[test]
+    fn a_forged_flood_of_languages_folds_to_one_path_within_the_bound() {
+        let map = site("https://example.org", false);
+        let forged: BTreeSet<String> =
+            (0..5000).map(|i| format!("api/x{i}/attractions/10/1.json")).collect();
+        let cf = plan(&map, &forged, Dialect::CloudFront, 1000);
+        assert_eq!(paths(&cf), ["/api/*"]);
+        assert_eq!(cf.batches[0].keys, forged, "the one path pays every key");
+        // Cloudflare has no wildcard limit: the busiest variants fold until it fits.
+        let flare = plan(&map, &forged, Dialect::Cloudflare, 1000);
+        assert!(flare.items().count() <= 1000, "{}", flare.items().count());
+        let paid: BTreeSet<String> = flare.batches.iter().flat_map(|b| b.keys.clone()).collect();
+        assert_eq!(paid, forged);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        #[test]
+        fn the_linear_fold_agrees_on_any_keys(
+            pages in proptest::collection::btree_set((0usize..6, 0usize..3, 1usize..40), 0..120),
+            files in proptest::collection::btree_set(0usize..6, 0..4),
+            bound in 1usize..300,
+        ) {
+            let map = site("https://example.org/travel", false);
+            let langs = ["en", "fr", "de", "x1", "x2", ""];
+            let sizes = [10, 20, 7];
+            let names = ["robots.txt", "api/index.json", "api/openapi.json", "a b.txt", "_redirects", "x.html"];
+            let keys: BTreeSet<String> = pages
+                .iter()
+                .map(|&(l, s, p)| {
+                    let lang = if langs[l].is_empty() { String::new() } else { format!("{}/", langs[l]) };
+                    format!("api/{lang}attractions/{}/{p}.json", sizes[s])
+                })
+                .chain(files.iter().map(|&f| names[f].to_string()))
+                .collect();
+            same_folds(&map, &keys, [bound, bound / 3 + 1, bound * 7]);
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use super::answer::{Accepted, Answer, Declined};
 use super::client::Client;
-use super::http::{send, their_words};
+use super::http::{Endpoint, send, their_words};
 use super::wait::{Budget, patiently, retry_after};
 use crate::config::Cdn;
 use crate::deploy::purge::{Batch, Dialect, Items};
@@ -31,6 +31,8 @@ const TOKEN_VAR: &str = "CLOUDFLARE_API_TOKEN";
 
 pub struct Cloudflare {
     cdn: Cdn,
+    /// The API's base, said when it cannot be reached.
+    base: Endpoint,
     url: String,
     token: String,
     client: reqwest::Client,
@@ -59,12 +61,9 @@ impl Cloudflare {
                 ));
             }
         };
-        let base = match var(BASE_VAR) {
-            Some(b) => super::http::endpoint(BASE_VAR, &b)?,
-            None => DEFAULT_BASE.to_string(),
-        };
-        let url = format!("{}/zones/{zone}/purge_cache", base.trim_end_matches('/'));
-        Ok(Cloudflare { cdn, url, token, client })
+        let base = Endpoint::from_env(BASE_VAR, DEFAULT_BASE)?;
+        let url = format!("{}/zones/{zone}/purge_cache", base.url.trim_end_matches('/'));
+        Ok(Cloudflare { cdn, base, url, token, client })
     }
 
     async fn request(&self, body: &Value) -> Answer<()> {
@@ -74,7 +73,7 @@ impl Cloudflare {
             .body(body.to_string());
         let (status, headers, body) = match send(builder).await {
             Ok(answer) => answer,
-            Err(why) => return Answer::Unreachable(why),
+            Err(why) => return Answer::Unreachable(self.base.unreachable(&why)),
         };
         let answer: Option<Reply> = serde_json::from_slice(&body).ok();
         let unrouted =

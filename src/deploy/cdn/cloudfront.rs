@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::answer::{Accepted, Answer, Declined};
 use super::client::Client;
-use super::http::{send, their_words};
+use super::http::{Endpoint, send, their_words};
 use super::wait::{Budget, patiently, retry_after};
 use crate::config::Cdn;
 use crate::deploy::purge::{Batch, Dialect};
@@ -32,6 +32,8 @@ type Credentials = Arc<dyn CredentialProvider<Credential = AwsCredential>>;
 
 pub struct CloudFront {
     cdn: Cdn,
+    /// Where the requests go, said when it cannot be reached.
+    endpoint: Endpoint,
     url: String,
     client: reqwest::Client,
     credentials: Credentials,
@@ -45,11 +47,7 @@ impl CloudFront {
         client: reqwest::Client,
         nonce: &str,
     ) -> Result<CloudFront, String> {
-        let endpoint = std::env::var(ENDPOINT_VAR).ok().filter(|v| !v.is_empty());
-        let endpoint = match endpoint {
-            Some(e) => super::http::endpoint(ENDPOINT_VAR, &e)?,
-            None => DEFAULT_ENDPOINT.to_string(),
-        };
+        let endpoint = Endpoint::from_env(ENDPOINT_VAR, DEFAULT_ENDPOINT)?;
         if let Some(garbled) =
             crate::deploy::store::garbled_secret(&crate::deploy::store::AWS_SECRETS)
         {
@@ -61,7 +59,11 @@ impl CloudFront {
             .build()
             .map_err(|e| format!("reading AWS credentials: {}", crate::deploy::store_says(&e)))?;
         Ok(CloudFront {
-            url: format!("{}/{API}/distribution/{id}/invalidation", endpoint.trim_end_matches('/')),
+            url: format!(
+                "{}/{API}/distribution/{id}/invalidation",
+                endpoint.url.trim_end_matches('/')
+            ),
+            endpoint,
             cdn,
             client,
             credentials: s3.credentials().clone(),
@@ -102,7 +104,7 @@ impl CloudFront {
         }
         let (status, headers, body) = match send(builder).await {
             Ok(answer) => answer,
-            Err(why) => return Answer::Unreachable(why),
+            Err(why) => return Answer::Unreachable(self.endpoint.unreachable(&why)),
         };
         let text = String::from_utf8_lossy(&body);
         if status.is_success() {

@@ -1,7 +1,8 @@
 //! How folio speaks to a CDN's API: one reqwest client (30 s a request, `folio/VERSION`),
-//! an answer read whole up to a bound, errors in one line without the endpoint, the
-//! endpoint from the environment checked by config's one rule, and a CDN's own words
-//! repeated without a secret in them.
+//! an answer read whole up to a bound, errors in one line, the endpoint from the
+//! environment checked by config's one rule (no credentials, no query: it can be said)
+//! and named, with the variable that sets it, when it cannot be reached, and a CDN's own
+//! words repeated without a secret in them.
 
 use std::time::Duration;
 
@@ -68,10 +69,42 @@ pub(super) fn agent() -> Result<reqwest::Client, Failure> {
 }
 
 /// An endpoint from the environment variable `var`, checked by the one rule for endpoints
-/// (`config::deploy::endpoint`), or why not (without repeating it: it is never printed).
+/// (`config::deploy::endpoint`), or why not (without repeating it: what fails the rule
+/// may hold a credential).
 pub(crate) fn endpoint(var: &str, value: &str) -> Result<String, String> {
     crate::config::deploy::endpoint(value)
         .map_err(|why| format!("{var} {why}: expected http:// or https:// and a host"))
+}
+
+/// Where a client sends its requests: the provider's endpoint, or the one the environment
+/// variable `var` sets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Endpoint {
+    pub url: String,
+    var: &'static str,
+    from_env: bool,
+}
+
+impl Endpoint {
+    /// `var`'s endpoint when it is set (checked, [`endpoint`]), else `default`.
+    pub fn from_env(var: &'static str, default: &str) -> Result<Endpoint, String> {
+        let set = std::env::var(var).ok().filter(|v| !v.is_empty());
+        Ok(match set {
+            Some(value) => Endpoint { url: endpoint(var, &value)?, var, from_env: true },
+            None => Endpoint { url: default.to_string(), var, from_env: false },
+        })
+    }
+
+    /// Why a request got no answer, with where it was sent and what chose that: a lookup
+    /// that fails in CI is most often a variable set wrong, or one that was meant to be.
+    pub fn unreachable(&self, why: &str) -> String {
+        let (url, var) = (&self.url, self.var);
+        if self.from_env {
+            format!("{why}, at {url} (set by {var})")
+        } else {
+            format!("{why}, at {url} (the provider's; {var} sets another)")
+        }
+    }
 }
 
 /// A CDN's own words as folio repeats them: one line of printable text, cut as every
@@ -100,5 +133,19 @@ mod tests {
         for bad in ["http://[::1", "http://x@example.org", "ftp://h", "http://exa mple.com"] {
             assert!(endpoint("V", bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_unreachable_endpoint_is_named_with_the_variable_that_sets_it() {
+        let ours = Endpoint { url: "https://cdn.example".into(), var: "CDN_URL", from_env: false };
+        assert_eq!(
+            ours.unreachable("could not connect"),
+            "could not connect, at https://cdn.example (the provider's; CDN_URL sets another)"
+        );
+        let set = Endpoint { from_env: true, ..ours };
+        assert_eq!(
+            set.unreachable("could not connect"),
+            "could not connect, at https://cdn.example (set by CDN_URL)"
+        );
     }
 }

@@ -6,8 +6,9 @@
 //!
 //! The clients (`cloudfront.rs`, `cloudflare.rs`, each a [`Client`]) speak each provider's
 //! HTTP API with reqwest, as `folio/VERSION` ([`USER_AGENT`], `http.rs`); their endpoints
-//! and credentials come from the environment the way the providers' own tools read them,
-//! and no message names either. What a CDN answers is `answer.rs`'s, the waiting within
+//! and credentials come from the environment the way the providers' own tools read them.
+//! No message names a credential; an endpoint that gives no answer is named, with the
+//! variable that sets it (`AWS_ENDPOINT_URL_CLOUDFRONT`, `CLOUDFLARE_API_BASE_URL`). What a CDN answers is `answer.rs`'s, the waiting within
 //! the budget `wait.rs`'s.
 
 mod answer;

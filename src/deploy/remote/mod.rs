@@ -356,6 +356,21 @@ impl Remote<'_> {
     /// the kernel's lock) is written plainly.
     pub async fn put_record(&self, record: &Record) -> Result<(), Failure> {
         self.check_lease()?;
+        self.write_record(record).await
+    }
+
+    /// Makes sure this deploy still holds its lease, renewing it now if time passed the
+    /// fence ([`Lease::reclaim`]): asked before a purge is sent, and before the record that
+    /// strikes a purge a CDN has just accepted is written (a strike not written is a purge
+    /// paid twice).
+    pub async fn reclaim_lease(&self) -> Result<(), Failure> {
+        match self.lease.get() {
+            Some(lease) => lease.reclaim(self.store).await,
+            None => Ok(()),
+        }
+    }
+
+    async fn write_record(&self, record: &Record) -> Result<(), Failure> {
         (crate::fault_injection::process().before(Step::Record)).map_err(|e| {
             Failure::Other(anyhow::Error::from(e).context(format!("writing {RECORD}")))
         })?;

@@ -162,7 +162,11 @@ fn a_failed_cloudfront_purge_is_owed_and_sent_by_the_next_deploy_with_nothing_el
     assert!(said.contains("holds the build (8 uploaded, 0 deleted)"), "{said}");
     assert!(said.contains(&format!("the purge of {cdn} failed: could not connect")), "{said}");
     assert!(said.contains("8 keys stay owed to it in the record"), "{said}");
-    assert!(!said.contains(&gone), "the endpoint is never said: {said}");
+    // Where it was sent, and the variable that chose it: the first thing to check.
+    assert!(
+        said.contains(&format!(", at {gone} (set by AWS_ENDPOINT_URL_CLOUDFRONT) (tried ")),
+        "{said}"
+    );
     assert!(remote.objects() == published(&p), "the store holds the build");
 
     // A deploy that does not name the CDN leaves the debt as it is, and says so.
@@ -479,6 +483,14 @@ fn a_cloudflare_auth_error_or_a_storm_past_purge_wait_fails_and_the_next_deploy_
     assert!(said.contains("purge_wait (3 s"), "{said}");
     assert!(storm.purged().is_empty());
 
+    // An API base nothing answers at: named, with the variable that set it.
+    let gone = format!("http://127.0.0.1:{}/client/v4", crate::harness::free_port());
+    let env = [("CLOUDFLARE_API_TOKEN", TOKEN), ("CLOUDFLARE_API_BASE_URL", gone.as_str())];
+    let failed = remote.deploy_env(&p, &["--purge", &cdn, "--purge-wait", "1"], &env).fails(2);
+    let said = failed.stderr();
+    assert!(said.contains("could not connect"), "{said}");
+    assert!(said.contains(&format!(", at {gone} (set by CLOUDFLARE_API_BASE_URL)")), "{said}");
+
     // A deploy with no token at all is refused before anything is sent; a dry run needs
     // none to say what it would send.
     let refused = remote.deploy(&p, &["--purge", &cdn]).fails(1);
@@ -701,4 +713,59 @@ fn a_deploy_killed_before_its_purge_leaves_the_debt_whoever_deploys_next() {
     for key in &want {
         assert!(sent[0].contains(&format!("/{key}")), "{key}: {:?}", sent[0]);
     }
+}
+
+#[test]
+fn a_purge_accepted_as_the_lease_lapses_is_struck_and_never_paid_twice() {
+    let Some(moto) = Moto::start(false) else { return };
+    let remote = Remote::s3(&moto, "travel");
+    let p = Project::sample();
+    p.folio(&["build"]).success();
+    remote.deploy(&p, &[]).success();
+    rename_first_record(&p);
+    p.folio(&["build"]).success();
+    // A CloudFront that, as the invalidation arrives, stops the deploy's process for
+    // longer than its lease's fence (a runner paused, a container frozen: no renewal
+    // runs), then accepts it. The lease lasts 3 s: the fence is 2 s, the stop 2.5 s.
+    let accepted = "<?xml version=\"1.0\"?><Invalidation xmlns=\"http://cloudfront.amazonaws.com/doc/2020-05-31/\"><Id>I3FOLIOPAUSED</Id><Status>InProgress</Status><CreateTime>2026-11-27T00:00:00Z</CreateTime><InvalidationBatch><Paths><Quantity>0</Quantity></Paths><CallerReference>r</CallerReference></InvalidationBatch></Invalidation>";
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let pid = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let (deploying, log) = (pid.clone(), heard.clone());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let request = read_request(&stream);
+            log.lock().unwrap().push(String::from_utf8_lossy(&request.body).to_string());
+            let pid = deploying.load(std::sync::atomic::Ordering::SeqCst).to_string();
+            let signal = |s: &str| Command::new("kill").args([s, &pid]).status().unwrap();
+            if pid != "0" && signal("-STOP").success() {
+                std::thread::sleep(Duration::from_millis(2500));
+                signal("-CONT");
+            }
+            let _ = write!(
+                stream,
+                "HTTP/1.1 201 Created\r\nContent-Type: text/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{accepted}",
+                accepted.len()
+            );
+        }
+    });
+    let cdn = "cloudfront:E2QWRUHAPOMQZL";
+    let mut cmd = remote.command(&p, &["--purge", cdn]);
+    cmd.env("AWS_ENDPOINT_URL_CLOUDFRONT", &endpoint).env("FOLIO_FAULT", "lease:3");
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    pid.store(child.id(), std::sync::atomic::Ordering::SeqCst);
+    let run = Run::of("folio deploy --purge".into(), child.wait_with_output().unwrap());
+    // The lease is made sure again (nobody took it over), the purge struck, exit 0.
+    let said = run.success().stdout();
+    assert!(said.contains(&format!("purged {cdn}: 8 changed objects")), "{said}");
+    assert_eq!(heard.lock().unwrap().len(), 1);
+    let owed = remote.record().owed;
+    assert!(owed.keys().all(|to| to.to_string() != cdn), "struck: {owed:?}");
+    // The next deploy owes CloudFront nothing, and sends nothing.
+    let env = [("AWS_ENDPOINT_URL_CLOUDFRONT", endpoint.as_str())];
+    let next = remote.deploy_env(&p, &["--purge", cdn], &env).success();
+    assert!(!next.stdout().contains("purged"), "{}", next.stdout());
+    assert_eq!(heard.lock().unwrap().len(), 1, "paid once");
 }

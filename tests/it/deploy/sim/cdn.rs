@@ -31,11 +31,13 @@ impl folio::deploy::cdn::Client for SimCdn {
         _: usize,
         _: &folio::deploy::cdn::Budget,
     ) -> Result<folio::deploy::cdn::Accepted, folio::deploy::cdn::Declined> {
-        let mishap = {
+        let (mishap, sent) = {
             let mut w = self.world.lock().unwrap();
             // What is sent is what is paid for, accepted or not.
             w.clients[self.client].paid_paths.extend(batch.paths.iter().cloned());
-            w.clients[self.client].plan.cdn
+            let (at, before) = (w.now_ms(), w.accepted.len());
+            w.sent.push((at, self.client, batch.keys.clone(), before));
+            (w.clients[self.client].plan.cdn, at)
         };
         match mishap {
             Some(CdnMishap::Refuse) => {
@@ -55,6 +57,8 @@ impl folio::deploy::cdn::Client for SimCdn {
         let at = w.now_ms();
         trace(&w, self.client, format_args!("CDN purge {:?}", batch.paths));
         w.cdn_purges.push((at, batch.keys.clone()));
+        let (client, keys) = (self.client, batch.keys.clone());
+        w.accepted.push(super::Accepted { sent, at, client, keys, struck: None });
         Ok(folio::deploy::cdn::Accepted { id: None, waits: 0 })
     }
 }

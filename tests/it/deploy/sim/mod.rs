@@ -11,14 +11,16 @@
 //!
 //! Someone who can write the bucket and not the CDN rewrites folio's record between
 //! deploys in some schedules (`writer.rs`): junk and traversals owed a purge, a
-//! million pages the build has not, every key the store holds.
+//! million pages the build has not, every key the store holds, page 1 of 100,000 made-up
+//! languages.
 //!
 //! After every step the store takes, no page reachable from a listing's first page links
 //! to an object that is not there. After every schedule, one clean deploy must leave the
 //! store equal to its build (and a foreign object as it was: no folio-owned orphan), and
 //! every key whose bytes changed at any moment must be named by a purge list written at
 //! or after that moment; no deploy sent its CDN more paths than its bound, and none a path
-//! outside the build's paths.
+//! outside the build's paths; no batch the CDN accepted, and its deploy struck, was sent
+//! again unless one of its keys changed (or was forged owed) since.
 //!
 //! `cargo test` runs [`SEEDS`] seeds and the regression seeds; `scripts/sim.sh N` runs N
 //! (`FOLIO_SIM_SEEDS`); a failing seed is printed and replays alone with
@@ -94,6 +96,19 @@ struct World {
     purges: Vec<(u128, BTreeSet<String>)>,
     /// (virtual ms, keys) of every purge the CDN accepted.
     cdn_purges: Vec<(u128, BTreeSet<String>)>,
+    /// (virtual ms, key) of every write that landed (also one of the same bytes), and of
+    /// every key a record landed saying a deploy is about to write or delete: a deploy that
+    /// takes over cannot know which of them a deploy cut short sent, and owes them all.
+    written: Vec<(u128, String)>,
+    /// Every batch the CDN accepted, and whether its deploy then struck it from the record.
+    accepted: Vec<Accepted>,
+    /// Every batch sent the CDN: (virtual ms, client, the keys it pays, how many batches
+    /// the CDN had accepted before it was sent).
+    sent: Vec<(u128, usize, BTreeSet<String>, usize)>,
+    /// (virtual ms, keys, whether past what a deploy could leave) of every record the
+    /// bucket's writer forged: past 100,000 keys, folio owes a purge of everything the
+    /// build publishes instead.
+    forged: Vec<(u128, BTreeSet<String>, bool)>,
     /// Whether links are checked at every step: not when a request lands late (a freeze
     /// in a send), which may put an old page back for a moment.
     links_checked: bool,
@@ -112,6 +127,19 @@ impl World {
 }
 
 type Shared = Arc<Mutex<World>>;
+
+/// A batch the CDN accepted.
+struct Accepted {
+    /// When it was sent (a write landing after that may be in no purge yet) and accepted.
+    sent: u128,
+    at: u128,
+    client: usize,
+    keys: BTreeSet<String>,
+    /// When a record write of its deploy landed after it (the strike): how many batches
+    /// had been sent by then. A batch sent before it is not judged: its deploy could not
+    /// know.
+    struck: Option<usize>,
+}
 
 /// One client of the store: its schedule, and what became of it.
 #[derive(Default)]
@@ -282,6 +310,10 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             changes: Vec::new(),
             purges: Vec::new(),
             cdn_purges: Vec::new(),
+            written: Vec::new(),
+            accepted: Vec::new(),
+            sent: Vec::new(),
+            forged: Vec::new(),
             links_checked: !late_sends,
             broken: Vec::new(),
             fence_broken: Vec::new(),
@@ -290,8 +322,8 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
         }));
         let mut tasks = Vec::new();
         let forger = writer::forgery(seed).map(|when| {
-            let inner = inner.clone();
-            tokio::task::spawn_local(async move { writer::forge(&inner, when).await })
+            let (inner, world) = (inner.clone(), world.clone());
+            tokio::task::spawn_local(async move { writer::forge(&inner, &world, when).await })
         });
         for (client, build, start) in starts {
             let (inner, world, project) =
@@ -366,6 +398,7 @@ fn run_seed(seed: u64, builds: &Builds) -> Result<String, String> {
             .and_then(|()| check::links::held(&w))
             .and_then(|()| check::purged::held(&w))
             .and_then(|()| check::bounded::held(&w, BOUND))
+            .and_then(|()| check::paid_once::held(&w))
             .and_then(|()| check::inside::held(&w, &builds.keys));
         if let Err(what) = held {
             return tell(what);

@@ -174,6 +174,11 @@ impl Chaos {
     pub(super) async fn changed(&self, key: &Key, before: Option<Vec<u8>>) {
         let Some(rel) = followed(key.as_ref()) else { return };
         let now = bytes_of(&self.inner, key).await;
+        {
+            let mut w = self.world();
+            let at = w.now_ms();
+            w.written.push((at, rel.to_string()));
+        }
         if now == before {
             return;
         }
@@ -221,6 +226,15 @@ impl ObjectStore for Chaos {
                 tokio::time::sleep_until(until).await;
             }
         }
+        // What a record says a deploy is about to write or delete (its intent): owed again
+        // by whoever takes over, since any of it may still land.
+        let intended: Option<Vec<String>> =
+            location.as_ref().ends_with(".folio-deploy.json.gz").then(|| {
+                let bytes: Vec<u8> = payload.iter().flatten().copied().collect();
+                folio::deploy::record::Record::from_bytes(&bytes)
+                    .map(|r| r.pending.into_keys().chain(r.deleting.into_keys()).collect())
+                    .unwrap_or_default()
+            });
         let before = bytes_of(&self.inner, location).await;
         let mode = format!("{:?}", opts.mode);
         let done = self.inner.put_opts(location, payload, opts).await;
@@ -230,6 +244,18 @@ impl ObjectStore for Chaos {
             format_args!("put {location} {mode} -> {}", done.is_ok()),
         );
         if done.is_ok() {
+            if location.as_ref().ends_with(".folio-deploy.json.gz") {
+                // A record of this client's that landed strikes what its CDN accepted.
+                let mut w = self.world();
+                let client = self.client;
+                let sent = w.sent.len();
+                for a in w.accepted.iter_mut().filter(|a| a.client == client) {
+                    a.struck.get_or_insert(sent);
+                }
+                let at = w.now_ms();
+                let keys = intended.unwrap_or_default();
+                w.written.extend(keys.into_iter().map(|k| (at, k)));
+            }
             self.changed(location, before).await;
             if let Some(body) = &lease_body {
                 self.lease_written(Some(body));

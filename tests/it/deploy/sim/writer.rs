@@ -1,6 +1,7 @@
 //! The bucket's writer: someone who can write the bucket and not the CDN rewrites folio's
-//! record between deploys, owing junk, traversals, a million pages the build has not, or
-//! every key the store holds. Drawn from a source of its own.
+//! record between deploys, owing junk, traversals, a million pages the build has not,
+//! every key the store holds, or page 1 of 100,000 made-up languages (each its own variant,
+//! the fold's worst case). Drawn from a source of its own.
 
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use object_store::{ObjectStoreExt, PutPayload};
 
 use super::check::{bytes_of, followed};
 use super::rng::Rng;
-use super::{PREFIX, purged_cdn};
+use super::{PREFIX, Shared, purged_cdn};
 
 /// What someone who can write the bucket (and not the CDN) puts in folio's record between
 /// deploys: keys owed a purge that folio never changed.
@@ -23,7 +24,14 @@ pub(super) enum Forgery {
     Million,
     /// Every key the store holds.
     Everything,
+    /// Page 1 of [`LANGUAGES`] made-up languages, each its own variant: as many as a
+    /// record may owe before it counts as owing everything, each folded apart.
+    Languages,
 }
+
+/// The made-up languages of [`Forgery::Languages`]: the most keys a record may owe a CDN
+/// before folio owes it everything the build publishes instead.
+pub(super) const LANGUAGES: usize = 100_000;
 
 /// When and how the bucket's record is forged in seed `seed`, drawn from a source of its
 /// own (the schedules of the deploys stay as they were).
@@ -38,6 +46,8 @@ pub(super) fn forgery(seed: u64) -> Option<(Duration, Forgery)> {
         5..7 => Forgery::Million,
         _ => Forgery::Everything,
     };
+    // Drawn apart, so that the forgeries of the seeds above stay as they were.
+    let kind = if Rng(seed ^ 0x1A_6CA6).chance(30) { Forgery::Languages } else { kind };
     Some((at, kind))
 }
 
@@ -64,13 +74,20 @@ pub(super) fn forged(kind: Forgery, held: &[String]) -> Vec<String> {
             })
             .collect(),
         Forgery::Everything => held.to_vec(),
+        Forgery::Languages => {
+            (0..LANGUAGES).map(|n| format!("api/x{n:05}/attractions/10/1.json")).collect()
+        }
     }
 }
 
 /// The bucket's writer: at `at`, the record (when there is one) owes every recipient, the
 /// purge list and the CDN, `kind`'s keys besides what it owed. Written over whatever is
 /// there, as someone with the bucket's keys would.
-pub(super) async fn forge(inner: &InMemory, (at, kind): (Duration, Forgery)) -> String {
+pub(super) async fn forge(
+    inner: &InMemory,
+    world: &Shared,
+    (at, kind): (Duration, Forgery),
+) -> String {
     use folio::deploy::record::{Recipient, Record};
     tokio::time::sleep(at).await;
     let key = Key::from(format!("{PREFIX}/{}", folio::deploy::record::RECORD));
@@ -88,11 +105,20 @@ pub(super) async fn forge(inner: &InMemory, (at, kind): (Duration, Forgery)) -> 
         keys.filter_map(|k: String| followed(&k).map(str::to_string)).collect()
     };
     let keys = forged(kind, &held);
-    // The list is owed the junk too; the million, the CDN only (what a bucket writer aims
-    // at is the CDN's bill).
-    let list = if kind == Forgery::Million { &[][..] } else { &keys[..] };
+    // The list is owed the junk too; the million and the languages, the CDN only (what a
+    // bucket writer aims at is the CDN's bill).
+    let billed = matches!(kind, Forgery::Million | Forgery::Languages);
+    let list = if billed { &[][..] } else { &keys[..] };
     record.owed.entry(Recipient::List).or_default().extend(list.iter().cloned());
     record.owed.entry(Recipient::Cdn(purged_cdn())).or_default().extend(keys.iter().cloned());
     inner.put(&key, PutPayload::from(record.to_bytes())).await.unwrap();
+    {
+        let mut w = world.lock().unwrap();
+        let now = w.now_ms();
+        // Past the floor, what the CDN is owed in all: folio owes it everything instead.
+        let owed = record.owed.get(&Recipient::Cdn(purged_cdn())).map_or(0, |k| k.len());
+        let everything = owed > LANGUAGES;
+        w.forged.push((now, keys.iter().cloned().collect(), everything));
+    }
     format!("at {at:?}, the record forged to owe {} keys more ({kind:?})", keys.len())
 }

@@ -3,7 +3,8 @@
 //! schedule, the store equal to the last build after one clean deploy (`settled.rs`), no
 //! write without the lease (`fence.rs`), every change purged by a later purge list and a
 //! later purge the CDN accepted (`purged.rs`), no deploy paying more than its bound
-//! (`bounded.rs`) or a path outside the builds' (`inside.rs`), whatever the record said.
+//! (`bounded.rs`) or a path outside the builds' (`inside.rs`), whatever the record said,
+//! and no batch the CDN accepted and its deploy struck paid again (`paid_once.rs`).
 
 use object_store::ObjectStoreExt;
 use object_store::memory::InMemory;
@@ -15,6 +16,7 @@ pub(super) mod bounded;
 pub(super) mod fence;
 pub(super) mod inside;
 pub(super) mod links;
+pub(super) mod paid_once;
 pub(super) mod purged;
 pub(super) mod settled;
 
