@@ -9,6 +9,7 @@ use std::io::{self, Read};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::bounded::{MAX_RECORD, MAX_RECORD_WORDS};
 use super::raw::Raw;
 use super::record::Unlisted;
 use crate::diag::Problem;
@@ -93,6 +94,13 @@ fn stream_in_chunks(
     let (header, mut body_start) = loop {
         match read_header(&buf[bom..], delimiter, eof) {
             Ok(Some((header, end))) => break (header, bom + end),
+            Ok(None) if buf.len() - bom > MAX_RECORD => {
+                let message = format!(
+                    "the header goes on for more than {MAX_RECORD_WORDS} without ending (a quote never closed? no line end?), and a record is at most {MAX_RECORD_WORDS}"
+                );
+                issues.push(below_sep(Problem::unplaced(Some(1), message), skip));
+                return Ok((issues, warnings));
+            }
             Ok(None) if !eof => {
                 let want = batch.max(buf.len());
                 eof = fill(&mut reader, &mut buf, want)?;
@@ -149,40 +157,24 @@ fn stream_in_chunks(
     let mut body = buf.split_off(body_start);
     drop(buf);
     loop {
-        let (parts, done) = match split_rows(&body, delimiter, every, eof) {
-            Some(split) => split,
-            None => {
-                // Irregular quoting: the rest of the file is read and parsed as one chunk,
-                // in order, as a single reader would, up to a quote that is never closed;
-                // every break in the quoting is a problem.
-                if !eof {
-                    reader.read_to_end(&mut body)?;
-                }
-                let mut end = body.len();
-                for found in quotes::breaks(&body, delimiter) {
-                    let (within, cell, message) = match found {
-                        quotes::Break::Unclosed { line: within, cell, record_start } => {
-                            end = record_start;
-                            (within, cell, UNCLOSED)
-                        }
-                        quotes::Break::AfterClose { line: within, cell } => {
-                            (within, cell, AFTER_CLOSE)
-                        }
-                    };
-                    let mut problem = Problem::unplaced(Some(line + within - 1), message);
-                    if let Some(name) = header.get(cell) {
-                        problem = problem.with_field(name.clone());
-                    }
-                    issues.push(problem);
-                }
-                let whole = [(0, end)];
-                table.batch(&body, &whole, &mut line, &mut issues, sink);
-                return Ok((issues, warnings));
-            }
+        let Some((parts, done)) = split_rows(&body, delimiter, every, eof) else {
+            // Irregular quoting: read on in order, as a single reader would.
+            irregular(&mut reader, body, eof, &table, batch, &mut line, &mut issues, sink)?;
+            return Ok((issues, warnings));
         };
         if eof {
             table.batch(&body, &parts, &mut line, &mut issues, sink);
             return Ok((issues, warnings));
+        }
+        if done == 0 {
+            // One record longer than what was read: more of it, onto the same bytes.
+            if body.len() > MAX_RECORD {
+                issues.push(Problem::unplaced(Some(line), too_long()));
+                return Ok((issues, warnings));
+            }
+            let want = batch.max(body.len());
+            eof = fill(&mut reader, &mut body, want)?;
+            continue;
         }
         // The rows of this batch are parsed while the next is read.
         let mut next = body[done..].to_vec();
@@ -193,6 +185,77 @@ fn stream_in_chunks(
         );
         eof = read?;
         body = next;
+    }
+}
+
+/// What a record that goes on past [`MAX_RECORD`] is told, at the line it starts on.
+fn too_long() -> String {
+    format!(
+        "this record goes on for more than {MAX_RECORD_WORDS} without ending (a quoted cell never closed? no line ends?), and a record is at most {MAX_RECORD_WORDS}; the file is read no further"
+    )
+}
+
+/// The rest of a file whose quoting is irregular (a stray quote inside a cell, which a
+/// lenient reader keeps as text), from `body` (which starts a record, on `line`) on: read
+/// in batches and parsed in order, each batch cut after its last whole record as the
+/// quoting is followed ([`quotes::Scan`]), up to a quote that is never closed; every break
+/// in the quoting is a problem.
+#[allow(clippy::too_many_arguments)]
+fn irregular(
+    reader: &mut impl Read,
+    mut body: Vec<u8>,
+    mut eof: bool,
+    table: &Table,
+    batch: usize,
+    line: &mut u64,
+    issues: &mut Vec<Problem>,
+    sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
+) -> io::Result<()> {
+    let mut scan = quotes::Scan::new(table.delimiter);
+    // The line the scan's lines count from, and how many of its bytes are behind `body`.
+    let (first_line, mut behind) = (*line, 0usize);
+    let mut scanned = 0;
+    let say = |found: quotes::Break, issues: &mut Vec<Problem>| {
+        let (within, cell, message) = match found {
+            quotes::Break::Unclosed { line: within, cell, .. } => (within, cell, UNCLOSED),
+            quotes::Break::AfterClose { line: within, cell } => (within, cell, AFTER_CLOSE),
+        };
+        let mut problem = Problem::unplaced(Some(first_line + within - 1), message);
+        if let Some(name) = table.header.get(cell) {
+            problem = problem.with_field(name.clone());
+        }
+        issues.push(problem);
+    };
+    loop {
+        for found in scan.feed(&body[scanned..]) {
+            say(found, issues);
+        }
+        scanned = body.len();
+        if eof {
+            let mut end = body.len();
+            if let Some(open) = scan.finish() {
+                if let quotes::Break::Unclosed { record_start, .. } = open {
+                    end = record_start - behind;
+                }
+                say(open, issues);
+            }
+            table.batch(&body, &[(0, end)], line, issues, sink);
+            return Ok(());
+        }
+        let whole = scan.record_start() - behind;
+        // A cut just after a `\r` the bytes end with waits for them: a `\n` may follow.
+        let waits = whole == body.len() && body.last() == Some(&b'\r');
+        if whole > 0 && !waits {
+            table.batch(&body, &[(0, whole)], line, issues, sink);
+            body.drain(..whole);
+            behind += whole;
+            scanned -= whole;
+        } else if whole == 0 && body.len() > MAX_RECORD {
+            issues.push(Problem::unplaced(Some(*line), too_long()));
+            return Ok(());
+        }
+        let want = batch.max(body.len());
+        eof = fill(reader, &mut body, want)?;
     }
 }
 

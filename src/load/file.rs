@@ -9,7 +9,7 @@ use super::format::{Format, format_of};
 use super::raw::Raw;
 use super::record::Unlisted;
 use super::tree::Json;
-use super::{csv, exact, json, record, unique};
+use super::{bounded, csv, exact, json, record, unique};
 use crate::config::Project;
 use crate::diag::{self, MAX_PROBLEMS, Problem};
 use crate::model::{Element, Id, Origin, Record};
@@ -95,6 +95,27 @@ struct FileOut<'r> {
 }
 
 impl FileOut<'_> {
+    /// The file ends at a NUL byte at offset `at`: what its reader said of the end it found
+    /// there (`issues`: a record cut short, an array never closed) and its records' problems
+    /// from the NUL's line on are its doing (a `.json` element is handed out only whole),
+    /// and the NUL is the problem, at its line and column.
+    fn nul(&mut self, at: u64, format: Format, issues: Vec<Problem>, locate: Locate) {
+        let csv = matches!(format, Format::Csv | Format::Tsv);
+        let (line, column) = match locate(at, csv) {
+            Ok(place) => place,
+            Err(e) => {
+                self.issue(Problem::unplaced(None, format!("cannot read: {e}")));
+                return;
+            }
+        };
+        let before = |p: &Problem| p.line.is_some_and(|l| l < line);
+        if format != Format::Json {
+            self.problems.retain(before);
+            issues.into_iter().filter(before).for_each(|i| self.issue(i));
+        }
+        self.issue(Problem::unplaced(Some(line), bounded::nul_message(column)));
+    }
+
     fn issue(&mut self, problem: Problem) {
         self.keep(problem.at(self.index, &self.shown));
     }
@@ -213,7 +234,10 @@ pub(super) fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileR
     match std::fs::File::open(path) {
         Ok(file) => {
             let size = file.metadata().map_or(0, |m| m.len());
-            read_file(index, shown, format, file, size, BATCH_BYTES, resolver)
+            // Where a NUL byte is, read again from the start (only then).
+            let locate =
+                |at, csv| std::fs::File::open(path).and_then(|f| bounded::locate(f, at, csv));
+            read_file(index, shown, format, file, size, BATCH_BYTES, resolver, &locate)
         }
         Err(e) => {
             let p = Problem::new(index, &shown, None, format!("cannot read: {e}"));
@@ -222,7 +246,12 @@ pub(super) fn load_file(index: usize, path: &Path, resolver: &Resolver) -> FileR
     }
 }
 
-/// Parses and resolves one file from `reader`, in batches of about `batch` bytes.
+/// Where a byte of the file is: its line and column ([`bounded::locate`]).
+type Locate<'a> = &'a dyn Fn(u64, bool) -> std::io::Result<(u64, u64)>;
+
+/// Parses and resolves one file from `reader`, in batches of about `batch` bytes, up to
+/// its first NUL byte (which `locate` finds the line and column of).
+#[allow(clippy::too_many_arguments)]
 fn read_file(
     index: usize,
     shown: PathBuf,
@@ -231,7 +260,9 @@ fn read_file(
     size: u64,
     batch: usize,
     resolver: &Resolver,
+    locate: Locate,
 ) -> FileResult {
+    let mut reader = bounded::UpToNul::new(reader);
     let batches = usize::try_from(size.div_ceil(batch as u64)).unwrap_or(usize::MAX);
     let mut out = FileOut {
         index,
@@ -250,23 +281,24 @@ fn read_file(
     let read = match format {
         Format::Csv | Format::Tsv => {
             let delimiter = format.delimiter(resolver.project());
-            csv::stream(reader, delimiter, format == Format::Tsv, resolver, batch, &mut |raws| {
-                out.batch(raws)
-            })
-            .map(|(issues, unlisted)| {
-                issues.into_iter().for_each(|i| out.issue(i));
-                for Unlisted { lang, warning } in unlisted {
-                    if out.warned.insert(format!("lang:{lang}")) {
-                        out.warnings.push((Some(lang), warning.at(index, &out.shown)));
+            let tsv = format == Format::Tsv;
+            csv::stream(&mut reader, delimiter, tsv, resolver, batch, &mut |raws| out.batch(raws))
+                .map(|(issues, unlisted)| {
+                    for Unlisted { lang, warning } in unlisted {
+                        if out.warned.insert(format!("lang:{lang}")) {
+                            out.warnings.push((Some(lang), warning.at(index, &out.shown)));
+                        }
                     }
-                }
-            })
+                    issues
+                })
         }
-        Format::Json => json::stream_array(reader, batch, &mut |raws| out.batch(raws))
-            .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
-        Format::JsonLines => json::stream_lines(reader, batch, &mut |raws| out.batch(raws))
-            .map(|issues| issues.into_iter().for_each(|i| out.issue(i))),
+        Format::Json => json::stream_array(&mut reader, batch, &mut |raws| out.batch(raws)),
+        Format::JsonLines => json::stream_lines(&mut reader, batch, &mut |raws| out.batch(raws)),
     };
+    let read = read.map(|issues| match reader.nul {
+        Some(at) => out.nul(at, format, issues, locate),
+        None => issues.into_iter().for_each(|i| out.issue(i)),
+    });
     if let Err(e) = read {
         let p = Problem::new(index, &out.shown, None, format!("cannot read: {e}"));
         out.problems.push(p);
@@ -294,6 +326,7 @@ pub fn parse_file(
     let Some(format) = format_of(Path::new(name)) else { return (Vec::new(), Vec::new()) };
     let resolver = Resolver::new(project);
     let size = bytes.len() as u64;
-    let read = read_file(0, name.into(), format, bytes, size, batch.max(1), &resolver);
+    let locate = |at, csv| bounded::locate(bytes, at, csv);
+    let read = read_file(0, name.into(), format, bytes, size, batch.max(1), &resolver, &locate);
     (read.records, read.problems)
 }

@@ -4,6 +4,7 @@
 
 use std::io::{self, BufRead, Read};
 
+use super::bounded::{MAX_RECORD, MAX_RECORD_WORDS};
 use super::raw::Raw;
 use crate::diag::Problem;
 
@@ -123,8 +124,18 @@ fn value_len(b: &[u8]) -> Option<usize> {
             None
         }
         b'"' => string_len(b),
-        _ => b.iter().position(|c| matches!(c, b',' | b']' | b' ' | b'\t' | b'\r' | b'\n')),
+        // A number, `true`, `false` or `null` (and `NaN` or `Infinity`, which the parse
+        // names): it ends at the first byte none of them holds, so that a byte no value
+        // starts with is refused where it is, not taken for the start of a scalar that
+        // runs on to the end of the file.
+        _ => b.iter().position(|&c| !is_scalar_byte(c)),
     }
+}
+
+/// A byte a JSON scalar (a number, `true`, `false`, `null`) may hold, or `NaN` and
+/// `Infinity`, which the parse names.
+fn is_scalar_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -293,6 +304,10 @@ impl Splitter {
                     break;
                 }
                 State::First | State::Element => match value_len(&buf[pos..]) {
+                    Some(0) => {
+                        let message = "invalid JSON: expected a value (an object)";
+                        return Ok(self.fail_at(pos, message, elements));
+                    }
                     Some(len) => {
                         // On the line the last one ended on: both are named by index.
                         let shared = self.count > 0 && self.last_end == self.line;
@@ -310,6 +325,12 @@ impl Splitter {
                     None if self.eof => {
                         let message = "invalid JSON: the file ends inside this value";
                         return Ok(self.fail_at(pos, message, elements));
+                    }
+                    None if buf.len() - pos > MAX_RECORD => {
+                        let message = format!(
+                            "invalid JSON: this value goes on for more than {MAX_RECORD_WORDS} without ending (a bracket or a quote never closed?), and a record is at most {MAX_RECORD_WORDS}"
+                        );
+                        return Ok(self.fail_at(pos, &message, elements));
                     }
                     None => {
                         self.examined += (buf.len() - pos) as u64;
@@ -436,7 +457,16 @@ pub fn stream_lines(
     let mut number = 0u64;
     loop {
         let start = buf.len();
-        let n = reader.read_until(b'\n', &mut buf)?;
+        let Some(n) = read_line_within(&mut reader, &mut buf, MAX_RECORD)? else {
+            let message = format!(
+                "invalid JSON: this line goes on for more than {MAX_RECORD_WORDS} without ending, and a record is at most {MAX_RECORD_WORDS}; the file is read no further"
+            );
+            buf.truncate(start);
+            if !lines.is_empty() {
+                sink(texts(&lines, &buf));
+            }
+            return Ok(vec![Problem::unplaced(Some(number + 1), message)]);
+        };
         if n > 0 {
             number += 1;
             let mut from = start;
@@ -454,22 +484,57 @@ pub fn stream_lines(
             }
         }
         if (n == 0 || buf.len() >= chunk || lines.len() >= MAX_ELEMENTS) && !lines.is_empty() {
-            sink(
-                lines
-                    .iter()
-                    .map(|&(line, from, to)| Raw::Text {
-                        line,
-                        column: 1,
-                        index: None,
-                        text: &buf[from..to],
-                    })
-                    .collect(),
-            );
+            sink(texts(&lines, &buf));
             lines.clear();
             buf.clear();
         }
         if n == 0 {
             return Ok(Vec::new());
+        }
+    }
+}
+
+/// The lines `(line number, start, end)` of `buf`, as records to parse.
+fn texts<'b>(lines: &[(u64, usize, usize)], buf: &'b [u8]) -> Vec<Raw<'b>> {
+    let text = |&(line, from, to): &(u64, usize, usize)| Raw::Text {
+        line,
+        column: 1,
+        index: None,
+        text: &buf[from..to],
+    };
+    lines.iter().map(text).collect()
+}
+
+/// Reads one line (up to its `\n`, or the end of the file) onto `buf`, as `read_until`
+/// does, and how many bytes it took; `None` when the line goes on past `max` bytes
+/// (then what was read of it is left on `buf`, and the rest is not read).
+fn read_line_within(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<Option<usize>> {
+    let mut read = 0;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(Some(read));
+        }
+        let (take, ended) = match memchr::memchr(b'\n', available) {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        if read + take > max + 1 {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&available[..take]);
+        reader.consume(take);
+        read += take;
+        if ended {
+            return Ok(Some(read));
         }
     }
 }

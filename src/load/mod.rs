@@ -3,6 +3,7 @@
 //! unique ids and sort fields of one type. Returns the records or every problem found.
 //! A file is read by `file.rs` in its format (`format.rs`) into raw records (`raw.rs`).
 
+mod bounded;
 pub mod csv;
 pub mod dates;
 pub mod emit;

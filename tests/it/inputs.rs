@@ -637,3 +637,113 @@ fn an_output_folder_that_is_a_fifo_a_device_or_a_dangling_link_is_refused_by_nam
     p.folio(&["build", "--out", "linked"]).success();
     assert!(p.path("real/api/index.json").is_file());
 }
+
+/// Runs `folio check` in `p` under `/usr/bin/time`: its stderr and its peak resident
+/// memory in bytes (`None` where there is no `/usr/bin/time`).
+fn check_with_peak(p: &Project) -> (String, Option<u64>) {
+    let time = std::path::Path::new("/usr/bin/time");
+    let report = p.path("time.txt");
+    let output = if time.is_file() {
+        std::process::Command::new(time)
+            .args(["-f", "%M", "-o"])
+            .arg(&report)
+            .arg(crate::harness::BIN)
+            .arg("check")
+            .current_dir(p.dir.path())
+            .output()
+    } else {
+        std::process::Command::new(crate::harness::BIN)
+            .arg("check")
+            .current_dir(p.dir.path())
+            .output()
+    }
+    .expect("running folio check");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let peak = std::fs::read_to_string(&report)
+        .ok()
+        .and_then(|text| text.trim().lines().last()?.parse::<u64>().ok())
+        .map(|kb| kb * 1024);
+    (String::from_utf8_lossy(&output.stderr).into_owned(), peak)
+}
+
+/// The bound of issue 56: the peak memory of reading a file at most 1.5 times its size,
+/// and a constant (folio's own, its batch and one record).
+fn assert_bounded(peak: Option<u64>, size: u64, what: &str) {
+    let Some(peak) = peak else { return crate::harness::skipped("no /usr/bin/time") };
+    let bound = size / 2 * 3 + (96 << 20);
+    assert!(peak < bound, "{what}: peak {} MB, bound {} MB", peak >> 20, bound >> 20);
+}
+
+#[test]
+fn a_file_of_nul_bytes_after_a_few_records_is_refused_at_its_first_nul_in_bounded_memory() {
+    // `truncate -s 1G` after a few records: a sparse file, cheap to make, that folio once
+    // held four times over (4.2 GB) before refusing, 16 s later.
+    let cases = [
+        ("a.csv", "id,name.en\n1,A\n2,B\n", "data/a.csv:4: a NUL byte (column 1)"),
+        ("a.csv", "id,name.en\n1,A\n2,B\n3,Cé", "data/a.csv:4: a NUL byte (column 5)"),
+        ("a.jsonl", "{\"id\": 1}\n{\"id\": 2}\n", "data/a.jsonl:3: a NUL byte (column 1)"),
+        ("a.json", "[\n {\"id\": 1},\n {\"id\": 2},\n ", "data/a.json:4: a NUL byte (column 2)"),
+        (
+            "a.json",
+            "[{\"id\": 1, \"name\": \"é\"}, {\"id\": 2}, 1",
+            "data/a.json:1: a NUL byte (column 38)",
+        ),
+    ];
+    for size in [200u64 << 20, 1 << 30] {
+        for (name, head, said) in cases {
+            let p = Project::new(I18N);
+            let path = p.path(&format!("data/{name}"));
+            std::fs::write(&path, head).unwrap();
+            std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(size).unwrap();
+            let (stderr, peak) = check_with_peak(&p);
+            assert!(stderr.contains(said), "{name} of {size} bytes: {stderr}");
+            assert!(stderr.contains("1 problem in the input"), "{name}: {stderr}");
+            assert_bounded(peak, size, name);
+        }
+    }
+}
+
+#[test]
+fn one_huge_string_cell_or_line_is_refused_where_it_starts_in_bounded_memory() {
+    // 200 MB of one string, one cell, one line with no end: a record is at most 16 MiB.
+    let size = 200u64 << 20;
+    let cases = [
+        ("a.csv", "id,name.en\n1,A\n2,", "data/a.csv:3: this record goes on for more than 16 MiB"),
+        (
+            "a.csv",
+            "id,name.en\n1,A\n2,\"",
+            "data/a.csv:3: this record goes on for more than 16 MiB",
+        ),
+        (
+            "a.csv",
+            "id,name.en\n1,A\"b\n2,",
+            "data/a.csv:3: this record goes on for more than 16 MiB",
+        ),
+        (
+            "a.jsonl",
+            "{\"id\": 1}\n{\"id\": 2, \"s\": \"",
+            "data/a.jsonl:2: invalid JSON: this line goes on",
+        ),
+        (
+            "a.json",
+            "[{\"id\": 1}, {\"id\": 2, \"s\": \"",
+            "data/a.json:1: invalid JSON: this value goes on",
+        ),
+        ("a.json", "[{\"id\": 1},\n1", "data/a.json:2: invalid JSON: this value goes on"),
+    ];
+    let filler = vec![b'7'; 1 << 20];
+    for (name, head, said) in cases {
+        let p = Project::new(I18N);
+        let path = p.path(&format!("data/{name}"));
+        let mut file = std::fs::File::create(&path).unwrap();
+        use std::io::Write;
+        file.write_all(head.as_bytes()).unwrap();
+        for _ in 0..size >> 20 {
+            file.write_all(&filler).unwrap();
+        }
+        drop(file);
+        let (stderr, peak) = check_with_peak(&p);
+        assert!(stderr.contains(said), "{name} ({head:?}): {stderr}");
+        assert_bounded(peak, size, name);
+    }
+}

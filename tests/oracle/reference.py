@@ -148,6 +148,17 @@ def read_one(data: bytes, ext: str, settings, strip_all_boms: bool) -> Reading:
         what = f"bytes {body[bad.start:bad.end + 2]!r} are not UTF-8"
         reading.refusals.insert(0, Problem("invalid-utf8", what, lo, line))
         reading.how += " (bytes that are no UTF-8 kept as surrogates)"
+    nul = body.find(b"\x00")
+    if nul >= 0:
+        # Docs (data.md): a file is read up to its first NUL byte, which no text file
+        # holds, and refused there at its line.
+        before = body[:nul].decode("utf-8", "surrogateescape")
+        line = (len(ANY_EOL.findall(before)) if tabular else before.count("\n")) + 1
+        stop = Problem("nul", "a NUL byte: the file is read no further", line, line)
+        if reading.stop is None:
+            reading.stop = stop
+        else:
+            reading.refusals.insert(0, stop)
     if not reading.header:
         duplicate_ids(reading)
     return reading

@@ -32,54 +32,123 @@ enum State {
 
 /// Every break in `text`, in order; after an unclosed quote there is nothing more to say.
 pub fn breaks(text: &[u8], delimiter: u8) -> Vec<Break> {
-    let mut found = Vec::new();
-    let mut state = State::Start;
-    let (mut line, mut cell) = (1u64, 0usize);
-    let (mut opened, mut record_start) = (1u64, 0usize);
-    let mut i = 0;
-    while i < text.len() {
-        let b = text[i];
-        let line_end = b == b'\n' || b == b'\r';
-        match state {
-            State::Start | State::Plain | State::Closed if line_end => {
-                state = State::Start;
-                cell = 0;
-                line += 1;
-                if b == b'\r' && text.get(i + 1) == Some(&b'\n') {
-                    i += 1;
-                }
-                record_start = i + 1;
-            }
-            State::Start | State::Plain | State::Closed if b == delimiter => {
-                state = State::Start;
-                cell += 1;
-            }
-            State::Start if b == b'"' => {
-                state = State::Quoted;
-                opened = line;
-            }
-            State::Start | State::Plain => state = State::Plain,
-            State::Quoted if b == b'"' => state = State::Closed,
-            State::Quoted => {
-                if line_end {
-                    line += 1;
-                    if b == b'\r' && text.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                }
-            }
-            State::Closed if b == b'"' => state = State::Quoted,
-            State::Closed => {
-                found.push(Break::AfterClose { line, cell });
-                state = State::Plain;
+    let mut scan = Scan::new(delimiter);
+    let mut found = scan.feed(text);
+    found.extend(scan.finish());
+    found
+}
+
+/// The quoting of a text read piece by piece: [`Scan::feed`] each piece in turn, then
+/// [`Scan::finish`]. Lines and offsets count from the first piece's start.
+pub struct Scan {
+    delimiter: u8,
+    state: State,
+    line: u64,
+    cell: usize,
+    /// The line the open quoted cell opened on.
+    opened: u64,
+    /// Where the record being read starts.
+    record_start: usize,
+    /// How many bytes were fed before the current piece.
+    offset: usize,
+    /// The last piece ended with the `\r` of a line end: a `\n` first in this one is its.
+    after_cr: bool,
+}
+
+impl Scan {
+    pub fn new(delimiter: u8) -> Scan {
+        Scan {
+            delimiter,
+            state: State::Start,
+            line: 1,
+            cell: 0,
+            opened: 1,
+            record_start: 0,
+            offset: 0,
+            after_cr: false,
+        }
+    }
+
+    /// Where the record being read starts: every record before it is whole.
+    pub fn record_start(&self) -> usize {
+        self.record_start
+    }
+
+    /// The line the scan is on.
+    #[cfg(test)]
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// The breaks in the next piece of the text.
+    pub fn feed(&mut self, text: &[u8]) -> Vec<Break> {
+        let mut found = Vec::new();
+        let mut i = 0;
+        if std::mem::take(&mut self.after_cr) && text.first() == Some(&b'\n') {
+            i = 1;
+            if self.state == State::Start && self.record_start == self.offset {
+                self.record_start += 1;
             }
         }
-        i += 1;
+        while i < text.len() {
+            let b = text[i];
+            let line_end = b == b'\n' || b == b'\r';
+            match self.state {
+                State::Start | State::Plain | State::Closed if line_end => {
+                    self.state = State::Start;
+                    self.cell = 0;
+                    self.line += 1;
+                    if b == b'\r' {
+                        match text.get(i + 1) {
+                            Some(b'\n') => i += 1,
+                            Some(_) => {}
+                            None => self.after_cr = true,
+                        }
+                    }
+                    self.record_start = self.offset + i + 1;
+                }
+                State::Start | State::Plain | State::Closed if b == self.delimiter => {
+                    self.state = State::Start;
+                    self.cell += 1;
+                }
+                State::Start if b == b'"' => {
+                    self.state = State::Quoted;
+                    self.opened = self.line;
+                }
+                State::Start | State::Plain => self.state = State::Plain,
+                State::Quoted if b == b'"' => self.state = State::Closed,
+                State::Quoted => {
+                    if line_end {
+                        self.line += 1;
+                        if b == b'\r' {
+                            match text.get(i + 1) {
+                                Some(b'\n') => i += 1,
+                                Some(_) => {}
+                                None => self.after_cr = true,
+                            }
+                        }
+                    }
+                }
+                State::Closed if b == b'"' => self.state = State::Quoted,
+                State::Closed => {
+                    found.push(Break::AfterClose { line: self.line, cell: self.cell });
+                    self.state = State::Plain;
+                }
+            }
+            i += 1;
+        }
+        self.offset += text.len();
+        found
     }
-    if state == State::Quoted {
-        found.push(Break::Unclosed { line: opened, cell, record_start });
+
+    /// What the end of the text leaves: a quoted cell still open.
+    pub fn finish(&self) -> Option<Break> {
+        (self.state == State::Quoted).then_some(Break::Unclosed {
+            line: self.opened,
+            cell: self.cell,
+            record_start: self.record_start,
+        })
     }
-    found
 }
 
 #[cfg(test)]
@@ -96,6 +165,27 @@ mod tests {
         // Line ends inside a closed quoted cell count as lines.
         let text = b"1,\"a\r\nb\"\n\"x";
         assert_eq!(breaks(text, b','), [Break::Unclosed { line: 3, cell: 0, record_start: 9 }]);
+    }
+
+    #[test]
+    fn the_text_fed_in_pieces_has_the_breaks_and_record_starts_of_the_whole() {
+        let text = b"1,\"a\r\nb\"c\r\n2,\"x\"\"\"\r3,\"open\r\nmore";
+        let whole = breaks(text, b',');
+        for cut in 0..text.len() {
+            let mut scan = Scan::new(b',');
+            let mut found = scan.feed(&text[..cut]);
+            found.extend(scan.feed(&text[cut..]));
+            found.extend(scan.finish());
+            assert_eq!(found, whole, "cut at {cut}");
+            assert_eq!(scan.line(), 5, "cut at {cut}");
+        }
+        assert_eq!(
+            whole,
+            [
+                Break::AfterClose { line: 2, cell: 1 },
+                Break::Unclosed { line: 4, cell: 1, record_start: 19 }
+            ]
+        );
     }
 
     #[test]

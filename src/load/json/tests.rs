@@ -49,12 +49,21 @@ fn structural_errors_name_their_line() {
         (Some(1), "invalid JSON: trailing characters after the array (column 4)".into())
     );
     // Form feed is not JSON whitespace (found by fuzzing: it was skipped like a space,
-    // so folio read a document serde_json refuses): it stays in the element, which
-    // then fails to parse on its line.
-    let (found, issues) = stream("[{},\n\u{c}{}]", 5);
-    assert!(issues.is_empty());
-    assert_eq!(found[1], (2, "\u{c}{}".to_string()));
-    assert!(serde_json::from_str::<serde_json::Value>(&found[1].1).is_err());
+    // so folio read a document serde_json refuses): no value starts with it, and the
+    // file is refused there, at its line.
+    assert_eq!(
+        msg("[{},\n\u{c}{}]"),
+        (Some(2), "invalid JSON: expected a value (an object) (column 1)".into())
+    );
+    // A scalar ends at the first byte no scalar holds: a NUL or a control byte is no
+    // scalar's start and no scalar's end.
+    assert_eq!(
+        msg("[1,\n\u{1}\u{1}\u{1}"),
+        (Some(2), "invalid JSON: expected a value (an object) (column 1)".into())
+    );
+    let (found, issues) = stream("[12\u{1}]", 5);
+    assert_eq!(found, [(1, "12".to_string())]);
+    assert_eq!(issues[0].message, "invalid JSON: expected `,` or `]` after an element (column 4)");
     assert_eq!(msg(""), (Some(1), "expected an array of objects".into()));
 }
 
