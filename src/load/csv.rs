@@ -83,14 +83,30 @@ fn stream_in_chunks(
     let bom = if buf.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
     // Excel's first line `sep=;` names the delimiter, whatever the config says, and is no
     // row: the header follows it (on line 2, and so on: lines stay the file's).
-    while !eof && buf.len() < bom + SEP_LINE_MAX {
+    while !eof && buf.len() < bom + 2 * SEP_LINE_MAX {
         eof = fill(&mut reader, &mut buf, SEP_LINE_MAX)?;
     }
     let (delimiter, tsv, skip) = match excel_sep(&buf[bom..]) {
         Some((named, len)) => (named, false, len),
-        None => (delimiter, tsv, 0),
+        None => {
+            if let Some(problem) = no_sep(&buf[bom..]) {
+                issues.push(problem);
+                return Ok((issues, warnings));
+            }
+            (delimiter, tsv, 0)
+        }
     };
     let bom = bom + skip;
+    if skip > 0
+        && let Some(again) = sep_named(&buf[bom..])
+    {
+        let message = format!(
+            "a second `sep=` line (`sep={again}`): Excel's `sep=` line names the delimiter on the first line only, and the header follows it; delete this line (the first says `{}`)",
+            char::from(delimiter).escape_debug()
+        );
+        issues.push(Problem::unplaced(Some(2), message));
+        return Ok((issues, warnings));
+    }
     let (header, mut body_start) = loop {
         match read_header(&buf[bom..], delimiter, eof) {
             Ok(Some((header, end))) => break (header, bom + end),
@@ -277,6 +293,31 @@ fn excel_sep(bytes: &[u8]) -> Option<(u8, usize)> {
         _ => return None,
     };
     Some((named, 5 + end))
+}
+
+/// What the line at the start of `bytes` names after `sep=` (any case), when it is a line
+/// of `sep=` and one character, ASCII or not; `None` when it is not such a line.
+fn sep_named(bytes: &[u8]) -> Option<String> {
+    let (word, rest) = bytes.split_at_checked(4)?;
+    if !word.eq_ignore_ascii_case(b"sep=") {
+        return None;
+    }
+    let line = &rest[..memchr::memchr2(b'\r', b'\n', rest).unwrap_or(rest.len())];
+    let text = std::str::from_utf8(line).ok()?;
+    let mut chars = text.chars();
+    let named = chars.next()?;
+    chars.next().is_none().then(|| named.escape_debug().to_string())
+}
+
+/// A first line `sep=X` that Excel would not read as a delimiter: X is no ASCII character
+/// (a curly quote, as a word processor writes for `"`), or the quote itself. Read as the
+/// header, it would make every row a problem of its own.
+fn no_sep(bytes: &[u8]) -> Option<Problem> {
+    let named = sep_named(bytes)?;
+    let message = format!(
+        "the first line `sep={named}` names `{named}` as the delimiter, but a delimiter is one ASCII character other than `\"` (`;`, `,`, a tab, `|`): write the delimiter the file uses after `sep=` (a word processor may have turned a quote curly), or delete the line and set `csv_delimiter` under [input]"
+    );
+    Some(Problem::unplaced(Some(1), message))
 }
 
 /// A problem of the header, found in the bytes after Excel's `sep=` line (`skip` bytes,
