@@ -17,17 +17,21 @@ use crate::load::record::Resolver;
 
 mod convert;
 mod header;
+mod irregular;
 mod lines;
 mod quotes;
 mod reader;
+mod sep;
 
 pub use convert::{clip, convert};
 use header::{
     AFTER_CLOSE, Column, Node, UNCLOSED, assemble, one_column, other_delimiter, plan, read_header,
     tree,
 };
+use irregular::{irregular, too_long};
 use lines::Lines;
 use reader::csv_reader;
+use sep::{SEP_LINE_MAX, below_sep, excel_sep, no_sep, sep_named};
 
 /// Parses a whole CSV file (BOM already removed): its records, its problems, and its
 /// warnings.
@@ -83,14 +87,30 @@ fn stream_in_chunks(
     let bom = if buf.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
     // Excel's first line `sep=;` names the delimiter, whatever the config says, and is no
     // row: the header follows it (on line 2, and so on: lines stay the file's).
-    while !eof && buf.len() < bom + SEP_LINE_MAX {
+    while !eof && buf.len() < bom + 2 * SEP_LINE_MAX {
         eof = fill(&mut reader, &mut buf, SEP_LINE_MAX)?;
     }
     let (delimiter, tsv, skip) = match excel_sep(&buf[bom..]) {
         Some((named, len)) => (named, false, len),
-        None => (delimiter, tsv, 0),
+        None => {
+            if let Some(problem) = no_sep(&buf[bom..]) {
+                issues.push(problem);
+                return Ok((issues, warnings));
+            }
+            (delimiter, tsv, 0)
+        }
     };
     let bom = bom + skip;
+    if skip > 0
+        && let Some(again) = sep_named(&buf[bom..])
+    {
+        let message = format!(
+            "a second `sep=` line (`sep={again}`): Excel's `sep=` line names the delimiter on the first line only, and the header follows it; delete this line (the first says `{}`)",
+            char::from(delimiter).escape_debug()
+        );
+        issues.push(Problem::unplaced(Some(2), message));
+        return Ok((issues, warnings));
+    }
     let (header, mut body_start) = loop {
         match read_header(&buf[bom..], delimiter, eof) {
             Ok(Some((header, end))) => break (header, bom + end),
@@ -185,106 +205,6 @@ fn stream_in_chunks(
         );
         eof = read?;
         body = next;
-    }
-}
-
-/// What a record that goes on past [`MAX_RECORD`] is told, at the line it starts on.
-fn too_long() -> String {
-    format!(
-        "this record goes on for more than {MAX_RECORD_WORDS} without ending (a quoted cell never closed? no line ends?), and a record is at most {MAX_RECORD_WORDS}; the file is read no further"
-    )
-}
-
-/// The rest of a file whose quoting is irregular (a stray quote inside a cell, which a
-/// lenient reader keeps as text), from `body` (which starts a record, on `line`) on: read
-/// in batches and parsed in order, each batch cut after its last whole record as the
-/// quoting is followed ([`quotes::Scan`]), up to a quote that is never closed; every break
-/// in the quoting is a problem.
-#[allow(clippy::too_many_arguments)]
-fn irregular(
-    reader: &mut impl Read,
-    mut body: Vec<u8>,
-    mut eof: bool,
-    table: &Table,
-    batch: usize,
-    line: &mut u64,
-    issues: &mut Vec<Problem>,
-    sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
-) -> io::Result<()> {
-    let mut scan = quotes::Scan::new(table.delimiter);
-    // The line the scan's lines count from, and how many of its bytes are behind `body`.
-    let (first_line, mut behind) = (*line, 0usize);
-    let mut scanned = 0;
-    let say = |found: quotes::Break, issues: &mut Vec<Problem>| {
-        let (within, cell, message) = match found {
-            quotes::Break::Unclosed { line: within, cell, .. } => (within, cell, UNCLOSED),
-            quotes::Break::AfterClose { line: within, cell } => (within, cell, AFTER_CLOSE),
-        };
-        let mut problem = Problem::unplaced(Some(first_line + within - 1), message);
-        if let Some(name) = table.header.get(cell) {
-            problem = problem.with_field(name.clone());
-        }
-        issues.push(problem);
-    };
-    loop {
-        for found in scan.feed(&body[scanned..]) {
-            say(found, issues);
-        }
-        scanned = body.len();
-        if eof {
-            let mut end = body.len();
-            if let Some(open) = scan.finish() {
-                if let quotes::Break::Unclosed { record_start, .. } = open {
-                    end = record_start - behind;
-                }
-                say(open, issues);
-            }
-            table.batch(&body, &[(0, end)], line, issues, sink);
-            return Ok(());
-        }
-        let whole = scan.record_start() - behind;
-        // A cut just after a `\r` the bytes end with waits for them: a `\n` may follow.
-        let waits = whole == body.len() && body.last() == Some(&b'\r');
-        if whole > 0 && !waits {
-            table.batch(&body, &[(0, whole)], line, issues, sink);
-            body.drain(..whole);
-            behind += whole;
-            scanned -= whole;
-        } else if whole == 0 && body.len() > MAX_RECORD {
-            issues.push(Problem::unplaced(Some(*line), too_long()));
-            return Ok(());
-        }
-        let want = batch.max(body.len());
-        eof = fill(reader, &mut body, want)?;
-    }
-}
-
-/// The longest first line [`excel_sep`] reads: `sep=` with one character and `\r\n`.
-const SEP_LINE_MAX: usize = 7;
-
-/// Excel's first line `sep=X` (any case, as Excel reads it): the delimiter X it names and
-/// the bytes of the line with its line end. `None` when the file does not start with one.
-fn excel_sep(bytes: &[u8]) -> Option<(u8, usize)> {
-    let (word, rest) = bytes.split_at_checked(4)?;
-    let (&named, after) = rest.split_first()?;
-    if !word.eq_ignore_ascii_case(b"sep=") || !named.is_ascii() || b"\"\r\n".contains(&named) {
-        return None;
-    }
-    let end = match after {
-        [b'\r', b'\n', ..] => 2,
-        [b'\n' | b'\r', ..] => 1,
-        [] => 0,
-        _ => return None,
-    };
-    Some((named, 5 + end))
-}
-
-/// A problem of the header, found in the bytes after Excel's `sep=` line (`skip` bytes,
-/// none when there is no such line): at its line in the file.
-fn below_sep(problem: Problem, skip: usize) -> Problem {
-    match problem.line {
-        Some(line) if skip > 0 => Problem { line: Some(line + 1), ..problem },
-        _ => problem,
     }
 }
 

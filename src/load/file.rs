@@ -25,12 +25,12 @@ fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) 
         if declared == Some(crate::config::FieldType::Number) {
             continue;
         }
-        // As syntax errors say it: a column in the file's line, or the line in the record.
-        let place = if n.line > 1 {
-            format!(" (line {} of this record, column {})", n.line, n.column)
-        } else {
-            format!(" (column {})", column + n.column - 1)
-        };
+        // As syntax errors say it: at its line, the column in the file's line (characters).
+        let (within, at) = byte_of(text, n.line, n.column).map_or((n.line, n.column), |at| {
+            let text = std::str::from_utf8(text).unwrap_or_default();
+            json::text_place(text, at, column)
+        });
+        let place = format!(" (column {at})");
         let fix = match &n.field {
             Some(f) => format!(
                 "quote it to keep it as text, or declare [fields.{f}] type = \"number\" to take the nearest one"
@@ -46,12 +46,24 @@ fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) 
             "the number {} {what} and would be written as {}{place}: {fix}",
             n.literal, n.written
         );
-        let problem = Problem::unplaced(None, why);
+        let problem = Problem::unplaced(Some(within), why);
         found.problems.push(match n.field {
             Some(f) => problem.with_field(f),
             None => problem,
         });
     }
+}
+
+/// The byte offset in `text` of line `line` (from 1), byte column `column` (from 1).
+fn byte_of(text: &[u8], line: u64, column: u64) -> Option<usize> {
+    let start = if line <= 1 {
+        0
+    } else {
+        memchr::memchr_iter(b'\n', text).nth(usize::try_from(line - 2).ok()?)? + 1
+    };
+    let at = start + usize::try_from(column.checked_sub(1)?).ok()?;
+    (at <= text.len() && std::str::from_utf8(text).is_ok_and(|t| t.is_char_boundary(at)))
+        .then_some(at)
 }
 
 /// What one file yields.
@@ -173,8 +185,8 @@ impl FileOut<'_> {
                             }
                             Err(Some(e)) => {
                                 let text = std::str::from_utf8(text).unwrap_or_default();
-                                let why = json::syntax_in(&e, text, column);
-                                found.problems.push(Problem::unplaced(None, why));
+                                let (why, within) = json::syntax_in(&e, text, column);
+                                found.problems.push(Problem::unplaced(Some(within), why));
                                 None
                             }
                         }
@@ -194,7 +206,8 @@ impl FileOut<'_> {
             let line = origin.line;
             let at = origin.at(found.id.as_ref().or(rec.as_ref().map(|r| &r.id)));
             for mut p in found.problems {
-                p.line = Some(line);
+                // At the line in the record it is on (from 1), where the finding knows it.
+                p.line = Some(line + p.line.map_or(0, |within| within.saturating_sub(1)));
                 let p = p.at(index, &self.shown).with_record(at.clone());
                 self.keep(p);
             }

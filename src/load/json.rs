@@ -2,11 +2,14 @@
 //! line). Elements are kept as slices of the file text with the line of their opening
 //! `{`; they are parsed into objects later, in parallel, by the caller.
 
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 
 use super::bounded::{MAX_RECORD, MAX_RECORD_WORDS};
 use super::raw::Raw;
 use crate::diag::Problem;
+
+mod lines;
+pub use lines::stream_lines;
 
 /// serde_json's message without its trailing " at line L column C".
 pub fn message(e: &serde_json::Error) -> String {
@@ -25,42 +28,55 @@ pub fn message(e: &serde_json::Error) -> String {
     }
 }
 
-/// What a syntax error inside one element says, with its place: the line inside the
-/// element when it is not the element's first (the problem's line is the element's), and
-/// the column in the file's line, `column` being where the element starts on its line.
-pub fn syntax(e: &serde_json::Error, column: u64) -> String {
-    format!("invalid JSON: {} ({})", message(e), place(e, column))
-}
-
-/// Where a syntax error is, as [`syntax`] says it.
-fn place(e: &serde_json::Error, column: u64) -> String {
-    // serde_json counts columns from 1 but says 0 at the end of its input.
-    let inner = (e.column() as u64).max(1);
-    if e.line() > 1 {
-        format!("line {} of this record, column {inner}", e.line())
-    } else {
-        format!("column {}", column + inner - 1)
+/// Where a syntax error inside one element is: its line in the element (from 1; the
+/// problem's line is the element's line plus this one less one) and its column in the
+/// file's line, in characters, `column` being where the element starts on its line. A
+/// trailing comma is placed at the comma, not at the bracket serde_json stops at.
+pub fn place_in(e: &serde_json::Error, text: &str, column: u64) -> (u64, u64) {
+    let mut at =
+        text.split_inclusive('\n').take(e.line().saturating_sub(1)).map(str::len).sum::<usize>()
+            + e.column().saturating_sub(1);
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
     }
+    if message(e) == "trailing comma" {
+        let before = text[..at].trim_end_matches([' ', '\t', '\n', '\r']);
+        if before.ends_with(',') {
+            at = before.len() - 1;
+        }
+    }
+    text_place(text, at, column)
 }
 
-/// What a syntax error inside one element says, as [`syntax`], naming what Python's
-/// `json` (and pandas) write for a float that is no number, `NaN`, `Infinity` and
-/// `-Infinity`, when the error is at one of them.
-pub fn syntax_in(e: &serde_json::Error, text: &str, column: u64) -> String {
+/// The line (from 1) and column (in characters) of byte `at` of an element's `text`, the
+/// element starting at `column` of its first line.
+pub fn text_place(text: &str, at: usize, column: u64) -> (u64, u64) {
+    let before = &text[..at];
+    let line = 1 + memchr::memchr_iter(b'\n', before.as_bytes()).count() as u64;
+    let start = before.rfind('\n').map_or(0, |nl| nl + 1);
+    let chars = before[start..].chars().count() as u64;
+    (line, if line == 1 { column + chars } else { chars + 1 })
+}
+
+/// What a syntax error inside one element says, with its column in the file's line
+/// ([`place_in`]), and the line in the element it is on; naming what Python's `json`
+/// (and pandas) write for a float that is no number, `NaN`, `Infinity` and `-Infinity`,
+/// when the error is at one of them.
+pub fn syntax_in(e: &serde_json::Error, text: &str, column: u64) -> (String, u64) {
     let at =
         text.split_inclusive('\n').take(e.line().saturating_sub(1)).map(str::len).sum::<usize>()
             + e.column().saturating_sub(1);
     let rest = text.get(at..).unwrap_or_default();
     let constant = ["NaN", "Infinity", "-Infinity"].into_iter().find(|c| rest.starts_with(c));
-    match constant {
-        Some(c) => {
-            let place = place(e, column);
-            format!(
-                "invalid JSON: `{c}` is no JSON value ({place}; Python's json.dump writes it for a float that is no number, and pandas for a blank cell): write null where there is no value (json.dump(..., allow_nan=False) refuses to write it, and pandas' to_json writes null)"
-            )
-        }
-        None => syntax(e, column),
-    }
+    let (line, column) = place_in(e, text, column);
+    let message = match constant {
+        Some(c) => format!(
+            "invalid JSON: `{c}` is no JSON value (column {column}; Python's json.dump writes it for a float that is no number, and pandas for a blank cell): write null where there is no value (json.dump(..., allow_nan=False) refuses to write it, and pandas' to_json writes null)"
+        ),
+        None => format!("invalid JSON: {} (column {column})", message(e)),
+    };
+    (message, line)
 }
 
 /// JSON's whitespace: space, tab, line feed, carriage return (not form feed, which
@@ -159,6 +175,9 @@ struct Splitter {
     line: u64,
     /// The file offset where the current line starts (after a BOM on the first line).
     line_start: u64,
+    /// The characters of the current line up to the file offset `counted` ([`Splitter::column`]).
+    chars: u64,
+    counted: u64,
     /// The file offset of the buffer's first byte.
     base: u64,
     state: State,
@@ -205,6 +224,8 @@ impl Splitter {
         Splitter {
             line: 1,
             line_start: 0,
+            chars: 0,
+            counted: 0,
             base: 0,
             state: State::Start,
             eof: false,
@@ -218,13 +239,23 @@ impl Splitter {
         }
     }
 
-    /// The column (from 1) of `pos` in the buffer, on the current line.
-    fn column(&self, pos: usize) -> u64 {
-        self.base + pos as u64 - self.line_start + 1
+    /// The column (from 1, in characters) of `pos` in the buffer, on the current line.
+    /// Characters are counted from the line's start up to `pos`, once each: the count is
+    /// kept (up to the file offset `counted`) from call to call on one line.
+    fn column(&mut self, buf: &[u8], pos: usize) -> u64 {
+        if self.counted < self.line_start {
+            (self.counted, self.chars) = (self.line_start, 0);
+        }
+        let from = (self.counted - self.base) as usize;
+        let bytes = &buf[from.min(pos)..pos];
+        // Every byte but a UTF-8 continuation byte starts a character.
+        self.chars += bytes.iter().filter(|&&b| (b as i8) >= -0x40).count() as u64;
+        self.counted = self.base + pos as u64;
+        self.chars + 1
     }
 
-    fn fail_at(&self, pos: usize, message: &str, elements: Vec<Element>) -> Split {
-        let message = format!("{message} (column {})", self.column(pos));
+    fn fail_at(&mut self, buf: &[u8], pos: usize, message: &str, elements: Vec<Element>) -> Split {
+        let message = format!("{message} (column {})", self.column(buf, pos));
         Split::Fail(elements, vec![Problem::unplaced(Some(self.line), message)])
     }
 
@@ -285,7 +316,7 @@ impl Splitter {
                     self.state = State::First;
                 }
                 State::Start => {
-                    return Ok(self.fail_at(pos, "expected an array of objects", elements));
+                    return Ok(self.fail_at(buf, pos, "expected an array of objects", elements));
                 }
                 State::First if buf[pos] == b']' => {
                     pos += 1;
@@ -306,7 +337,7 @@ impl Splitter {
                 State::First | State::Element => match value_len(&buf[pos..]) {
                     Some(0) => {
                         let message = "invalid JSON: expected a value (an object)";
-                        return Ok(self.fail_at(pos, message, elements));
+                        return Ok(self.fail_at(buf, pos, message, elements));
                     }
                     Some(len) => {
                         // On the line the last one ended on: both are named by index.
@@ -315,7 +346,7 @@ impl Splitter {
                             last.4 = Some(self.count - 1);
                         }
                         let index = shared.then_some(self.count);
-                        elements.push((self.line, self.column(pos), pos, pos + len, index));
+                        elements.push((self.line, self.column(buf, pos), pos, pos + len, index));
                         self.count += 1;
                         self.pass_over(buf, pos, pos + len);
                         self.last_end = self.line;
@@ -324,13 +355,13 @@ impl Splitter {
                     }
                     None if self.eof => {
                         let message = "invalid JSON: the file ends inside this value";
-                        return Ok(self.fail_at(pos, message, elements));
+                        return Ok(self.fail_at(buf, pos, message, elements));
                     }
                     None if buf.len() - pos > MAX_RECORD => {
                         let message = format!(
                             "invalid JSON: this value goes on for more than {MAX_RECORD_WORDS} without ending (a bracket or a quote never closed?), and a record is at most {MAX_RECORD_WORDS}"
                         );
-                        return Ok(self.fail_at(pos, &message, elements));
+                        return Ok(self.fail_at(buf, pos, &message, elements));
                     }
                     None => {
                         self.examined += (buf.len() - pos) as u64;
@@ -338,7 +369,7 @@ impl Splitter {
                     }
                 },
                 State::After if buf[pos] == b',' => {
-                    self.comma = (self.line, self.column(pos));
+                    self.comma = (self.line, self.column(buf, pos));
                     pos += 1;
                     self.state = State::Element;
                 }
@@ -348,11 +379,11 @@ impl Splitter {
                 }
                 State::After => {
                     let message = "invalid JSON: expected `,` or `]` after an element";
-                    return Ok(self.fail_at(pos, message, elements));
+                    return Ok(self.fail_at(buf, pos, message, elements));
                 }
                 State::End => {
                     let message = "invalid JSON: trailing characters after the array";
-                    return Ok(self.fail_at(pos, message, elements));
+                    return Ok(self.fail_at(buf, pos, message, elements));
                 }
             }
         }
@@ -428,6 +459,7 @@ fn stream_array_counted(
         }
         next.clear();
         next.extend_from_slice(&buf[pos..]);
+        splitter.column(&buf, pos); // the line's characters counted before they go
         splitter.base += pos as u64;
         let (_, following) = rayon::join(
             || {
@@ -439,103 +471,6 @@ fn stream_array_counted(
         );
         split = following?;
         std::mem::swap(&mut buf, &mut next);
-    }
-}
-
-/// Streams a `.jsonl` file: one object a line, blank lines skipped, batches of about
-/// `chunk` bytes to `sink`. Lines are handed out as bytes; a line that is not UTF-8 is a
-/// problem of that line only (found with the parsing).
-pub fn stream_lines(
-    reader: impl Read,
-    chunk: usize,
-    sink: &mut dyn FnMut(Vec<Raw<'_>>),
-) -> io::Result<Vec<Problem>> {
-    let mut reader = io::BufReader::with_capacity(1 << 16, reader);
-    let mut buf: Vec<u8> = Vec::with_capacity(chunk + (1 << 16));
-    // (line number, start, end) of the lines in `buf`, line ends stripped.
-    let mut lines: Vec<(u64, usize, usize)> = Vec::new();
-    let mut number = 0u64;
-    loop {
-        let start = buf.len();
-        let Some(n) = read_line_within(&mut reader, &mut buf, MAX_RECORD)? else {
-            let message = format!(
-                "invalid JSON: this line goes on for more than {MAX_RECORD_WORDS} without ending, and a record is at most {MAX_RECORD_WORDS}; the file is read no further"
-            );
-            buf.truncate(start);
-            if !lines.is_empty() {
-                sink(texts(&lines, &buf));
-            }
-            return Ok(vec![Problem::unplaced(Some(number + 1), message)]);
-        };
-        if n > 0 {
-            number += 1;
-            let mut from = start;
-            if number == 1 && buf[start..].starts_with(b"\xEF\xBB\xBF") {
-                from += 3;
-            }
-            let mut to = buf.len();
-            while to > from && matches!(buf[to - 1], b'\n' | b'\r') {
-                to -= 1;
-            }
-            if buf[from..to].iter().all(|&b| is_json_space(b)) {
-                buf.truncate(start);
-            } else {
-                lines.push((number, from, to));
-            }
-        }
-        if (n == 0 || buf.len() >= chunk || lines.len() >= MAX_ELEMENTS) && !lines.is_empty() {
-            sink(texts(&lines, &buf));
-            lines.clear();
-            buf.clear();
-        }
-        if n == 0 {
-            return Ok(Vec::new());
-        }
-    }
-}
-
-/// The lines `(line number, start, end)` of `buf`, as records to parse.
-fn texts<'b>(lines: &[(u64, usize, usize)], buf: &'b [u8]) -> Vec<Raw<'b>> {
-    let text = |&(line, from, to): &(u64, usize, usize)| Raw::Text {
-        line,
-        column: 1,
-        index: None,
-        text: &buf[from..to],
-    };
-    lines.iter().map(text).collect()
-}
-
-/// Reads one line (up to its `\n`, or the end of the file) onto `buf`, as `read_until`
-/// does, and how many bytes it took; `None` when the line goes on past `max` bytes
-/// (then what was read of it is left on `buf`, and the rest is not read).
-fn read_line_within(
-    reader: &mut impl BufRead,
-    buf: &mut Vec<u8>,
-    max: usize,
-) -> io::Result<Option<usize>> {
-    let mut read = 0;
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(available) => available,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(Some(read));
-        }
-        let (take, ended) = match memchr::memchr(b'\n', available) {
-            Some(at) => (at + 1, true),
-            None => (available.len(), false),
-        };
-        if read + take > max + 1 {
-            return Ok(None);
-        }
-        buf.extend_from_slice(&available[..take]);
-        reader.consume(take);
-        read += take;
-        if ended {
-            return Ok(Some(read));
-        }
     }
 }
 

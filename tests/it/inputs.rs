@@ -52,7 +52,7 @@ fn a_broken_json_lines_line_has_its_own_line_number() {
     let p = Project::new(I18N);
     p.write("data/a.jsonl", "{\"id\": 1}\n\n{\"id\": 2}\n{\"id\": 3,}\n[1]\n{\"id\": 4}\n");
     insta::assert_snapshot!(rejected(&p), @r"
-    data/a.jsonl:4: invalid JSON: trailing comma (column 10)
+    data/a.jsonl:4: invalid JSON: trailing comma (column 9)
     data/a.jsonl:5: expected an object, found [1]
     error: 2 problems in the input; nothing was written
     ");

@@ -174,3 +174,22 @@ fn excels_sep_line_names_the_delimiter_and_keeps_the_files_line_numbers() {
     error: 1 problem in the input
     ");
 }
+
+#[test]
+fn a_second_sep_line_or_a_sep_line_naming_no_delimiter_is_said_at_its_line() {
+    // Two exports joined, or the line written twice: the second is no header to read
+    // (it was advised `csv_delimiter = ","`, the header one column `sep=,`).
+    let p = Project::new("");
+    p.write("data/a.csv", "sep=;\nsep=,\nid;name\n1;a\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r"
+    data/a.csv:2: a second `sep=` line (`sep=,`): Excel's `sep=` line names the delimiter on the first line only, and the header follows it; delete this line (the first says `;`)
+    error: 1 problem in the input
+    ");
+    // A curly quote after `sep=` (a word processor's): it was taken for the header, and
+    // every row was a problem of its own.
+    p.write("data/a.csv", "sep=\u{201c}\nid,name\n1,a\n");
+    insta::assert_snapshot!(p.folio(&["check"]).fails(1).stderr(), @r#"
+    data/a.csv:1: the first line `sep=“` names `“` as the delimiter, but a delimiter is one ASCII character other than `"` (`;`, `,`, a tab, `|`): write the delimiter the file uses after `sep=` (a word processor may have turned a quote curly), or delete the line and set `csv_delimiter` under [input]
+    error: 1 problem in the input
+    "#);
+}

@@ -139,16 +139,35 @@ fn a_syntax_error_inside_an_element_names_the_column_in_the_file() {
     let p = &problems[0];
     assert_eq!(p.line, Some(1));
     // `{"id": 2,}` starts at column 13 of the line; serde_json stops at its `}` (column 10
-    // of the element).
-    assert!(p.message.ends_with("(column 22)"), "{}", p.message);
+    // of the element), and the comma before it is the cause (column 21).
+    assert!(p.message.ends_with("trailing comma (column 21)"), "{}", p.message);
     let pretty = "[\n  {\"id\": 1},\n  {\n    \"id\": x\n  }\n]";
     let (_, problems) = crate::load::parse_file(&project, "a.json", pretty.as_bytes(), 1 << 20);
-    assert_eq!(problems[0].line, Some(3));
-    assert!(
-        problems[0].message.ends_with("(line 2 of this record, column 11)"),
-        "{}",
-        problems[0].message
-    );
+    // At the line of the offending token, not of the record's `{`.
+    assert_eq!(problems[0].line, Some(4));
+    assert!(problems[0].message.ends_with("(column 11)"), "{}", problems[0].message);
+    // A trailing comma in a pretty-printed record, at the comma's line; columns count
+    // characters, not bytes.
+    let pretty = "[\n  {\n    \"id\": 1,\n    \"name\": \"Ch\u{e2}teau\u{e9}\",\n  }\n]";
+    let (_, problems) = crate::load::parse_file(&project, "a.json", pretty.as_bytes(), 1 << 20);
+    assert_eq!(problems[0].line, Some(4));
+    assert_eq!(problems[0].message, "invalid JSON: trailing comma (column 23)");
+    // A one-line array's records and its own errors too, whatever the chunks.
+    let text = "[{\"n\": \"\u{e9}\u{e9}\"}, {\"id\": 1}, {\"n\": \"\u{1d11e}\"}, 2 3]";
+    for chunk in [1, 3, 7, 4096] {
+        let (_, issues) = stream(text, chunk);
+        assert_eq!(
+            issues[0].message, "invalid JSON: expected `,` or `]` after an element (column 40)",
+            "chunk {chunk}"
+        );
+    }
+    let (_, problems) = crate::load::parse_file(&project, "a.json", text.as_bytes(), 1 << 20);
+    let columns: Vec<u64> =
+        problems.iter().filter_map(|p| Some(p.record.as_ref()?.column)).collect();
+    assert_eq!(columns, [2, 26, 38], "{problems:?}");
+    let one_line = "[{\"name\": \"\u{e9}\u{e9}\u{e9}\", \"id\": x}]";
+    let (_, problems) = crate::load::parse_file(&project, "a.json", one_line.as_bytes(), 1 << 20);
+    assert!(problems[0].message.ends_with("(column 24)"), "{}", problems[0].message);
 }
 
 use proptest::prelude::*;
