@@ -9,7 +9,8 @@ use super::raw::Raw;
 use crate::diag::Problem;
 
 mod lines;
-pub use lines::stream_lines;
+use lines::is_json_space;
+pub use lines::{MAX_ELEMENTS, stream_lines};
 
 /// serde_json's message without its trailing " at line L column C".
 pub fn message(e: &serde_json::Error) -> String {
@@ -77,12 +78,6 @@ pub fn syntax_in(e: &serde_json::Error, text: &str, column: u64) -> (String, u64
         None => format!("invalid JSON: {} (column {column})", message(e)),
     };
     (message, line)
-}
-
-/// JSON's whitespace: space, tab, line feed, carriage return (not form feed, which
-/// `u8::is_ascii_whitespace` also takes, and serde_json refuses).
-fn is_json_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// The length of the string at the start of `b` (its opening `"` included), found with
@@ -201,11 +196,6 @@ struct Splitter {
     /// memory a dozen times a step, and fresh memory is what the kernel zeroes.
     last_batch: usize,
 }
-
-/// Elements handed out in one batch at most: a file of tiny or empty elements (`[,,,,…]`,
-/// `[1,1,1,…]`) would otherwise make millions of them, each parsed and each a problem,
-/// from one chunk.
-pub const MAX_ELEMENTS: usize = 1 << 16;
 
 /// An element found in the buffer: its line and column, its start and end, and its index
 /// in the array when it shares its line with another element (`[{…},{…}]`).

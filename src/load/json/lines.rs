@@ -2,7 +2,20 @@
 
 use std::io::{self, BufRead, Read};
 
-use super::{MAX_ELEMENTS, MAX_RECORD, MAX_RECORD_WORDS, Problem, Raw, is_json_space};
+use crate::diag::Problem;
+use crate::load::bounded::{MAX_RECORD, MAX_RECORD_WORDS};
+use crate::load::raw::Raw;
+
+/// Elements handed out in one batch at most: a file of tiny or empty elements (`[,,,,…]`,
+/// `[1,1,1,…]`) would otherwise make millions of them, each parsed and each a problem,
+/// from one chunk.
+pub const MAX_ELEMENTS: usize = 1 << 16;
+
+/// JSON's whitespace: space, tab, line feed, carriage return (not form feed, which
+/// `u8::is_ascii_whitespace` also takes, and serde_json refuses).
+pub(super) fn is_json_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
 
 /// Streams a `.jsonl` file: one object a line, blank lines skipped, batches of about
 /// `chunk` bytes to `sink`. Lines are handed out as bytes; a line that is not UTF-8 is a
