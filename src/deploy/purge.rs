@@ -208,9 +208,21 @@ fn fold(g: &Grouped, bound: usize, max_wild: usize) -> Fold {
         }
         return fold;
     }
-    // The whole API: every page, and the files below `api/`.
+    let mut api = whole_api(g);
+    if api.cost() <= bound {
+        return api;
+    }
+    let mut all = api.wild.pop().map(|(_, keys)| keys).unwrap_or_default();
+    all.extend(api.exact.into_iter().flat_map(|u| u.keys));
+    Fold { exact: Vec::new(), wild: vec![(String::new(), all)] }
+}
+
+/// The whole API as one wildcard (every page, and the files below `api/`), with the
+/// units outside it as they are.
+fn whole_api(g: &Grouped) -> Fold {
     let mut api = Fold { exact: Vec::new(), wild: Vec::new() };
-    let mut under: BTreeSet<String> = g.variants.values().flat_map(|u| keys_of(u)).collect();
+    let mut under: BTreeSet<String> =
+        g.variants.values().flatten().flat_map(|u| u.keys.iter().cloned()).collect();
     for unit in &g.others {
         if unit.keys.iter().all(|k| k.starts_with(API)) {
             under.extend(unit.keys.iter().cloned());
@@ -219,12 +231,7 @@ fn fold(g: &Grouped, bound: usize, max_wild: usize) -> Fold {
         }
     }
     api.wild.push((API.to_string(), under));
-    if api.cost() <= bound {
-        return api;
-    }
-    let mut all = api.wild.pop().map(|(_, keys)| keys).unwrap_or_default();
-    all.extend(api.exact.into_iter().flat_map(|u| u.keys));
-    Fold { exact: Vec::new(), wild: vec![(String::new(), all)] }
+    api
 }
 
 /// The purge of `keys` (below `output/`, changed or owed) for a CDN that takes `dialect`,
@@ -543,16 +550,7 @@ mod tests {
                 return fold;
             }
         }
-        let mut api = Fold { exact: Vec::new(), wild: Vec::new() };
-        let mut under: BTreeSet<String> = g.variants.values().flat_map(|u| keys_of(u)).collect();
-        for unit in &g.others {
-            if unit.keys.iter().all(|k| k.starts_with(API)) {
-                under.extend(unit.keys.iter().cloned());
-            } else {
-                api.exact.push(unit.clone());
-            }
-        }
-        api.wild.push((API.to_string(), under));
+        let api = whole_api(g);
         if api.cost() <= bound {
             return api;
         }

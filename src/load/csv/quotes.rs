@@ -80,6 +80,23 @@ impl Scan {
         self.line
     }
 
+    /// A line ends at `text[i]` (`\n`, or `\r` with the `\n` after it, which may be in the
+    /// next piece): counted, and the index of its last byte.
+    fn line_ends(&mut self, text: &[u8], i: usize) -> usize {
+        self.line += 1;
+        if text[i] != b'\r' {
+            return i;
+        }
+        match text.get(i + 1) {
+            Some(b'\n') => i + 1,
+            Some(_) => i,
+            None => {
+                self.after_cr = true;
+                i
+            }
+        }
+    }
+
     /// The breaks in the next piece of the text.
     pub fn feed(&mut self, text: &[u8]) -> Vec<Break> {
         let mut found = Vec::new();
@@ -97,14 +114,7 @@ impl Scan {
                 State::Start | State::Plain | State::Closed if line_end => {
                     self.state = State::Start;
                     self.cell = 0;
-                    self.line += 1;
-                    if b == b'\r' {
-                        match text.get(i + 1) {
-                            Some(b'\n') => i += 1,
-                            Some(_) => {}
-                            None => self.after_cr = true,
-                        }
-                    }
+                    i = self.line_ends(text, i);
                     self.record_start = self.offset + i + 1;
                 }
                 State::Start | State::Plain | State::Closed if b == self.delimiter => {
@@ -119,14 +129,7 @@ impl Scan {
                 State::Quoted if b == b'"' => self.state = State::Closed,
                 State::Quoted => {
                     if line_end {
-                        self.line += 1;
-                        if b == b'\r' {
-                            match text.get(i + 1) {
-                                Some(b'\n') => i += 1,
-                                Some(_) => {}
-                                None => self.after_cr = true,
-                            }
-                        }
+                        i = self.line_ends(text, i);
                     }
                 }
                 State::Closed if b == b'"' => self.state = State::Quoted,
