@@ -101,11 +101,15 @@ fn two_hundred_idle_connections_under_ulimit_64_keep_no_client_out_and_are_close
     for _ in 0..120 {
         held.push(("silent", TcpStream::connect(("127.0.0.1", port)).unwrap()));
     }
-    // Another client is answered at once, however many are held.
+    // Another client is answered within one head time, however many are held: behind
+    // the listen queue's 200 (each making way for the next), not behind their timeouts,
+    // which at 32 connections a round of 2 s each would take six rounds, over 10 s. (The
+    // bound is the head time, not "at once": on a loaded 2-core runner making way for 168
+    // connections took 1.03 s.)
     let start = Instant::now();
     assert_eq!(get(port, page, Duration::from_secs(5)), Ok(200));
     let took = start.elapsed();
-    assert!(took < Duration::from_secs(1), "answered in {took:?}, behind the idle ones");
+    assert!(took < Duration::from_secs(2), "answered in {took:?}, behind the idle ones");
     assert!(descriptors(pid) <= 64, "{} descriptors", descriptors(pid));
     // Every held connection is closed: made way for another, or out of time for a head
     // (2 s here, and the sweep's second).
