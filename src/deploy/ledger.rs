@@ -12,7 +12,7 @@
 //!
 //! The purge list accrues every change (it names what changed since one was last
 //! written); a CDN accrues the changes of the deploys that name it. A CDN this deploy does
-//! not name keeps its debt, and is warned about, unless `--drop-owed` drops the debt or
+//! not name keeps what it is owed, and is warned about, unless `--drop-owed` drops it or
 //! `--move-owed` moves it to the CDNs this deploy names (a mistyped id corrected).
 //! [`Ledger::pay`] sends each CDN its purge one request at a time and strikes each
 //! request's keys from the record, with the record's conditional write, as the CDN
@@ -28,7 +28,7 @@ use super::cdn::{Budget, Client, Sent};
 use super::deployed::Deployed;
 use super::options::Settle;
 use super::purge::{self, PurgeList};
-use super::record::{Recipient, Record};
+use super::record::{DeployRecord, Recipient};
 use super::remote::Remote;
 use crate::config::Cdn;
 use crate::diag::first_keys;
@@ -44,7 +44,7 @@ pub(super) struct Ledger {
     paying: Vec<Recipient>,
 }
 
-/// A debt past this many keys (or past the build's files, when it has more) is no debt a
+/// Owed keys past this many (or past the build's files, when it has more) are not what a
 /// deploy could have left: it is owed as a purge of everything the build publishes.
 const OWED_FLOOR: usize = 100_000;
 
@@ -88,10 +88,10 @@ impl Ledger {
     /// The ledger of `old` checked against `evidence`, settled as `settle` says, with what
     /// `cut` (a deploy cut short, as the record says: checked too) may have changed owed to
     /// whoever accrues; `paying`: the recipients this deploy pays; `dry_run`: nothing will
-    /// be written (the warnings say "would"). Warnings: keys dropped, debts dropped, moved
+    /// be written (the warnings say "would"). Warnings: keys dropped, owed keys dropped, moved
     /// or left.
     pub fn new(
-        old: &Record,
+        old: &DeployRecord,
         cut: &BTreeSet<String>,
         evidence: &Evidence,
         (paying, settle, dry_run): (Vec<Recipient>, &Settle, bool),
@@ -242,7 +242,7 @@ impl Ledger {
         self.owed.get(to).cloned().unwrap_or_default()
     }
 
-    /// Whether this deploy has a debt to pay.
+    /// Whether this deploy has owed keys to pay.
     pub fn owes_payment(&self) -> bool {
         self.paying.iter().any(|to| self.owed.get(to).is_some_and(|k| !k.is_empty()))
     }
@@ -279,7 +279,7 @@ impl Ledger {
         clients: &[Box<dyn Client>],
         (map, bound, budget): (&Map, usize, &Budget),
         remote: &Remote<'_>,
-        after: &mut Record,
+        after: &mut DeployRecord,
     ) -> Result<Paid, Failure> {
         let mut paid = Paid::default();
         for client in clients {
@@ -335,7 +335,7 @@ impl Ledger {
 }
 
 /// The plan of `keys` for a CDN, made on the blocking pool: the lease's renewals run on
-/// the deploy's one request thread, and go on while a long debt is folded.
+/// the deploy's one request thread, and go on while a long list of owed keys is folded.
 async fn planned(
     map: &Map,
     keys: BTreeSet<String>,
@@ -374,10 +374,10 @@ pub(super) struct Paid {
     pub stored: bool,
 }
 
-/// The way out of a debt to a CDN that is not what the user meant.
+/// The way out of what is owed a CDN that is not what the user meant.
 fn ways_out(cdn: &Cdn) -> String {
     format!(
-        "if its id is wrong, correct [deploy] purge (or --purge) and pass `--move-owed {cdn}` to send its debt to the CDN named then, or `--drop-owed {cdn}` to drop it"
+        "if its id is wrong, correct [deploy] purge (or --purge) and pass `--move-owed {cdn}` to send what it is owed to the CDN named then, or `--drop-owed {cdn}` to drop it"
     )
 }
 
@@ -404,7 +404,7 @@ mod tests {
     }
 
     fn ledger(
-        old: &Record,
+        old: &DeployRecord,
         cut: &BTreeSet<String>,
         paying: Vec<Recipient>,
         settle: &Settle,
@@ -442,7 +442,7 @@ mod tests {
             "../up",
             "api/en/attractions/10/\u{1b}[31m1.json",
         ]);
-        let mut old = Record::default();
+        let mut old = DeployRecord::default();
         old.owed.insert(cdn("E2QWRUHAPOMQZL"), good.union(&bad).cloned().collect());
         // What a deploy cut short may have changed, as the record says, is checked too.
         let cut = keys(["wp-admin/admin-ajax.php", "api/index.json"]);
@@ -460,7 +460,7 @@ mod tests {
     #[test]
     fn recipients_no_folio_names_and_a_flood_of_cdns_are_dropped_and_said() {
         let page = keys(["api/en/attractions/10/1.json"]);
-        let mut old = Record::default();
+        let mut old = DeployRecord::default();
         old.owed.insert(Recipient::Other(" cloudfront:ABCDEFGH".into()), page.clone());
         for i in 0..100 {
             old.owed.insert(cdn(&format!("FLOOD{i:05}")), page.clone());
@@ -482,9 +482,9 @@ mod tests {
     }
 
     #[test]
-    fn a_debt_is_dropped_or_moved_as_asked_and_left_with_a_way_out() {
+    fn what_is_owed_is_dropped_or_moved_as_asked_and_left_with_a_way_out() {
         let page = keys(["api/en/attractions/10/1.json"]);
-        let mut old = Record::default();
+        let mut old = DeployRecord::default();
         old.owed.insert(cdn("WRONGID1"), page.clone());
         old.owed.insert(cdn("OTHERID1"), page.clone());
         let run = |settle: Settle| {
@@ -509,7 +509,7 @@ mod tests {
 
     #[test]
     fn the_list_accrues_every_change_and_a_cdn_only_those_of_deploys_naming_it() {
-        let mut old = Record::default();
+        let mut old = DeployRecord::default();
         old.owed.insert(cdn("UNNAMED1"), keys(["api/index.json"]));
         let cut = keys(["api/openapi.json"]);
         let (mut ledger, _) = ledger(&old, &cut, vec![cdn("NAMEDID1")], &Settle::default());

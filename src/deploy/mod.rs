@@ -1,24 +1,12 @@
-//! `folio deploy`: publishes the finished build in `output/` to object storage,
-//! incrementally, as one build.
+//! `folio deploy`: publishes one build to object storage, incrementally: the finished
+//! one in `output/` (refused when half switched in or made from another `folio.toml` or
+//! `base_url`), or one rendered from the data (`--from-data`, `source.rs`).
 //!
-//! The phases, each a function: hold the output folder's lock (shared: a build waits
-//! until the deploy is done), check the build is a finished one of this config, scan it
-//! (`outgoing.rs`), list the store and read folio's record of it (`record.rs`), plan (`plan.rs`:
-//! upload what is missing, whose bytes or headers differ; keep the rest; find what a
-//! deploy cut short left), confirm with a request that each object to delete is still
-//! folio's, write the record's intent (what is about to be uploaded and deleted), upload
-//! pages and then what links to them (each file's bytes read once, checked against the
-//! scan's MD5, and sent as read), delete, write the record, and pay what is owed a purge
-//! (`ledger.rs`: the purge list file, each CDN, one request at a time, each struck from
-//! the record as it is accepted). A kill or a failure at any point leaves a usable store
-//! (old pages are deleted last), and the next deploy finishes the job and purges what the
-//! cut one changed. The store-side operations are in `remote/`, what a `file://` target
-//! must not be in `guard.rs`, the build it publishes in `built.rs`; what a run is
-//! asked in `options.rs` and what it answers in `deployed.rs`; the settings come checked
-//! from `config::Deploy`.
-//!
-//! It does not build: it refuses an `output/` with no build, a build half switched in, or
-//! a build made from another `folio.toml` or another `base_url`.
+//! [`run`] is the deploy as its phases: plan (the store listed and folio's record read,
+//! `plan.rs`), show (`--dry-run`), change (the record's intent, pages before what links
+//! to them, deletes last) and settle (the record, the purge list, each CDN's purge,
+//! `ledger.rs`). A kill at any point leaves a usable store, and the next deploy finishes
+//! the job (docs/publish.md).
 
 mod built;
 pub mod cdn;
@@ -29,7 +17,7 @@ mod failure;
 mod folder;
 mod guard;
 mod hosting;
-mod journal;
+mod intent;
 mod lease;
 mod ledger;
 mod options;
@@ -49,7 +37,7 @@ use crate::config::Project;
 use crate::error::{Failure, Refusal, WayOut};
 use crate::output::lock::{Access, Busy, Lock};
 use crate::routes::Map;
-use journal::intent;
+use intent::intent;
 use lease::Lease;
 use ledger::{Evidence, Ledger};
 use outgoing::Roles;
@@ -85,7 +73,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
     };
     if !opts.settle.moved.is_empty() && settings.purge.is_empty() {
         return Err(Failure::Usage(
-            "--move-owed moves a debt to the CDNs this deploy purges, and it purges none: name them with --purge or [deploy] purge".to_string(),
+            "--move-owed moves what is owed to the CDNs this deploy purges, and it purges none: name them with --purge or [deploy] purge".to_string(),
         ));
     }
     guard::refuse_overlap(project, target)?;
@@ -327,7 +315,7 @@ async fn change(
     remote: &Remote<'_>,
     p: &mut Planned,
     out: &mut Deployed,
-) -> Result<Option<record::Record>, Failure> {
+) -> Result<Option<record::DeployRecord>, Failure> {
     let s = &mut p.s;
     let intent = intent(&s.old, &s.outgoing, &p.uploads, &s.doomed, p.ledger.with(&p.changed));
     if let Some(intent) = &intent {
@@ -356,14 +344,14 @@ async fn change(
 async fn settle(
     remote: &Remote<'_>,
     mut p: Planned,
-    intent: Option<record::Record>,
+    intent: Option<record::DeployRecord>,
     mut purges: Purges<'_, '_>,
     mut out: Deployed,
 ) -> Result<Deployed, Failure> {
     let (map, bound) = (purges.map, purges.bound);
     p.ledger.add(&p.changed);
     let objects = plan::objects_after(&p.s.outgoing, &p.etags, &p.s.modified);
-    let mut after = journal::after(&p.s.old, objects, p.took_over);
+    let mut after = intent::after(&p.s.old, objects, p.took_over);
     after.hosting = p.host_digests;
     let written = purges.list.as_mut().map(|write| write(&p.ledger.list(map, bound)));
     if let Some(Ok(())) = written {

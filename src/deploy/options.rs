@@ -1,5 +1,5 @@
 //! What one deploy is asked to do beyond what `[deploy]` says ([`Options`]: the flags of
-//! this run, among them what to do with a debt besides paying it, [`Settle`]), and how it
+//! this run, among them what to do with owed keys besides paying them, [`Settle`]), and how it
 //! reports and meets other commands ([`Hooks`]).
 
 use super::purge::PurgeList;
@@ -36,7 +36,7 @@ pub struct Hooks<'a> {
     pub purge_list: Option<WritePurgeList<'a>>,
 }
 
-/// What a deploy does with a debt besides paying it: `--drop-owed CDN` drops what `CDN` is
+/// What a deploy does with owed keys besides paying them: `--drop-owed CDN` drops what `CDN` is
 /// owed; `--move-owed CDN` moves it to the CDNs this deploy names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settle {

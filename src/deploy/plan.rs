@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::outgoing::{Headers, OutgoingFile};
-use super::record::{Md5, Put, Record, etag_md5};
+use super::record::{DeployRecord, Md5, Put, etag_md5};
 
 /// An object as the store's listing shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub fn vouches(put: &Put, listed: &Listed) -> bool {
 pub fn plan(
     outgoing: &[OutgoingFile],
     listing: &HashMap<String, Listed>,
-    record: &Record,
+    record: &DeployRecord,
     force: bool,
 ) -> Plan {
     let actions = outgoing
@@ -287,7 +287,7 @@ mod tests {
         .into_iter()
         .map(|(k, l)| (k.to_string(), l))
         .collect();
-        let mut record = Record::default();
+        let mut record = DeployRecord::default();
         record.objects.insert("same".into(), put(1, "e1", "a"));
         record.objects.insert("bytes".into(), put(9, "e2", "a"));
         record.objects.insert("headers".into(), put(3, "e3", "b"));
@@ -321,7 +321,7 @@ mod tests {
         let listing: HashMap<String, Listed> =
             [("page".to_string(), listed(&tampered)), ("foreign".to_string(), listed(&tampered))]
                 .into();
-        let mut record = Record::default();
+        let mut record = DeployRecord::default();
         record.objects.insert("page".into(), put(1, &tampered, "a"));
         record.objects.insert("foreign".into(), put(1, &tampered, "a"));
         let p = plan(&[f], &listing, &record, false);
@@ -360,7 +360,7 @@ mod tests {
         .into_iter()
         .map(|(k, l)| (k.to_string(), l))
         .collect();
-        let mut record = Record::default();
+        let mut record = DeployRecord::default();
         record.objects.insert("kept".into(), put(1, "e1", "a"));
         record.objects.insert("uploaded".into(), put(7, "old-etag", "a"));
         record.objects.insert("untouched".into(), put(8, "e3", "a"));
@@ -388,7 +388,7 @@ mod tests {
         let etagless = Listed { size: 3, etag: String::new(), modified: Some(100) };
         let listing: HashMap<String, Listed> =
             [("a".to_string(), etagless.clone()), ("b".to_string(), etagless)].into();
-        let mut record = Record::default();
+        let mut record = DeployRecord::default();
         record.objects.insert("a".into(), put(1, "e1", "x"));
         record.objects.insert("b".into(), put(2, "e2", "x"));
         record.pending.insert("b".into(), [[7; 16]].into());
@@ -408,7 +408,7 @@ mod tests {
             .into_iter()
             .map(|(k, l)| (k.to_string(), l))
             .collect();
-        let mut record = Record::default();
+        let mut record = DeployRecord::default();
         record.objects.insert("late".into(), put(9, "e9", "a"));
         record.objects.insert("same".into(), put(2, "e2", "a"));
         let p = plan(&outgoing, &listing, &record, false);

@@ -606,7 +606,7 @@ mod tests {
         for keys in &inputs {
             same_folds(&map, keys, [1, 2, 3, 5, 8, 9, 10, 30, 100, usize::MAX]);
         }
-        // Forged debts: page 1 of 40 made-up languages, and 20 languages of 40 pages.
+        // Forged owed keys: page 1 of 40 made-up languages, and 20 languages of 40 pages.
         let forged: BTreeSet<String> =
             (0..40).map(|i| format!("api/x{i}/attractions/10/1.json")).collect();
         same_folds(&map, &forged, [1, 15, 100, 199, 200, 201, 1000]);

@@ -18,8 +18,8 @@
 //!   has) and each CDN a deploy purges (`owed`: `cloudfront:ID`, `cloudflare:ZONE` to the
 //!   keys it has not accepted a purge of, from a purge that failed or a deploy cut short
 //!   before it). Written as format 4 while a CDN is owed something, which an older folio
-//!   refuses to read rather than drop the debt; a record owing no CDN is format 2, which
-//!   every folio reads. Format 3 kept the CDNs' debts as `purging`: read into the ledger.
+//!   refuses to read rather than drop what is owed; a record owing no CDN is format 2, which
+//!   every folio reads. Format 3 kept what the CDNs are owed as `purging`: read into the ledger.
 //!
 //! It is read back from the store, so it is input like a manifest: keys of objects that
 //! are not clean relative paths are dropped here; what is owed is evidence the deploy
@@ -173,7 +173,7 @@ pub struct Put {
 
 /// The whole record.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Record {
+pub struct DeployRecord {
     pub objects: BTreeMap<String, Put>,
     /// Objects folio wrote and no longer produces: deleted after the uploads, and kept
     /// here until they are gone.
@@ -304,7 +304,7 @@ fn clean(key: &str) -> bool {
         && !key.contains(|c: char| c.is_control() || "*?#".contains(c))
 }
 
-impl Record {
+impl DeployRecord {
     pub fn to_bytes(&self) -> Vec<u8> {
         let sets = Sets::of(self.objects.values().chain(self.deleting.values()));
         let entries = |map: &BTreeMap<String, Put>| -> BTreeMap<String, WirePut> {
@@ -337,16 +337,16 @@ impl Record {
 
     /// Parses a stored record of the size the store listed (`bytes`' length);
     /// `Err` says why it cannot be used.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Record, Unreadable> {
-        Record::from_bytes_within(bytes, limit(bytes.len() as u64))
+    pub fn from_bytes(bytes: &[u8]) -> Result<DeployRecord, Unreadable> {
+        DeployRecord::from_bytes_within(bytes, limit(bytes.len() as u64))
     }
 
-    /// [`Record::from_bytes`], decompressing at most `max` bytes.
-    pub fn from_bytes_within(bytes: &[u8], max: u64) -> Result<Record, Unreadable> {
-        Record::parse(bytes, max).map_err(Unreadable::Damaged).and_then(|r| r)
+    /// [`DeployRecord::from_bytes`], decompressing at most `max` bytes.
+    pub fn from_bytes_within(bytes: &[u8], max: u64) -> Result<DeployRecord, Unreadable> {
+        DeployRecord::parse(bytes, max).map_err(Unreadable::Damaged).and_then(|r| r)
     }
 
-    fn parse(bytes: &[u8], max: u64) -> Result<Result<Record, Unreadable>, String> {
+    fn parse(bytes: &[u8], max: u64) -> Result<Result<DeployRecord, Unreadable>, String> {
         let text = gunzip_within(bytes, max)?;
         #[derive(Deserialize)]
         struct Probe {
@@ -365,7 +365,7 @@ impl Record {
             return Ok(Err(Unreadable::Newer { format: version, writer: by, this: writer() }));
         }
         let not = |e: serde_json::Error| format!("not a record ({e})");
-        let mut record = Record::default();
+        let mut record = DeployRecord::default();
         match version {
             1 => {
                 let wire: WireV1 = serde_json::from_slice(&text).map_err(not)?;
@@ -445,7 +445,7 @@ mod tests {
 
     #[test]
     fn round_trips_and_drops_unclean_keys() {
-        let mut r = Record::default();
+        let mut r = DeployRecord::default();
         let md5 = [7u8; 16];
         r.objects.insert(
             "api/a.json".into(),
@@ -482,35 +482,35 @@ mod tests {
         );
         r.pending.insert("api/b.json".into(), [[1; 16], [2; 16]].into());
         r.hosting.insert("nginx.conf".into(), u128::MAX - 1);
-        let back = Record::from_bytes(&r.to_bytes()).unwrap();
+        let back = DeployRecord::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!(back, r);
-        let format = |r: &Record| -> u64 {
+        let format = |r: &DeployRecord| -> u64 {
             let text = gunzip_within(&r.to_bytes(), 1 << 20).unwrap();
             serde_json::from_slice::<serde_json::Value>(&text).unwrap()["version"].as_u64().unwrap()
         };
         assert_eq!(format(&r), 2, "a record that owes nothing is what an older folio reads");
-        // The purge list's debt is what format 2 kept (`unpurged`): still format 2.
+        // What the purge list is owed is what format 2 kept (`unpurged`): still format 2.
         r.owed.insert(Recipient::List, ["api/c.json".into()].into());
-        let back = Record::from_bytes(&r.to_bytes()).unwrap();
+        let back = DeployRecord::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!((back, format(&r)), (r.clone(), 2));
-        // Owing a CDN, it is format 4: an older folio refuses it rather than drop the debt.
+        // Owing a CDN, it is format 4: an older folio refuses it rather than drop what is owed.
         let cdn = Recipient::Cdn(crate::config::Cdn::CloudFront("E2QWRUHAPOMQZL".into()));
         r.owed.insert(cdn, ["api/d.json".into()].into());
-        let back = Record::from_bytes(&r.to_bytes()).unwrap();
+        let back = DeployRecord::from_bytes(&r.to_bytes()).unwrap();
         assert_eq!((back, format(&r)), (r.clone(), 4));
 
         let wire = r#"{"version":2,"headers":[{"content_type":"x"}],"objects":{"../up":["07070707070707070707070707070707",1,"",0,"",null]},"deleting":{"/etc/passwd":["07070707070707070707070707070707",1,"e",0,"",null]},"pending":{"a//b":[]},"unpurged":["../x"],"purging":{"cloudfront:E2QWRUHAPOMQZL":["../y","api/*","a\nb"],"../z":["a.json"]},"hosting":{"../nginx.conf":"00000000000000000000000000000001","Caddyfile":"not hex"}}"#;
-        let hostile = Record::from_bytes(&gz(wire)).unwrap();
+        let hostile = DeployRecord::from_bytes(&gz(wire)).unwrap();
         // What is owed is taken as written, for the ledger to check against the build.
         let owed: Vec<usize> = hostile.owed.values().map(BTreeSet::len).collect();
         assert_eq!(owed, [1, 3, 1], "the list's, the CDN's, and `../z`'s for the ledger to drop");
-        assert_eq!(Record { owed: BTreeMap::new(), ..hostile }, Record::default());
-        assert!(Record::from_bytes(b"not gzip").is_err());
+        assert_eq!(DeployRecord { owed: BTreeMap::new(), ..hostile }, DeployRecord::default());
+        assert!(DeployRecord::from_bytes(b"not gzip").is_err());
         assert_eq!(
-            Record::from_bytes(&gz(r#"{"version":5,"writer":"folio 9.0.0"}"#)).unwrap_err(),
+            DeployRecord::from_bytes(&gz(r#"{"version":5,"writer":"folio 9.0.0"}"#)).unwrap_err(),
             Unreadable::Newer { format: 5, writer: "folio 9.0.0".into(), this: writer() }
         );
-        let newer = Record::from_bytes(&gz(r#"{"version":5}"#)).unwrap_err().to_string();
+        let newer = DeployRecord::from_bytes(&gz(r#"{"version":5}"#)).unwrap_err().to_string();
         assert!(newer.starts_with("it is record format 5, written by a newer folio"), "{newer}");
     }
 
@@ -519,10 +519,10 @@ mod tests {
         // 64 MiB of one byte compresses to a few hundred KiB: past 64 times that.
         let bomb = gz(&" ".repeat(64 << 20));
         assert!(limit(bomb.len() as u64) < 64 << 20, "{}", bomb.len());
-        let e = Record::from_bytes(&bomb).unwrap_err().to_string();
+        let e = DeployRecord::from_bytes(&bomb).unwrap_err().to_string();
         assert!(e.starts_with("it decompresses to more than"), "{e}");
         // A real record of many entries stays well inside its limit.
-        let mut r = Record::default();
+        let mut r = DeployRecord::default();
         for i in 0..20_000u32 {
             let md5 = crate::deploy::outgoing::md5_of(&i.to_le_bytes());
             r.objects.insert(
@@ -538,10 +538,10 @@ mod tests {
             );
         }
         let bytes = r.to_bytes();
-        assert_eq!(Record::from_bytes(&bytes).unwrap(), r);
+        assert_eq!(DeployRecord::from_bytes(&bytes).unwrap(), r);
         // Cut short anywhere, it is said to be so, whatever its last four bytes say.
         for cut in [bytes.len() / 3, bytes.len() / 2, bytes.len() - 9, bytes.len() - 1] {
-            let e = Record::from_bytes(&bytes[..cut]).unwrap_err().to_string();
+            let e = DeployRecord::from_bytes(&bytes[..cut]).unwrap_err().to_string();
             assert!(e.contains("cut short"), "{cut}: {e}");
         }
     }
@@ -549,7 +549,7 @@ mod tests {
     #[test]
     fn formats_2_and_3_owe_what_they_kept_apart_in_one_ledger() {
         let v3 = r#"{"version":3,"headers":[],"objects":{},"unpurged":["api/a.json"],"purging":{"cloudfront:E2QWRUHAPOMQZL":["api/b.json"],"fastly:x":["api/c.json"]}}"#;
-        let r = Record::from_bytes(&gz(v3)).unwrap();
+        let r = DeployRecord::from_bytes(&gz(v3)).unwrap();
         let cdn = Recipient::Cdn(crate::config::Cdn::CloudFront("E2QWRUHAPOMQZL".into()));
         let want: BTreeMap<Recipient, BTreeSet<String>> = [
             (Recipient::List, ["api/a.json".to_string()].into()),
@@ -559,13 +559,13 @@ mod tests {
         .into();
         assert_eq!(r.owed, want, "a recipient no folio names is read as such, for the ledger");
         let v2 = r#"{"version":2,"headers":[],"objects":{},"unpurged":["api/a.json"]}"#;
-        assert_eq!(Record::from_bytes(&gz(v2)).unwrap().owed.len(), 1);
+        assert_eq!(DeployRecord::from_bytes(&gz(v2)).unwrap().owed.len(), 1);
     }
 
     #[test]
     fn format_1_is_read() {
         let v1 = r#"{"version":1,"headers":[{"content_type":"x"}],"objects":{"api/a.json":["07070707070707070707070707070707",1,"",0]},"deleting":{"api/b.json":"08080808080808080808080808080808","api/c.json":"opaque"}}"#;
-        let r = Record::from_bytes(&gz(v1)).unwrap();
+        let r = DeployRecord::from_bytes(&gz(v1)).unwrap();
         assert_eq!(r.objects["api/a.json"].etag, md5_hex(&[7; 16]));
         assert_eq!(r.deleting.keys().collect::<Vec<_>>(), ["api/b.json"]);
         assert_eq!(r.deleting["api/b.json"].md5, [8; 16]);

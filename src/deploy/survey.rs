@@ -14,7 +14,7 @@ use super::lease::Lease;
 use super::ledger::Ledger;
 use super::outgoing;
 use super::plan::{self, Action};
-use super::record::{self, Record};
+use super::record::{self, DeployRecord};
 use super::remote::{self, Remote};
 use crate::diag::first_keys;
 use crate::error::Failure;
@@ -22,7 +22,7 @@ use crate::output::lock::Busy;
 
 /// The store as a survey found it, and the plan made from it.
 pub(super) struct Surveyed {
-    pub old: Record,
+    pub old: DeployRecord,
     /// The record's ETag when it was read (`None`: there was none).
     pub record_etag: Option<String>,
     /// The files to publish, each with its MD5.

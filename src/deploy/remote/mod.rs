@@ -15,7 +15,7 @@ use super::lease::{LEASE, Lease};
 use super::options::Options;
 use super::outgoing::{self, OutgoingFile, Phase};
 use super::plan::{self, Action, Head, Plan, Reason};
-use super::record::{self, Md5, Put, RECORD, Record};
+use super::record::{self, DeployRecord, Md5, Put, RECORD};
 use super::store::Store;
 use crate::error::{Failure, Refusal, WayOut};
 use crate::fault_injection::Step;
@@ -52,7 +52,7 @@ pub struct Remote<'a> {
 
 /// folio's record as read from the store.
 pub struct ReadRecord {
-    pub record: Record,
+    pub record: DeployRecord,
     /// Its ETag (`None`: there is none).
     pub etag: Option<String>,
     /// Why it could not be read, when `--repair` goes on without it.
@@ -137,7 +137,11 @@ impl Remote<'_> {
             Ok(got) => got,
             Err(object_store::Error::NotFound { .. }) => {
                 *self.record_version.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                return Ok(ReadRecord { record: Record::default(), etag: None, damaged: None });
+                return Ok(ReadRecord {
+                    record: DeployRecord::default(),
+                    etag: None,
+                    damaged: None,
+                });
             }
             Err(e) => return Err(self.failed("reading", RECORD, e)),
         };
@@ -148,7 +152,7 @@ impl Remote<'_> {
         // Decompressed up to a limit of the size the store lists: a bomb stops there.
         let max = record::limit(got.meta.size);
         let bytes = got.bytes().await.map_err(|e| self.failed("reading", RECORD, e))?;
-        let why = match Record::from_bytes_within(&bytes, max) {
+        let why = match DeployRecord::from_bytes_within(&bytes, max) {
             Ok(record) => return Ok(ReadRecord { record, etag, damaged: None }),
             Err(newer @ record::Unreadable::Newer { .. }) => {
                 return Err(Failure::Refused(Refusal::new(
@@ -159,7 +163,7 @@ impl Remote<'_> {
             Err(record::Unreadable::Damaged(why)) => why,
         };
         if self.opts.repair {
-            return Ok(ReadRecord { record: Record::default(), etag, damaged: Some(why) });
+            return Ok(ReadRecord { record: DeployRecord::default(), etag, damaged: Some(why) });
         }
         Err(Failure::Refused(Refusal::new(
             format!(
@@ -354,7 +358,7 @@ impl Remote<'_> {
     /// changed meanwhile was written by a deploy that took the lease over: then nothing
     /// more is sent). A store that cannot write conditionally (a folder, whose lease is
     /// the kernel's lock) is written plainly.
-    pub async fn put_record(&self, record: &Record) -> Result<(), Failure> {
+    pub async fn put_record(&self, record: &DeployRecord) -> Result<(), Failure> {
         self.check_lease()?;
         self.write_record(record).await
     }
@@ -370,7 +374,7 @@ impl Remote<'_> {
         }
     }
 
-    async fn write_record(&self, record: &Record) -> Result<(), Failure> {
+    async fn write_record(&self, record: &DeployRecord) -> Result<(), Failure> {
         (crate::fault_injection::process().before(Step::Record)).map_err(|e| {
             Failure::Other(anyhow::Error::from(e).context(format!("writing {RECORD}")))
         })?;

@@ -169,7 +169,7 @@ fn a_failed_cloudfront_purge_is_owed_and_sent_by_the_next_deploy_with_nothing_el
     );
     assert!(remote.objects() == published(&p), "the store holds the build");
 
-    // A deploy that does not name the CDN leaves the debt as it is, and says so.
+    // A deploy that does not name the CDN leaves what is owed as it is, and says so.
     let other = remote.deploy(&p, &[]).success();
     assert!(other.stderr().contains(&format!("{cdn} is still owed a purge of 8 keys")));
 
@@ -184,7 +184,7 @@ fn a_failed_cloudfront_purge_is_owed_and_sent_by_the_next_deploy_with_nothing_el
     for key in &want {
         assert!(sent[0].contains(&format!("/{key}")), "{key}: {:?}", sent[0]);
     }
-    // Paid once: the debt is gone.
+    // Paid once: nothing is owed.
     let after = remote.deploy_env(&p, &["--purge", &cdn], &env).success();
     assert!(!after.stdout().contains("purged"), "{}", after.stdout());
     assert_eq!(invalidations(&moto, &id).len(), 1);
@@ -204,7 +204,7 @@ pub(super) struct Heard {
 pub(super) const AGENT: &str = concat!("folio/", env!("CARGO_PKG_VERSION"));
 
 #[test]
-fn a_debt_to_a_cdn_that_does_not_exist_names_its_way_out_and_the_flag_takes_it() {
+fn what_is_owed_a_cdn_that_does_not_exist_names_its_way_out_and_the_flag_takes_it() {
     let Some(moto) = Moto::start(false) else { return };
     if !crate::harness::need_python_module("boto3") {
         return;
@@ -230,7 +230,7 @@ fn a_debt_to_a_cdn_that_does_not_exist_names_its_way_out_and_the_flag_takes_it()
     assert!(said.contains(&format!("{wrong} does not exist")), "{said}");
     assert!(said.contains(&format!("`--move-owed {wrong}`")), "{said}");
     assert!(said.contains(&format!("`--drop-owed {wrong}`")), "{said}");
-    // Corrected: the debt moves to the CDN named now, which is sent it.
+    // Corrected: what is owed moves to the CDN named now, which is sent it.
     let moved = remote.deploy_env(&p, &["--purge", &real, "--move-owed", wrong], &env).success();
     let said = moved.stderr();
     assert!(
@@ -259,10 +259,10 @@ fn a_debt_to_a_cdn_that_does_not_exist_names_its_way_out_and_the_flag_takes_it()
     );
     let quiet = remote.deploy(&p, &[]).success();
     assert!(!quiet.stderr().contains(wrong), "{}", quiet.stderr());
-    // Moving a debt needs a CDN to move it to.
+    // Moving what is owed needs a CDN to move it to.
     let refused = remote.deploy(&p, &["--move-owed", wrong]).fails(2);
     assert!(
-        refused.stderr().contains("--move-owed moves a debt to the CDNs this deploy purges"),
+        refused.stderr().contains("--move-owed moves what is owed to the CDNs this deploy purges"),
         "{}",
         refused.stderr()
     );
@@ -662,7 +662,7 @@ fn cloudfront_busy_with_other_invalidations_is_waited_for() {
 }
 
 #[test]
-fn a_deploy_killed_before_its_purge_leaves_the_debt_whoever_deploys_next() {
+fn a_deploy_killed_before_its_purge_leaves_it_owed_whoever_deploys_next() {
     let Some(moto) = Moto::start(false) else { return };
     if !crate::harness::need_python_module("boto3") {
         return;
@@ -699,7 +699,7 @@ fn a_deploy_killed_before_its_purge_leaves_the_debt_whoever_deploys_next() {
     assert!(remote.objects() == published(&p), "the build is up before the purge");
     child.kill().unwrap();
     child.wait().unwrap();
-    // The next deploy does not purge: it finishes the killed one's record, keeps the debt
+    // The next deploy does not purge: it finishes the killed one's record, keeps it owed
     // and says so.
     let next = remote.deploy(&p, &["--no-purge"]).success();
     let owed = format!("{cdn} is still owed a purge of {} keys", want.len());

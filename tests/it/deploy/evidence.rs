@@ -54,7 +54,7 @@ fn cloudfront_env(cloudfront: &Scripted) -> [(&'static str, String); 1] {
 }
 
 #[test]
-fn a_forged_debt_is_checked_against_the_build_and_paid_within_the_bound() {
+fn forged_owed_keys_are_checked_against_the_build_and_paid_within_the_bound() {
     let (_dir, remote) = folder();
     let p = Project::sample();
     p.folio(&["build"]).success();

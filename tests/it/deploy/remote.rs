@@ -446,15 +446,15 @@ impl Remote {
     }
 
     /// folio's record on the store.
-    pub fn record(&self) -> folio::deploy::record::Record {
+    pub fn record(&self) -> folio::deploy::record::DeployRecord {
         let (store, prefix) = self.client();
         let key = if prefix.is_empty() { RECORD.to_string() } else { format!("{prefix}/{RECORD}") };
         let bytes = runtime()
             .block_on(async { store.get(&key.into()).await.unwrap().bytes().await.unwrap() });
-        folio::deploy::record::Record::from_bytes(&bytes).unwrap()
+        folio::deploy::record::DeployRecord::from_bytes(&bytes).unwrap()
     }
 
-    pub fn put_record(&self, record: &folio::deploy::record::Record) {
+    pub fn put_record(&self, record: &folio::deploy::record::DeployRecord) {
         self.put_foreign(RECORD, &record.to_bytes());
     }
 

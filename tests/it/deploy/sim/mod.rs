@@ -1,38 +1,12 @@
-//! A deterministic simulation of deploys (after FoundationDB's simulation testing and
-//! TigerBeetle's VOPR): deploys of different builds run against one in-memory store
-//! (`object_store`'s `InMemory`) on tokio's virtual clock, each through a client that
-//! misbehaves as a seeded schedule says: latency on every request, a kill at a request
-//! boundary (before the request lands, or after it landed with the answer lost), the whole
-//! client frozen between two requests for longer than the lease (nothing of it runs, its
-//! lease is not renewed), frozen with a request stuck on its way (it lands late, after a
-//! takeover), its machine suspended (frozen, its monotonic clock stopped meanwhile), a
-//! pause as it lets go of its lease, a failed request, an answer lost. Leases of 30 s lapse
-//! in no time. Only the lease's holder may send a write, or let go of the lease.
+//! A deterministic simulation of deploys (after TigerBeetle's VOPR): deploys of different
+//! builds against one in-memory store on tokio's virtual clock, each through a client a
+//! seeded schedule makes misbehave (`schedule.rs`: latency, kills at request boundaries,
+//! freezes past the lease, lost answers), and a second writer forging folio's record
+//! between deploys (`writer.rs`). What must hold after every step and every schedule is
+//! in `check/`, one checker a property. This file is the driver.
 //!
-//! Someone who can write the bucket and not the CDN rewrites folio's record between
-//! deploys in some schedules (`writer.rs`): junk and traversals owed a purge, a
-//! million pages the build has not, every key the store holds, page 1 of 100,000 made-up
-//! languages.
-//!
-//! After every step the store takes, no page reachable from a listing's first page links
-//! to an object that is not there. After every schedule, one clean deploy must leave the
-//! store equal to its build (and a foreign object as it was: no folio-owned orphan), and
-//! every key whose bytes changed at any moment must be named by a purge list written at
-//! or after that moment; no deploy sent its CDN more paths than its bound, and none a path
-//! outside the build's paths; no batch the CDN accepted, and its deploy struck, was sent
-//! again unless one of its keys changed (or was forged owed) since.
-//!
-//! `cargo test` runs [`SEEDS`] seeds and the regression seeds; `scripts/sim.sh N` runs N
-//! (`FOLIO_SIM_SEEDS`); a failing seed is printed and replays alone with
-//! `FOLIO_SIM_SEED=S`.
-//!
-//! Laid out as TigerBeetle's VOPR and `src/testing/` are: this file is the driver (the
-//! world, the builds, one seed's schedule run to its end, the seeds to run); one file a
-//! simulated part — `rng.rs` the random source, `schedule.rs` the faults a seed draws,
-//! `store.rs` the store as a client sees it through them, `clock.rs` its clock,
-//! `process.rs` its process, `cdn.rs` its CDN, `writer.rs` the bucket's other writer;
-//! `check/` what must hold, one checker a property; `regressions.txt` the seeds that
-//! caught a fault, as data, each with what it caught.
+//! `cargo test` runs [`SEEDS`] seeds and those of `regressions.txt`; `scripts/sim.sh N`
+//! runs N; a failing seed is printed and replays alone with `FOLIO_SIM_SEED=S`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};

@@ -231,7 +231,7 @@ impl ObjectStore for Chaos {
         let intended: Option<Vec<String>> =
             location.as_ref().ends_with(".folio-deploy.json.gz").then(|| {
                 let bytes: Vec<u8> = payload.iter().flatten().copied().collect();
-                folio::deploy::record::Record::from_bytes(&bytes)
+                folio::deploy::record::DeployRecord::from_bytes(&bytes)
                     .map(|r| r.pending.into_keys().chain(r.deleting.into_keys()).collect())
                     .unwrap_or_default()
             });

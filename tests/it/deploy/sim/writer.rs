@@ -88,13 +88,13 @@ pub(super) async fn forge(
     world: &Shared,
     (at, kind): (Duration, Forgery),
 ) -> String {
-    use folio::deploy::record::{Recipient, Record};
+    use folio::deploy::record::{DeployRecord, Recipient};
     tokio::time::sleep(at).await;
     let key = Key::from(format!("{PREFIX}/{}", folio::deploy::record::RECORD));
     let Some(bytes) = bytes_of(inner, &key).await else {
         return format!("at {at:?}, no record to forge ({kind:?})");
     };
-    let Ok(mut record) = Record::from_bytes(&bytes) else {
+    let Ok(mut record) = DeployRecord::from_bytes(&bytes) else {
         return format!("at {at:?}, a record that does not read ({kind:?})");
     };
     let held: Vec<String> = {

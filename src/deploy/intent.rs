@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::outgoing;
 use super::plan::Reason;
-use super::record::{Put, Recipient, Record};
+use super::record::{DeployRecord, Put, Recipient};
 use super::remote;
 
 /// How long a takeover's record keeps what the previous holder was about to do: longer
@@ -18,17 +18,17 @@ const CARRIED: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 /// uploaded as pending, what is about to be deleted as deleting, and what will be owed a
 /// purge once it has (`owed`). `None` when nothing is about to change.
 pub(super) fn intent(
-    old: &Record,
+    old: &DeployRecord,
     outgoing: &[outgoing::OutgoingFile],
     uploads: &[(usize, Reason)],
     doomed: &[remote::Doomed],
     owed: BTreeMap<Recipient, BTreeSet<String>>,
-) -> Option<Record> {
+) -> Option<DeployRecord> {
     if uploads.is_empty() && doomed.is_empty() {
         return None;
     }
-    // The record's debts are the ledger's now (`owed`): not copied.
-    let mut intent = Record {
+    // What the record owes is the ledger's now (`owed`): not copied.
+    let mut intent = DeployRecord {
         objects: old.objects.clone(),
         deleting: old.deleting.clone(),
         pending: old.pending.clone(),
@@ -56,8 +56,12 @@ pub(super) fn intent(
 /// may still have a request on its way, what it was about to write and delete, kept for
 /// [`CARRIED`] from the first deploy that finds it; every deploy until then checks it
 /// against the store (`plan::plan` treats it as a deploy cut short) and keeps it.
-pub(super) fn after(old: &Record, objects: BTreeMap<String, Put>, took_over: bool) -> Record {
-    let mut after = Record { objects, ..Record::default() };
+pub(super) fn after(
+    old: &DeployRecord,
+    objects: BTreeMap<String, Put>,
+    took_over: bool,
+) -> DeployRecord {
+    let mut after = DeployRecord { objects, ..DeployRecord::default() };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
@@ -86,7 +90,7 @@ mod tests {
 
     #[test]
     fn a_record_carries_nothing_longer_than_carried_from_now() {
-        let mut old = Record::default();
+        let mut old = DeployRecord::default();
         old.pending.insert("api/x.json".into(), [[1; 16]].into());
         // Forged: carried until the end of time.
         old.carried_until = Some(i64::MAX);
@@ -102,7 +106,7 @@ mod tests {
         assert!(after_is_clean(&super::after(&later, BTreeMap::new(), false)));
     }
 
-    fn after_is_clean(r: &Record) -> bool {
+    fn after_is_clean(r: &DeployRecord) -> bool {
         r.pending.is_empty() && r.deleting.is_empty() && r.carried_until.is_none()
     }
 }
