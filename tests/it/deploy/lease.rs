@@ -77,25 +77,25 @@ fn two_deploys_to_one_store_take_turns_and_leave_one_build(remote: &Remote) {
     let second = Project::sample();
     add_a_record(&second);
     second.folio(&["build"]).success();
-    // Leases of two seconds (a renewal through moto on a busy runner can come later than a
-    // one-second lease's fence): the first deploy, held midway for longer than that, keeps
-    // it by renewing it.
+    // Leases of four seconds (a renewal through moto on a busy runner came 1.5 s late, past
+    // a two-second lease's fence): the first deploy, held midway for longer than that,
+    // keeps it by renewing it.
     let gate = Gate::new();
     let mut one = remote.command(&first, &[]);
-    one.envs(gate.env("wait-upload:3,lease:2")).stdout(Stdio::null()).stderr(Stdio::null());
+    one.envs(gate.env("wait-upload:3,lease:4")).stdout(Stdio::null()).stderr(Stdio::null());
     let mut one = Running(one.spawn().unwrap());
     gate.wait_reached(&mut one);
     let refused =
-        remote.deploy_env(&second, &["--no-wait"], &[("FOLIO_FAULT", "lease:2")]).fails(1);
+        remote.deploy_env(&second, &["--no-wait"], &[("FOLIO_FAULT", "lease:4")]).fails(1);
     assert!(refused.stderr().contains("another folio deploy is "), "{}", refused.stderr());
     let mut two = remote.command(&second, &[]);
-    two.env("FOLIO_FAULT", "lease:2").stdout(Stdio::null()).stderr(Stdio::piped());
+    two.env("FOLIO_FAULT", "lease:4").stdout(Stdio::null()).stderr(Stdio::piped());
     let mut two = Running(two.spawn().unwrap());
     let said = Stderr::of(&mut two);
     said.wait_for("waiting");
     // Longer than a lease lasts unrenewed: the first keeps renewing it, so the second
     // goes on waiting.
-    std::thread::sleep(Duration::from_millis(3500));
+    std::thread::sleep(Duration::from_millis(5000));
     assert!(two.try_wait().unwrap().is_none(), "the second deploy waits");
     gate.open();
     assert!(one.wait().unwrap().success());
@@ -109,11 +109,12 @@ on_every_store!(two_deploys_to_one_store_take_turns_and_leave_one_build, prefix 
 fn a_killed_deploys_lease_is_taken_over_once_it_lapses(remote: &Remote) {
     let p = Project::sample();
     p.folio(&["build"]).success();
-    let lease = ("FOLIO_FAULT", "kill-upload:3,lease:2");
+    // Four seconds, as above: the one that takes over renews through a busy runner too.
+    let lease = ("FOLIO_FAULT", "kill-upload:3,lease:4");
     let run = remote.deploy_env(&p, &[], &[lease]);
     assert_ne!(run.code(), Some(0), "killed");
     let started = Instant::now();
-    remote.deploy_env(&p, &[], &[("FOLIO_FAULT", "lease:2")]).success();
+    remote.deploy_env(&p, &[], &[("FOLIO_FAULT", "lease:4")]).success();
     eprintln!("the next deploy went ahead after {:?}", started.elapsed());
     assert!(remote.objects() == published(&p));
 }
