@@ -19,6 +19,9 @@ pub struct Problem {
     pub path: PathBuf,
     /// 1-based line the record (or syntax error) starts on; `None` for whole-file problems.
     pub line: Option<u64>,
+    /// 1-based column (in characters) on that line of what it is about, when the reader
+    /// knows it; its message says it too (`folio check --format json` gives it apart).
+    pub column: Option<u64>,
     /// The field the problem is about, if any.
     pub field: Option<String>,
     pub message: String,
@@ -28,6 +31,14 @@ pub struct Problem {
     /// The record in a line of many (a one-line JSON array), where the line alone does not
     /// find it.
     pub record: Option<Box<At>>,
+    /// What makes it one kind with others when its words differ by more than its value (a
+    /// number too long for 64 bits, said with how it would be written): problems of one
+    /// kind, field and file are grouped ([`group_repeats`]) as problems of one value are.
+    pub kind: Option<Box<str>>,
+    /// How many problems of the input it stands for: 1, or more for one that says a group
+    /// of them (its kind's count, kept ones and the ones only counted past
+    /// [`MAX_PROBLEMS`]; or, for the line that says more are not listed, how many).
+    pub count: u64,
 }
 
 /// A record among others on its line: its index in the array (from 0, as `data[i]`
@@ -53,7 +64,18 @@ impl Problem {
     pub fn new(file: usize, path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
         let message = message.into();
         let path = path.to_path_buf();
-        Problem { file, path, line, field: None, message, value: None, record: None }
+        Problem {
+            file,
+            path,
+            line,
+            column: None,
+            field: None,
+            message,
+            value: None,
+            record: None,
+            kind: None,
+            count: 1,
+        }
     }
 
     /// A problem found before its file is known (by a parser, or in one record): the
@@ -61,13 +83,19 @@ impl Problem {
     pub fn unplaced(line: Option<u64>, message: impl Into<String>) -> Self {
         let message = message.into();
         let path = PathBuf::new();
-        Problem { file: 0, path, line, field: None, message, value: None, record: None }
+        Problem::new(0, &path, line, message)
     }
 
     /// The problem, placed in the file `path` at walk position `file`.
     pub fn at(mut self, file: usize, path: &Path) -> Self {
         self.file = file;
         self.path = path.to_path_buf();
+        self
+    }
+
+    /// The problem, at `column` (in characters) of its line.
+    pub fn with_column(mut self, column: u64) -> Self {
+        self.column = Some(column);
         self
     }
 
@@ -86,14 +114,28 @@ impl Problem {
         self
     }
 
-    /// What the problem says with its value left out: the same for every problem of its
-    /// kind.
-    fn kind(&self) -> String {
-        match &self.value {
-            Some(v) => self.message.replacen(&format!("{v:?}"), "", 1).replacen(v.as_str(), "", 1),
-            None => self.message.clone(),
-        }
+    /// The problem, one of `kind` ([`Problem::kind`]).
+    pub fn with_kind(mut self, kind: impl Into<Box<str>>) -> Self {
+        self.kind = Some(kind.into());
+        self
     }
+
+    /// What makes problems one kind, when they are of one field in one file: their
+    /// [`Problem::kind`], or what they say with their value left out. `None`: a problem of
+    /// its own, never grouped.
+    pub fn kind_key(&self) -> Option<String> {
+        if let Some(kind) = &self.kind {
+            return Some(format!("kind:{kind}"));
+        }
+        let v = self.value.as_ref()?;
+        Some(self.message.replacen(&format!("{v:?}"), "", 1).replacen(v.as_str(), "", 1))
+    }
+}
+
+/// How many problems of the input `problems` stand for (each its [`Problem::count`]): what
+/// the summary says, however they are grouped or listed.
+pub fn count(problems: &[Problem]) -> u64 {
+    problems.iter().map(|p| p.count).sum()
 }
 
 /// Past this many, the problems of one kind with one field in one file are said once.
@@ -104,43 +146,48 @@ const SHOWN_LINES: usize = 5;
 
 /// Problems that repeat (more than [`REPEATS`] of one kind, with one field, in one file:
 /// a column of a spreadsheet's export in another locale) as one problem each, at the first
-/// one's line: how many, on which lines (the first few), the first one's words, and the
+/// one's line: how many (each problem's [`Problem::count`] summed: the ones counted past
+/// [`MAX_PROBLEMS`] too), on which lines (the first few), the first one's words, and the
 /// fix where the values show it (a decimal comma). The rest keep their order.
 pub fn group_repeats(problems: Vec<Problem>) -> Vec<Problem> {
     use std::collections::HashMap;
-    let key = |p: &Problem| (p.file, p.field.clone(), p.kind());
-    let mut counts: HashMap<(usize, Option<String>, String), Vec<usize>> = HashMap::new();
-    for (i, p) in problems.iter().enumerate() {
-        if p.value.is_some() {
-            counts.entry(key(p)).or_default().push(i);
+    let keys: Vec<Option<(usize, Option<String>, String)>> =
+        problems.iter().map(|p| p.kind_key().map(|k| (p.file, p.field.clone(), k))).collect();
+    let mut groups: HashMap<&(usize, Option<String>, String), Vec<usize>> = HashMap::new();
+    for (i, key) in keys.iter().enumerate() {
+        if let Some(key) = key {
+            groups.entry(key).or_default().push(i);
         }
     }
     let mut out = Vec::with_capacity(problems.len());
     for (i, p) in problems.iter().enumerate() {
-        let Some(group) = p.value.as_ref().and_then(|_| counts.get(&key(p))) else {
+        let Some(group) = keys[i].as_ref().and_then(|key| groups.get(key)) else {
             out.push(p.clone());
             continue;
         };
-        if group.len() <= REPEATS {
+        let total: u64 = group.iter().map(|&j| problems[j].count).sum();
+        if total <= REPEATS as u64 {
             out.push(p.clone());
         } else if group[0] == i {
-            let lines: Vec<String> = (group.iter().take(SHOWN_LINES))
-                .filter_map(|&j| problems[j].line.map(|l| l.to_string()))
-                .collect();
-            let more = if group.len() > SHOWN_LINES { ", …" } else { "" };
-            let values = group.iter().filter_map(|&j| problems[j].value.as_deref());
-            let hint = if values.clone().all(decimal_comma) {
+            // Each line once (a one-line array's records share theirs), the first few.
+            let mut lines: Vec<u64> = group.iter().filter_map(|&j| problems[j].line).collect();
+            lines.dedup();
+            let counted = group.iter().any(|&j| problems[j].count > 1);
+            let more = if lines.len() > SHOWN_LINES || counted { ", …" } else { "" };
+            let word = if lines.len() == 1 && more.is_empty() { "line" } else { "lines" };
+            let lines: Vec<String> = lines.iter().take(SHOWN_LINES).map(u64::to_string).collect();
+            let mut values = group.iter().map(|&j| problems[j].value.as_deref());
+            let hint = if values.all(|v| v.is_some_and(decimal_comma)) {
                 "; they use a decimal comma: set `decimal_separator = \",\"` in [input]"
             } else {
                 ""
             };
             let message = format!(
-                "{} values in this file are like this one (lines {}{more}): {}{hint}",
-                group.len(),
+                "{total} values in this file are like this one ({word} {}{more}): {}{hint}",
                 lines.join(", "),
                 p.message
             );
-            out.push(Problem { message, ..p.clone() });
+            out.push(Problem { message, count: total, ..p.clone() });
         }
     }
     out

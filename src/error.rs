@@ -15,7 +15,9 @@ use crate::diag::{ConfigError, Problem};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Failure {
-    #[error("{} problem{} in the input; nothing was written", .0.len(), if .0.len() == 1 { "" } else { "s" })]
+    /// The problems as listed: one may stand for many ([`Problem::count`]), which the
+    /// summary counts.
+    #[error("{} problem{} in the input; nothing was written", crate::diag::count(.0), if crate::diag::count(.0) == 1 { "" } else { "s" })]
     Invalid(Vec<Problem>),
     #[error("invalid configuration; nothing was written")]
     Config(Vec<ConfigError>),

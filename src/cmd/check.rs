@@ -78,10 +78,13 @@ fn check(args: &CheckArgs) -> Result<(Project, site::Listing), Vec<Failure>> {
                 file: usize::MAX,
                 path: shown.clone(),
                 line: None,
+                column: None,
                 field: Some("hosting.targets".into()),
                 message,
                 value: None,
                 record: None,
+                kind: None,
+                count: 1,
             }));
             Ok((project, listing))
         }
@@ -195,6 +198,8 @@ fn problems(failure: &Failure) -> Vec<Value> {
             .iter()
             .map(|p| {
                 let mut v = problem("data", path(&p.path), p.line, p.field.as_deref(), &p.message);
+                v["column"] = json!(p.column);
+                v["count"] = json!(p.count);
                 v["record"] = p.record.as_ref().map_or(
                     Value::Null,
                     |at| json!({"index": at.index, "column": at.column, "id": at.id}),

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::bounded::{MAX_RECORD, MAX_RECORD_WORDS};
+use super::kept::Kept;
 use super::raw::Raw;
 use super::record::Unlisted;
 use crate::diag::Problem;
@@ -43,7 +44,7 @@ pub fn parse(
         rows.extend(r)
     });
     let (issues, warnings) = found.expect("reading from memory");
-    (rows, issues, warnings)
+    (rows, issues.into_vec(0, std::path::Path::new("")), warnings)
 }
 
 /// Streams a CSV file from `reader` (a BOM at its start is dropped) in batches of about
@@ -57,7 +58,7 @@ pub fn stream(
     res: &Resolver,
     batch: usize,
     sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
-) -> io::Result<(Vec<Problem>, Vec<Unlisted>)> {
+) -> io::Result<(Kept, Vec<Unlisted>)> {
     stream_in_chunks(reader, delimiter, tsv, res, CHUNK_BYTES.min(batch), batch, sink)
 }
 
@@ -76,7 +77,7 @@ fn stream_in_chunks(
     every: usize,
     batch: usize,
     sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
-) -> io::Result<(Vec<Problem>, Vec<Unlisted>)> {
+) -> io::Result<(Kept, Vec<Unlisted>)> {
     let mut issues = Vec::new();
     let mut warnings = Vec::new();
     // The header, read from as many bytes as it takes.
@@ -93,7 +94,7 @@ fn stream_in_chunks(
         None => {
             if let Some(problem) = no_sep(&buf[bom..]) {
                 issues.push(problem);
-                return Ok((issues, warnings));
+                return Ok((issues.into(), warnings));
             }
             (delimiter, tsv, 0)
         }
@@ -107,7 +108,7 @@ fn stream_in_chunks(
             char::from(delimiter).escape_debug()
         );
         issues.push(Problem::unplaced(Some(2), message));
-        return Ok((issues, warnings));
+        return Ok((issues.into(), warnings));
     }
     let (header, mut body_start) = loop {
         match read_header(&buf[bom..], delimiter, eof) {
@@ -117,16 +118,16 @@ fn stream_in_chunks(
                     "the header goes on for more than {MAX_RECORD_WORDS} without ending (a quote never closed? no line end?), and a record is at most {MAX_RECORD_WORDS}"
                 );
                 issues.push(below_sep(Problem::unplaced(Some(1), message), skip));
-                return Ok((issues, warnings));
+                return Ok((issues.into(), warnings));
             }
             Ok(None) if !eof => {
                 let want = batch.max(buf.len());
                 eof = fill(&mut reader, &mut buf, want)?;
             }
-            Ok(None) => return Ok((issues, warnings)),
+            Ok(None) => return Ok((issues.into(), warnings)),
             Err(problem) => {
                 issues.push(below_sep(*problem, skip));
-                return Ok((issues, warnings));
+                return Ok((issues.into(), warnings));
             }
         }
     };
@@ -139,7 +140,7 @@ fn stream_in_chunks(
             res.seen_in_header(&names);
         }
         issues.push(below_sep(problem, skip));
-        return Ok((issues, warnings));
+        return Ok((issues.into(), warnings));
     }
     let columns = plan(&header, res, &mut issues, &mut warnings);
     if skip > 0 {
@@ -149,7 +150,7 @@ fn stream_in_chunks(
         }
     }
     if !issues.is_empty() {
-        return Ok((issues, warnings));
+        return Ok((issues.into(), warnings));
     }
     // The rows start after the header's line end (the parser stops inside a `\r\n`).
     if !eof && body_start == buf.len() {
@@ -174,6 +175,8 @@ fn stream_in_chunks(
     };
     let mut body = buf.split_off(body_start);
     drop(buf);
+    // The rows' problems, from here kept within bounds, and counted past them.
+    let mut issues = Kept::default();
     loop {
         let Some((parts, done)) = split_rows(&body, delimiter, every, eof) else {
             // Irregular quoting: read on in order, as a single reader would.
@@ -226,14 +229,14 @@ fn irregular(
     table: &Table,
     batch: usize,
     line: &mut u64,
-    issues: &mut Vec<Problem>,
+    issues: &mut Kept,
     sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
 ) -> io::Result<()> {
     let mut scan = quotes::Scan::new(table.delimiter);
     // The line the scan's lines count from, and how many of its bytes are behind `body`.
     let (first_line, mut behind) = (*line, 0usize);
     let mut scanned = 0;
-    let say = |found: quotes::Break, issues: &mut Vec<Problem>| {
+    let say = |found: quotes::Break, issues: &mut Kept| {
         let (within, cell, message) = match found {
             quotes::Break::Unclosed { line: within, cell, .. } => (within, cell, UNCLOSED),
             quotes::Break::AfterClose { line: within, cell } => (within, cell, AFTER_CLOSE),
@@ -377,18 +380,11 @@ impl Table<'_> {
         body: &[u8],
         parts: &[(usize, usize)],
         line: &mut u64,
-        issues: &mut Vec<Problem>,
+        issues: &mut Kept,
         sink: &mut (dyn FnMut(Vec<Raw<'static>>) + Send),
     ) {
-        let parsed: Vec<(Vec<Raw<'static>>, Vec<Problem>, u64)> = parts
-            .par_iter()
-            .map(|&(from, to)| {
-                let (rows, mut issues, lines) = self.rows(&body[from..to]);
-                // A chunk of a megabyte holds at most this many problems worth listing.
-                issues.truncate(crate::diag::MAX_PROBLEMS + 1);
-                (rows, issues, lines)
-            })
-            .collect();
+        let parsed: Vec<(Vec<Raw<'static>>, Kept, u64)> =
+            parts.par_iter().map(|&(from, to)| self.rows(&body[from..to])).collect();
         let mut rows = Vec::new();
         for (mut chunk_rows, chunk_issues, lines) in parsed {
             let shift = *line - 1;
@@ -398,12 +394,7 @@ impl Table<'_> {
                 }
             }
             rows.extend(chunk_rows);
-            // Past a file's limit, problems are counted by the caller, not kept here.
-            let room = (crate::diag::MAX_PROBLEMS + 1).saturating_sub(issues.len());
-            issues.extend(chunk_issues.into_iter().take(room).map(|mut p| {
-                p.line = p.line.map(|l| l + shift);
-                p
-            }));
+            issues.absorb(chunk_issues, shift);
             *line += lines;
         }
         if !rows.is_empty() {
@@ -413,10 +404,10 @@ impl Table<'_> {
 
     /// The rows of one chunk (it starts a record), their problems, and how many line ends
     /// it holds. Lines count from 1 at the chunk's start.
-    fn rows(&self, bytes: &[u8]) -> (Vec<Raw<'static>>, Vec<Problem>, u64) {
+    fn rows(&self, bytes: &[u8]) -> (Vec<Raw<'static>>, Kept, u64) {
         let (header, columns, decimal) = (self.header, self.columns, self.decimal);
         let mut rows = Vec::new();
-        let mut issues = Vec::new();
+        let mut issues = Kept::default();
         let lines = Lines::new(bytes);
         let (mut reader, shift) = csv_reader(bytes, self.delimiter);
         // One record and its converted cells, the buffers reused from row to row.
@@ -438,16 +429,21 @@ impl Table<'_> {
                 .position()
                 .map_or(0, |p| lines.of_record(bytes, p.byte().saturating_sub(shift)));
             if rec.len() != header.len() {
-                let spans = rec.iter().any(|c| c.contains(&b'\n'));
-                let hint = if spans { " (an unterminated quoted field?)" } else { "" };
-                issues.push(Problem::unplaced(
-                    Some(line),
-                    format!(
-                        "record has {} fields, the header has {}{hint}",
-                        rec.len(),
-                        header.len()
-                    ),
-                ));
+                // At the cell, where a stray quote is the cause.
+                let at = |p: u64| usize::try_from(p.saturating_sub(shift)).unwrap_or(usize::MAX);
+                let text = rec.position().and_then(|p| {
+                    bytes.get(at(p.byte())..at(reader.position().byte()).min(bytes.len()))
+                });
+                let stray = text.and_then(|text| {
+                    quotes::stray_quote(text, self.delimiter, header, rec.len(), line)
+                });
+                issues.push(stray.unwrap_or_else(|| {
+                    let spans = rec.iter().any(|c| c.contains(&b'\n'));
+                    let hint = if spans { " (an unterminated quoted field?)" } else { "" };
+                    let (n, h) = (rec.len(), header.len());
+                    let why = format!("record has {n} fields, the header has {h}{hint}");
+                    Problem::unplaced(Some(line), why)
+                }));
                 continue;
             }
             let mut ok = true;

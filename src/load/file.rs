@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::format::{Format, format_of};
+use super::kept::Kept;
 use super::raw::Raw;
 use super::record::Unlisted;
 use super::tree::Json;
 use super::{bounded, csv, exact, json, record, unique};
 use crate::config::Project;
-use crate::diag::{self, MAX_PROBLEMS, Problem};
+use crate::diag::{self, Problem};
 use crate::model::{Element, Id, Origin, Record};
 use record::{Findings, Resolver};
 
@@ -46,7 +47,8 @@ fn inexact(text: &[u8], column: u64, resolver: &Resolver, found: &mut Findings) 
             "the number {} {what} and would be written as {}{place}: {fix}",
             n.literal, n.written
         );
-        let problem = Problem::unplaced(Some(within), why);
+        // One kind whatever the number: an export's column of long REALs is said once.
+        let problem = Problem::unplaced(Some(within), why).with_kind("inexact").with_column(at);
         found.problems.push(match n.field {
             Some(f) => problem.with_field(f),
             None => problem,
@@ -96,14 +98,13 @@ struct FileOut<'r> {
     /// One batch's records as resolved, before they are placed: kept from batch to batch,
     /// so that each batch fills memory already touched rather than fresh memory.
     resolved: Vec<(Origin, Option<Record>, Findings)>,
-    problems: Vec<Problem>,
+    /// Within bounds, the rest counted ([`Kept`]).
+    problems: Kept,
     warnings: Vec<(Option<String>, Problem)>,
     missing: Vec<(usize, String)>,
     refused: Vec<(Id, Origin)>,
     /// What this file has been warned about: fields that look localized, and languages.
     warned: std::collections::HashSet<String>,
-    /// Problems past [`MAX_PROBLEMS`], counted, not kept.
-    more: u64,
 }
 
 impl FileOut<'_> {
@@ -111,35 +112,34 @@ impl FileOut<'_> {
     /// there (`issues`: a record cut short, an array never closed) and its records' problems
     /// from the NUL's line on are its doing (a `.json` element is handed out only whole),
     /// and the NUL is the problem, at its line and column.
-    fn nul(&mut self, at: u64, format: Format, issues: Vec<Problem>, locate: Locate) {
+    fn nul(&mut self, at: u64, format: Format, mut issues: Kept, locate: Locate) {
         let csv = matches!(format, Format::Csv | Format::Tsv);
         let (line, column) = match locate(at, csv) {
             Ok(place) => place,
             Err(e) => {
-                self.issue(Problem::unplaced(None, format!("cannot read: {e}")));
+                self.problems.listed(Problem::unplaced(None, format!("cannot read: {e}")));
                 return;
             }
         };
         let before = |p: &Problem| p.line.is_some_and(|l| l < line);
         if format != Format::Json {
             self.problems.retain(before);
-            issues.into_iter().filter(before).for_each(|i| self.issue(i));
+            issues.retain(before);
+            self.issues(issues);
         }
-        self.issue(Problem::unplaced(Some(line), bounded::nul_message(column)));
+        let nul = Problem::unplaced(Some(line), bounded::nul_message(column));
+        self.problems.listed(nul.at(self.index, &self.shown));
     }
 
-    fn issue(&mut self, problem: Problem) {
-        self.keep(problem.at(self.index, &self.shown));
+    /// What the file's reader found (its syntax, its CSV cells), placed in the file.
+    fn issues(&mut self, issues: Kept) {
+        self.problems.absorb(issues, 0);
     }
 
-    /// Keeps a problem of this file, up to [`MAX_PROBLEMS`]; past that they are counted,
-    /// so that a file of millions of broken elements (`[,,,,…]`) cannot fill memory.
+    /// Keeps a problem of this file within bounds, and counts it past them ([`Kept`]), so
+    /// that a file of millions of broken elements (`[,,,,…]`) cannot fill memory.
     fn keep(&mut self, problem: Problem) {
-        if self.problems.len() < MAX_PROBLEMS {
-            self.problems.push(problem);
-        } else {
-            self.more += 1;
-        }
+        self.problems.push(problem);
     }
 
     /// Parses and resolves one batch in parallel, keeping line order.
@@ -284,12 +284,11 @@ fn read_file(
         batches: batches.saturating_add(1).min(1 << 20),
         records: Vec::new(),
         resolved: Vec::new(),
-        problems: Vec::new(),
+        problems: Kept::default(),
         warnings: Vec::new(),
         missing: Vec::new(),
         warned: Default::default(),
         refused: Vec::new(),
-        more: 0,
     };
     let read = match format {
         Format::Csv | Format::Tsv => {
@@ -305,24 +304,23 @@ fn read_file(
                     issues
                 })
         }
-        Format::Json => json::stream_array(&mut reader, batch, &mut |raws| out.batch(raws)),
-        Format::JsonLines => json::stream_lines(&mut reader, batch, &mut |raws| out.batch(raws)),
+        Format::Json => {
+            json::stream_array(&mut reader, batch, &mut |raws| out.batch(raws)).map(Kept::from)
+        }
+        Format::JsonLines => {
+            json::stream_lines(&mut reader, batch, &mut |raws| out.batch(raws)).map(Kept::from)
+        }
     };
     let read = read.map(|issues| match reader.nul {
         Some(at) => out.nul(at, format, issues, locate),
-        None => issues.into_iter().for_each(|i| out.issue(i)),
+        None => out.issues(issues),
     });
     if let Err(e) = read {
         let p = Problem::new(index, &out.shown, None, format!("cannot read: {e}"));
-        out.problems.push(p);
+        out.problems.listed(p);
     }
-    if out.more > 0 {
-        let last = out.problems.iter().filter_map(|p| p.line).max();
-        let message =
-            format!("more problems in this file are not listed: only its first {MAX_PROBLEMS} are");
-        out.problems.push(Problem::new(index, &out.shown, last, message));
-    }
-    let FileOut { records, problems, warnings, missing, refused, .. } = out;
+    let FileOut { records, problems, warnings, missing, refused, shown, .. } = out;
+    let problems = problems.into_vec(index, &shown);
     FileResult { records, problems, warnings, missing, refused }
 }
 

@@ -11,6 +11,7 @@ mod exact;
 mod file;
 mod format;
 pub mod json;
+mod kept;
 mod raw;
 pub mod record;
 pub mod tree;

@@ -485,7 +485,7 @@ fn a_spreadsheets_decimal_commas_are_one_problem_a_column_with_their_fix() {
     p.write("data/a.csv", &csv);
     insta::assert_snapshot!(rejected(&p), @r#"
     data/a.csv:2: rating: 200 values in this file are like this one (lines 2, 3, 4, 5, 6, …): "4,0" is not a number (finite decimals only); they use a decimal comma: set `decimal_separator = ","` in [input]
-    error: 1 problem in the input; nothing was written
+    error: 200 problems in the input; nothing was written
     "#);
     // The fix it names works.
     p.write(
@@ -502,6 +502,86 @@ fn a_spreadsheets_decimal_commas_are_one_problem_a_column_with_their_fix() {
     data/a.csv:3: rating: "y" is not a number (finite decimals only)
     error: 2 problems in the input; nothing was written
     "#);
+}
+
+#[test]
+fn every_count_is_exact_past_a_files_first_thousand_problems() {
+    let p = Project::new(I18N);
+    // 5,000 bad cells in one column, then 1,500 rows one cell short: 6,500 problems.
+    let mut csv = String::from("id,name.en,rating\n");
+    for i in 1..=5_000 {
+        csv.push_str(&format!("{i},P{i},bad{i}\n"));
+    }
+    for i in 5_001..=6_500 {
+        csv.push_str(&format!("{i},P{i}\n"));
+    }
+    p.write("data/a.csv", &csv);
+    // sqlite3 -json's REALs of 20 digits, 2,000 of them on one line: one kind, whatever
+    // the digits and what each would be written as.
+    let rows: Vec<String> = (0..2_000)
+        .map(|i| {
+            format!(
+                "{{\"id\":{},\"name\":{{\"en\":\"Q\"}},\"price\":0.123456789012345678{}}}",
+                10_000 + i,
+                i % 10
+            )
+        })
+        .collect();
+    p.write("data/b.json", format!("[{}]", rows.join(",")));
+    let stderr = rejected(&p);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert_eq!(
+        lines[0],
+        "data/a.csv:2: rating: 5000 values in this file are like this one (lines 2, 3, 4, 5, 6, …): \"bad1\" is not a number (finite decimals only)"
+    );
+    // Past the first thousand, the rows one cell short are counted, not listed.
+    assert_eq!(
+        lines[1],
+        "data/a.csv:5002: 1500 more problems in this file are not listed: only its first 1000 are, and those like one of them are counted with it"
+    );
+    assert!(
+        lines[2].starts_with("data/b.json:1: record [0] (id 10000, column 2): price: 2000 values in this file are like this one (lines 1, …): the number 0.1234567890123456780 has more digits than a 64-bit number holds"),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(lines[3], "error: 8500 problems in the input; nothing was written");
+    // The report says each one's count, and the sum is the summary's.
+    let run = p.folio(&["check", "--format", "json"]).fails(1);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout()).unwrap();
+    let counts: Vec<u64> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["count"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, [5_000, 1_500, 2_000]);
+    assert_eq!(report["error"], "8500 problems in the input; nothing was written");
+    assert_eq!(report["problems"][2]["column"], 40, "the number's own column");
+}
+
+#[test]
+fn a_record_miscounted_by_a_stray_quote_is_said_at_the_quote_in_every_format() {
+    let p = Project::new(I18N);
+    p.write("data/a.csv", "id,name.en,rating\n1,Tower,4.5\n2,Café \"Big, Apple\",4.1\n");
+    insta::assert_snapshot!(rejected(&p), @r#"
+    data/a.csv:3: name.en: record has 4 fields, the header has 3: the quote at column 8 is inside a cell that does not start with one (`Café "Big`), which quotes nothing, so a delimiter after it ends the cell; to keep a delimiter in a cell, quote the whole cell and double each quote in it (`"5"" screen, big"`)
+    error: 1 problem in the input; nothing was written
+    "#);
+    let github = p.folio(&["check", "--format", "github"]).fails(1);
+    let annotation = github.stdout();
+    assert!(
+        annotation.starts_with("::error file=data/a.csv,line=3,col=8,title=folio check (data)::name.en: record has 4 fields"),
+        "{annotation}"
+    );
+    // Quoted whole, its quotes doubled, it is one cell.
+    let fixed = "id,name.en,rating\n1,Tower,4.5\n2,\"Café \"\"Big, Apple\"\"\",4.1\n";
+    p.write("data/a.csv", fixed);
+    p.folio(&["build"]).success();
+    assert_eq!(
+        p.json("output/api/en/attractions/10/1.json")["data"][1]["name"],
+        "Café \"Big, Apple\""
+    );
 }
 
 #[test]

@@ -6,6 +6,8 @@
 //! the line where the cell's quote opened. It runs only where the fast cut of rows found
 //! irregular quoting (`split_rows`), so a well-quoted file never pays for it.
 
+use crate::diag::Problem;
+
 /// A break in the quoting: the 1-based line (counted from the scanned text's start) and
 /// the 0-based cell of its record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,9 +156,97 @@ impl Scan {
     }
 }
 
+/// A record's fields miscounted for a quote inside a cell that does not start with one
+/// (`5" screen, big`): text to every reader, so the delimiter after it ends the cell,
+/// where its writer most likely meant it to quote the cell. `record` is one record's text
+/// from its start, which is on `line` (after the line end the csv crate may place it at:
+/// the `\n` of a `\r\n`); `header` names its columns. The problem is at the first such
+/// quote's line, column (in characters) and field; `None` when there is none.
+pub fn stray_quote(
+    record: &[u8],
+    delimiter: u8,
+    header: &[String],
+    fields: usize,
+    line: u64,
+) -> Option<Problem> {
+    let ends = record.iter().take_while(|&&b| b == b'\n' || b == b'\r').count();
+    let record = &record[ends..];
+    let (cell, at) = quote_in_plain(record, delimiter)?;
+    let before = &record[..at];
+    let line_start = before.iter().rposition(|&b| b == b'\n' || b == b'\r').map_or(0, |i| i + 1);
+    let within = memchr::memchr_iter(b'\n', before).count()
+        + before.windows(2).filter(|w| w[0] == b'\r' && w[1] != b'\n').count()
+        + usize::from(before.last() == Some(&b'\r'));
+    let column = String::from_utf8_lossy(&record[line_start..at]).chars().count() as u64 + 1;
+    let cell_start = before.iter().rposition(|&b| b == delimiter).map_or(line_start, |i| i + 1);
+    let cell_end = (record[at..].iter())
+        .position(|&b| b == delimiter || b == b'\n' || b == b'\r')
+        .map_or(record.len(), |i| at + i);
+    let text = String::from_utf8_lossy(&record[cell_start..cell_end]);
+    let message = format!(
+        "record has {fields} fields, the header has {}: the quote at column {column} is inside a cell that does not start with one (`{}`), which quotes nothing, so a delimiter after it ends the cell; to keep a delimiter in a cell, quote the whole cell and double each quote in it (`\"5\"\" screen, big\"`)",
+        header.len(),
+        super::convert::clip(&text),
+    );
+    let problem = Problem::unplaced(Some(line + within as u64), message).with_column(column);
+    Some(match header.get(cell) {
+        Some(name) => problem.with_field(name.clone()),
+        None => problem,
+    })
+}
+
+/// The first quote inside a cell that did not start with one, in the first record of
+/// `record`: its cell (from 0) and byte offset.
+fn quote_in_plain(record: &[u8], delimiter: u8) -> Option<(usize, usize)> {
+    let (mut state, mut cell) = (State::Start, 0);
+    for (i, &b) in record.iter().enumerate() {
+        let line_end = b == b'\n' || b == b'\r';
+        match state {
+            State::Start | State::Plain | State::Closed if line_end => return None,
+            State::Start | State::Plain | State::Closed if b == delimiter => {
+                state = State::Start;
+                cell += 1;
+            }
+            State::Start if b == b'"' => state = State::Quoted,
+            State::Plain if b == b'"' => return Some((cell, i)),
+            State::Closed if b == b'"' => state = State::Quoted,
+            State::Start | State::Plain | State::Closed => state = State::Plain,
+            State::Quoted if b == b'"' => state = State::Closed,
+            State::Quoted => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stray_quote_in_an_unquoted_cell_is_found_at_its_line_column_and_field() {
+        let header: Vec<String> = ["id", "name", "rating"].map(String::from).to_vec();
+        let text = "7,Café \"Big, Apple\",4.5\n";
+        let p = stray_quote(text.as_bytes(), b',', &header, 4, 9).expect("a stray quote");
+        assert_eq!((p.line, p.column, p.field.as_deref()), (Some(9), Some(8), Some("name")));
+        assert!(
+            p.message.starts_with("record has 4 fields, the header has 3: the quote at column 8 is inside a cell that does not start with one (`Café \"Big`)"),
+            "{}",
+            p.message
+        );
+        // After a quoted cell over two lines, whose doubled quotes are its own.
+        let text = b"1,\"a\r\nb \"\"c\"\"\",x\"y,z\n";
+        let p = stray_quote(text, b',', &header, 4, 3).expect("a stray quote");
+        assert_eq!((p.line, p.column, p.field.as_deref()), (Some(4), Some(11), Some("rating")));
+        assert!(p.message.contains("(`x\"y`)"), "{}", p.message);
+        // Past the header's columns no field; quotes that open cells are no stray ones.
+        let p = stray_quote(b"1,2,3,4\"\n", b',', &header, 4, 1).expect("a stray quote");
+        assert_eq!((p.column, p.field), (Some(8), None));
+        assert!(stray_quote(b"1,\"a, b\",c,d\n", b',', &header, 4, 1).is_none());
+        assert!(stray_quote(b"1,a,b,c\n2,x\"", b',', &header, 4, 1).is_none(), "one record");
+        // Placed at the line end before it, as the csv crate places a record after `\r\n`.
+        let p = stray_quote(b"\n1,2,3,4\"\n", b',', &header, 4, 1).expect("a stray quote");
+        assert_eq!((p.line, p.column), (Some(1), Some(8)));
+    }
 
     #[test]
     fn a_quote_never_closed_is_found_at_the_line_it_opened() {

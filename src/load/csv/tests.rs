@@ -78,7 +78,7 @@ proptest::proptest! {
             let found =
                 stream_in_chunks(text.as_bytes(), b',', false, &res, every, batch, &mut |r| rows.extend(r));
             let (issues, warnings) = found.unwrap();
-            (rows, issues, warnings)
+            (rows, issues.into_vec(0, std::path::Path::new("")), warnings)
         };
         let whole = shown(parse(usize::MAX, usize::MAX));
         // Chunks of `every` bytes, the file read `batch` bytes at a time.
@@ -99,6 +99,7 @@ fn a_bom_at_the_start_of_a_row_stays_in_its_cell_whatever_the_chunks() {
                 rows.extend(r)
             });
         let (issues, _) = found.unwrap();
+        let issues = issues.into_vec(0, std::path::Path::new(""));
         let ids: Vec<String> = rows
             .iter()
             .filter_map(|r| match r {
@@ -155,4 +156,18 @@ fn a_column_nested_past_json_s_bound_is_a_problem_not_a_crash() {
     }
     assert_eq!(depth, header::MAX_DEPTH - 1);
     assert_eq!(value.map(|v| v.to_string()), Some("\"x\"".to_string()));
+}
+
+#[test]
+fn a_record_miscounted_by_a_stray_quote_is_said_at_the_quote() {
+    let project = crate::config::test_project("");
+    let res = Resolver::new(&project);
+    let text = "id,name,city\n1,a,b\n2,The \"Big, Apple\",NY\n3,c,d,e\n";
+    let (rows, issues, _) = parse(text.as_bytes(), b',', &res);
+    assert_eq!(rows.len(), 1);
+    let shown: Vec<(Option<u64>, Option<u64>, Option<&str>)> =
+        issues.iter().map(|p| (p.line, p.column, p.field.as_deref())).collect();
+    assert_eq!(shown, [(Some(3), Some(7), Some("name")), (Some(4), None, None)]);
+    assert!(issues[0].message.contains("(`The \"Big`)"), "{}", issues[0].message);
+    assert_eq!(issues[1].message, "record has 4 fields, the header has 3");
 }

@@ -308,13 +308,18 @@ fn a_file_of_millions_of_empty_elements_is_split_in_bounded_batches() {
     assert!(problems.len() <= 1001, "{}", problems.len());
     let (_, problems) = crate::load::parse_file(&project, "a.json", ones.as_bytes(), 8 << 20);
     assert_eq!(problems.len(), 1001, "the first thousand, and how many more");
+    let more = 3 * MAX_ELEMENTS + 1 - 1000;
     assert_eq!(
         problems[1000].message,
-        "more problems in this file are not listed: only its first 1000 are"
+        format!(
+            "{more} more problems in this file are not listed: only its first 1000 are, and those like one of them are counted with it"
+        )
     );
+    assert_eq!(crate::diag::count(&problems), 3 * MAX_ELEMENTS as u64 + 1, "each counted");
     let csv = format!("id,name\n{}", "1\n".repeat(3 * MAX_ELEMENTS));
     let (_, problems) = crate::load::parse_file(&project, "a.csv", csv.as_bytes(), 8 << 20);
     assert_eq!(problems.len(), 1001, "CSV too");
+    assert_eq!(crate::diag::count(&problems), 3 * MAX_ELEMENTS as u64, "each counted");
 }
 
 /// The index of every element that shares its line with another, at every chunk size.
