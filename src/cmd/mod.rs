@@ -4,6 +4,7 @@
 //! Every command that needs the project gets it from [`discover`], which adds to the
 //! config's problems what the data suggests. All printing goes through `messages.rs`.
 
+mod allocator;
 mod build;
 mod check;
 mod deploy;
@@ -25,9 +26,6 @@ use folio::config::{self, Overrides, Project};
 use folio::diag::{self, ConfigError};
 use folio::error::Failure;
 pub use messages::{print, say};
-
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The binary's `main`: parses the command line, runs it, prints a failure and maps it to
 /// its exit code (docs/cli.md).

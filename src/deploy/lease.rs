@@ -89,14 +89,19 @@ fn busy_message(store: &Store, lifetime: Duration) -> String {
     )
 }
 
+/// How a deploy takes the lease: what it does while another deploy holds it, and how long
+/// a lease it holds lasts unrenewed ([`LIFETIME`] but in tests).
+#[derive(Clone, Copy)]
+pub struct Terms<'a> {
+    pub busy: Busy<'a>,
+    pub lifetime: Duration,
+}
+
 impl Lease {
-    /// Takes the lease of `store`'s target; `lifetime` is [`LIFETIME`] but in tests. The
-    /// second value is a warning when the store cannot hold one.
-    pub async fn take(
-        store: &Store,
-        busy: Busy<'_>,
-        lifetime: Duration,
-    ) -> Result<(Lease, Option<String>), Failure> {
+    /// Takes the lease of `store`'s target on `terms`. The second value is a warning when
+    /// the store cannot hold one.
+    pub async fn take(store: &Store, terms: Terms<'_>) -> Result<(Lease, Option<String>), Failure> {
+        let Terms { busy, lifetime } = terms;
         if let Some(dir) = &store.folder {
             let lock =
                 Lock::take_named(dir, LEASE, "another folio deploy", Access::Exclusive, busy)?;

@@ -44,6 +44,14 @@ pub(super) struct Ledger {
     paying: Vec<Recipient>,
 }
 
+/// What a purge's keys are named as: the map of the build published (each key's public
+/// URLs) and `max_purge_paths`, the most paths one purge may name.
+#[derive(Clone, Copy)]
+pub(super) struct Naming<'a> {
+    pub map: &'a Map,
+    pub bound: usize,
+}
+
 /// Owed keys past this many (or past the build's files, when it has more) are not what a
 /// deploy could have left: it is owed as a purge of everything the build publishes.
 const OWED_FLOOR: usize = 100_000;
@@ -255,12 +263,13 @@ impl Ledger {
     }
 
     /// The purge list of what the list is owed.
-    pub fn list(&self, map: &Map, bound: usize) -> PurgeList {
-        PurgeList::new(map, &self.of(&Recipient::List), bound)
+    pub fn list(&self, naming: Naming<'_>) -> PurgeList {
+        PurgeList::new(naming.map, &self.of(&Recipient::List), naming.bound)
     }
 
     /// What each of `clients` is sent: the plans a dry run prints and a deploy sends.
-    pub fn plans(&self, clients: &[Box<dyn Client>], map: &Map, bound: usize) -> Vec<Sent> {
+    pub fn plans(&self, clients: &[Box<dyn Client>], naming: Naming<'_>) -> Vec<Sent> {
+        let Naming { map, bound } = naming;
         (clients.iter())
             .filter_map(|c| {
                 let keys = self.of(&Recipient::Cdn(c.cdn().clone()));
@@ -277,7 +286,8 @@ impl Ledger {
     pub async fn pay(
         &mut self,
         clients: &[Box<dyn Client>],
-        (map, bound, budget): (&Map, usize, &Budget),
+        naming: Naming<'_>,
+        budget: &Budget,
         remote: &Remote<'_>,
         after: &mut DeployRecord,
     ) -> Result<Paid, Failure> {
@@ -289,7 +299,7 @@ impl Ledger {
                 continue;
             }
             remote.progress.start("purge", 0);
-            let plan = planned(map, keys, client.dialect(), bound).await?;
+            let plan = planned(naming.map, keys, client.dialect(), naming.bound).await?;
             let mut sent = Sent::of(cdn, &plan);
             for (n, batch) in plan.batches.iter().enumerate() {
                 // Nothing is sent a CDN by a deploy that may have lost its lease: what it

@@ -36,10 +36,9 @@ use std::time::Instant;
 use crate::config::Project;
 use crate::error::{Failure, Refusal, WayOut};
 use crate::output::lock::{Access, Busy, Lock};
-use crate::routes::Map;
 use intent::intent;
 use lease::Lease;
-use ledger::{Evidence, Ledger};
+use ledger::{Evidence, Ledger, Naming};
 use outgoing::Roles;
 use plan::{Action, Reason};
 use record::Recipient;
@@ -97,7 +96,7 @@ pub fn deploy(project: &Project, opts: &Options, hooks: Hooks) -> Result<Deploye
         .lease_secs
         .map_or(lease::LIFETIME, std::time::Duration::from_secs);
     let mut deployed =
-        runtime.block_on(publish(project, source, &store, opts, hooks, (lifetime, &cdns)))?;
+        runtime.block_on(publish(project, source, &store, opts, hooks, lifetime, &cdns))?;
     deployed.seconds = start.elapsed().as_secs_f64();
     Ok(deployed)
 }
@@ -111,10 +110,11 @@ pub async fn deploy_to(
     store: &Store,
     opts: &Options,
     hooks: Hooks<'_>,
-    (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Client>]),
+    lifetime: std::time::Duration,
+    cdns: &[Box<dyn cdn::Client>],
 ) -> Result<Deployed, Failure> {
     let source = source(project, opts, hooks.busy)?;
-    publish(project, source, store, opts, hooks, (lifetime, cdns)).await
+    publish(project, source, store, opts, hooks, lifetime, cdns).await
 }
 
 /// What a deploy publishes: with `--from-data`, the data loaded and checked as `folio
@@ -145,7 +145,8 @@ async fn publish(
     store: &Store,
     opts: &Options,
     hooks: Hooks<'_>,
-    (lifetime, cdns): (std::time::Duration, &[Box<dyn cdn::Client>]),
+    lifetime: std::time::Duration,
+    cdns: &[Box<dyn cdn::Client>],
 ) -> Result<Deployed, Failure> {
     guard::refuse_links(store, false)?;
     hooks.progress.start("scan", 0);
@@ -161,17 +162,17 @@ async fn publish(
     let mut remote = Remote {
         store,
         lease: std::sync::OnceLock::new(),
-        source: std::sync::Arc::new(source),
+        source: std::sync::Mutex::new(Some(std::sync::Arc::new(source))),
         opts,
         settings: &project.deploy,
         progress: hooks.progress,
         record_version: Default::default(),
     };
-    let lease = (hooks.busy, lifetime);
-    let bound = project.deploy.max_purge_paths;
-    let purges = Purges { list: hooks.purge_list, cdns, map: &map, bound };
+    let terms = lease::Terms { busy: hooks.busy, lifetime };
+    let naming = Naming { map: &map, bound: project.deploy.max_purge_paths };
+    let purges = Purges { list: hooks.purge_list, cdns, naming };
     let host_files = hosting::files(project);
-    let deployed = run(&remote, &scanned, lease, purges, &host_files).await;
+    let deployed = run(&remote, &scanned, terms, purges, &host_files).await;
     if let Some(lease) = remote.lease.take() {
         lease.release(store).await;
     }
@@ -183,14 +184,12 @@ async fn publish(
     Ok(deployed)
 }
 
-/// Where a deploy's changes go to be purged: the purge list file, the CDNs; and the map
-/// that names their URLs.
+/// Where a deploy's changes go to be purged: the purge list file, the CDNs; and how
+/// their keys are named.
 struct Purges<'a, 'h> {
     list: Option<WritePurgeList<'h>>,
     cdns: &'a [Box<dyn cdn::Client>],
-    map: &'a Map,
-    /// `max_purge_paths`: the most paths a purge may name.
-    bound: usize,
+    naming: Naming<'a>,
 }
 
 impl Purges<'_, '_> {
@@ -239,12 +238,12 @@ struct Planned {
 async fn run(
     remote: &Remote<'_>,
     scanned: &std::sync::Arc<[outgoing::Scanned]>,
-    lease: (Busy<'_>, std::time::Duration),
+    terms: lease::Terms<'_>,
     mut purges: Purges<'_, '_>,
     host_files: &[hosting::HostFile],
 ) -> Result<Deployed, Failure> {
     let mut out = Deployed { dry_run: remote.opts.dry_run, ..Deployed::default() };
-    let mut planned = plan(remote, scanned, lease, &purges, host_files, &mut out).await?;
+    let mut planned = plan(remote, scanned, terms, &purges, host_files, &mut out).await?;
     if remote.opts.dry_run {
         return show(planned, &mut purges, out);
     }
@@ -257,7 +256,7 @@ async fn run(
 async fn plan(
     remote: &Remote<'_>,
     scanned: &std::sync::Arc<[outgoing::Scanned]>,
-    (busy, lifetime): (Busy<'_>, std::time::Duration),
+    terms: lease::Terms<'_>,
     purges: &Purges<'_, '_>,
     host_files: &[hosting::HostFile],
     out: &mut Deployed,
@@ -267,7 +266,7 @@ async fn plan(
     let (mut ledger, mut said) = checked(remote, &s, purges)?;
     let host_digests = hosting::digests(host_files);
     if !remote.opts.dry_run && (writes(&s, &ledger) || host_digests != s.old.hosting) {
-        s = lease(remote, scanned, s, (busy, lifetime), &mut out.warnings).await?;
+        s = lease(remote, scanned, s, terms, &mut out.warnings).await?;
         // The survey under the lease may find more (another deploy's since): checked again.
         (ledger, said) = checked(remote, &s, purges)?;
     }
@@ -300,9 +299,9 @@ fn show(
     out.bytes = p.uploads.iter().map(|&(i, _)| outgoing[i].size).sum();
     out.deleted = p.s.doomed.iter().map(|d| d.key.clone()).collect();
     p.ledger.add(&p.changed);
-    out.purges = p.ledger.plans(purges.cdns, purges.map, purges.bound);
+    out.purges = p.ledger.plans(purges.cdns, purges.naming);
     if let Some(write) = purges.list.as_mut() {
-        write(&p.ledger.list(purges.map, purges.bound))?;
+        write(&p.ledger.list(purges.naming))?;
     }
     Ok(out)
 }
@@ -310,18 +309,24 @@ fn show(
 /// Changes the store: the intent (before anything changes, the store learns what is about
 /// to, and what will then be owed: a deploy cut from here on is finished, purged and
 /// cleaned up by the next, whoever runs it), the uploads, the times a store without ETags
-/// vouches with, the deletes. Returns the intent written, if any.
+/// vouches with, the deletes. Returns the digest of the intent written, if any (the intent
+/// itself, as large as the record, is not held through the uploads).
 async fn change(
     remote: &Remote<'_>,
     p: &mut Planned,
     out: &mut Deployed,
-) -> Result<Option<record::DeployRecord>, Failure> {
+) -> Result<Option<u128>, Failure> {
     let s = &mut p.s;
     let intent = intent(&s.old, &s.outgoing, &p.uploads, &s.doomed, p.ledger.with(&p.changed));
-    if let Some(intent) = &intent {
-        remote.put_record(intent).await?;
-    }
+    let intent = match intent {
+        Some(intent) => {
+            remote.put_record(&intent).await?;
+            Some(intent.digest())
+        }
+        None => None,
+    };
     remote.upload(&s.outgoing, &p.uploads, &mut p.etags, out).await?;
+    remote.sent_all();
     if s.etagless {
         // Where listings carry no ETags, what vouches for an object next time is its
         // modification time: learnt for what was just uploaded. Into an empty prefix
@@ -344,27 +349,31 @@ async fn change(
 async fn settle(
     remote: &Remote<'_>,
     mut p: Planned,
-    intent: Option<record::DeployRecord>,
+    intent: Option<u128>,
     mut purges: Purges<'_, '_>,
     mut out: Deployed,
 ) -> Result<Deployed, Failure> {
-    let (map, bound) = (purges.map, purges.bound);
+    let naming = purges.naming;
     p.ledger.add(&p.changed);
     let objects = plan::objects_after(&p.s.outgoing, &p.etags, &p.s.modified);
     let mut after = intent::after(&p.s.old, objects, p.took_over);
     after.hosting = p.host_digests;
-    let written = purges.list.as_mut().map(|write| write(&p.ledger.list(map, bound)));
+    let written = purges.list.as_mut().map(|write| write(&p.ledger.list(naming)));
     if let Some(Ok(())) = written {
         p.ledger.strike(&Recipient::List, &p.ledger.of(&Recipient::List));
     }
     after.owed = p.ledger.owed();
     let budget = cdn::Budget::start(remote.settings.purge_wait);
-    let paid = p.ledger.pay(purges.cdns, (map, bound, &budget), remote, &mut after).await?;
+    let paid = p.ledger.pay(purges.cdns, naming, &budget, remote, &mut after).await?;
     out.purges = paid.sent;
     // Compared with what the store holds now: the intent, when one was written (a deploy
     // that sent the bytes already there ends with the record it started from, and must
     // not leave its intent behind).
-    if !paid.stored && after != *intent.as_ref().unwrap_or(&p.s.old) {
+    let holds = match intent {
+        Some(digest) => after.digest() == digest,
+        None => after == p.s.old,
+    };
+    if !paid.stored && !holds {
         remote.put_record(&after).await?;
     }
     written.unwrap_or(Ok(()))?;

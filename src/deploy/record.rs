@@ -201,13 +201,10 @@ type WirePut = (String, u64, String, usize, String, Option<i64>);
 /// One object as format 1 stored it: no xxh3.
 type WirePutV1 = (String, u64, String, usize);
 
-/// The record as stored: header sets once, then the entries.
-#[derive(Serialize, Deserialize)]
+/// The record as stored: `version` and `writer` (the folio that wrote it, `folio 0.1.0`),
+/// read first on their own; header sets once, then the entries.
+#[derive(Deserialize)]
 struct Wire {
-    version: u32,
-    /// The folio that wrote it (`folio 0.1.0`).
-    #[serde(default)]
-    writer: String,
     headers: Vec<Headers>,
     objects: BTreeMap<String, WirePut>,
     #[serde(default)]
@@ -220,7 +217,7 @@ struct Wire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     carried_until: Option<i64>,
     /// Format 3: the CDNs' keys.
-    #[serde(default, skip_serializing)]
+    #[serde(default)]
     purging: BTreeMap<String, Vec<String>>,
     /// Format 4: each CDN's keys.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -229,6 +226,74 @@ struct Wire {
     /// over it).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     hosting: BTreeMap<String, String>,
+}
+
+/// [`Wire`] as written, with its version and writer first, borrowed from the record.
+#[derive(Serialize)]
+struct WireOut<'a> {
+    version: u32,
+    writer: String,
+    headers: Vec<&'a Headers>,
+    objects: Entries<'a>,
+    deleting: Entries<'a>,
+    pending: Pending<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unpurged: Option<&'a BTreeSet<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carried_until: Option<i64>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    owed: BTreeMap<String, &'a BTreeSet<String>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    hosting: BTreeMap<&'a str, Hex>,
+}
+
+/// Objects as [`WirePut`]s, written one at a time.
+struct Entries<'a>(&'a BTreeMap<String, Put>, &'a Sets);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(key, p)| {
+            let md5 = Hex::of(&p.md5);
+            let etag = if p.etag == md5.as_str() { "" } else { p.etag.as_str() };
+            let set = self.1.0.binary_search(&p.headers).expect("every set is listed");
+            let xxh3 = p.xxh3.map_or(Hex::NONE, |x| Hex::of(&x.to_be_bytes()));
+            (key, (md5, p.size, etag, set, xxh3, p.modified))
+        }))
+    }
+}
+
+/// Pending keys, each with its MD5s in hex.
+struct Pending<'a>(&'a BTreeMap<String, BTreeSet<Md5>>);
+
+impl Serialize for Pending<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(
+            self.0.iter().map(|(key, md5s)| (key, md5s.iter().map(Hex::of).collect::<Vec<_>>())),
+        )
+    }
+}
+
+/// 16 bytes as 32 lowercase hex digits, on the stack; or none (written as `""`).
+struct Hex([u8; 32], usize);
+
+impl Hex {
+    const NONE: Hex = Hex([0; 32], 0);
+
+    fn of(bytes: &[u8; 16]) -> Hex {
+        let mut digits = [0; 32];
+        hex::encode_to_slice(bytes, &mut digits).expect("16 bytes are 32 digits");
+        Hex(digits, 32)
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0[..self.1]).expect("hex digits are ASCII")
+    }
+}
+
+impl Serialize for Hex {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 /// Format 1 (folio before deploys were journaled): objects as now, `deleting` as key to
@@ -271,14 +336,6 @@ impl Sets {
         Sets(sets.into_iter().map(std::sync::Arc::new).collect())
     }
 
-    fn wire(&self, p: &Put) -> WirePut {
-        let md5 = md5_hex(&p.md5);
-        let etag = if p.etag == md5 { String::new() } else { p.etag.clone() };
-        let set = self.0.binary_search(&p.headers).expect("every set is listed");
-        let xxh3 = p.xxh3.map(hex128::encode).unwrap_or_default();
-        (md5, p.size, etag, set, xxh3, p.modified)
-    }
-
     fn put(
         &self,
         key: &str,
@@ -305,34 +362,44 @@ fn clean(key: &str) -> bool {
 }
 
 impl DeployRecord {
+    /// The record as stored, gzipped. Written from the record itself, borrowed: a record
+    /// of 100,000 objects is not copied into the shape it is stored in (each key and hash
+    /// again) on its way out.
     pub fn to_bytes(&self) -> Vec<u8> {
+        crate::compress::Codec::Gzip.compress(&self.json())
+    }
+
+    /// The digest of the record as stored (of its JSON, before it is gzipped): two records
+    /// with one digest are stored as the same bytes.
+    pub fn digest(&self) -> u128 {
+        crate::output::hash(&self.json())
+    }
+
+    /// The record's JSON as stored, ending with a newline.
+    fn json(&self) -> Vec<u8> {
         let sets = Sets::of(self.objects.values().chain(self.deleting.values()));
-        let entries = |map: &BTreeMap<String, Put>| -> BTreeMap<String, WirePut> {
-            map.iter().map(|(k, p)| (k.clone(), sets.wire(p))).collect()
-        };
-        let owed: BTreeMap<String, Vec<String>> = (self.owed.iter())
+        let owed: BTreeMap<String, &BTreeSet<String>> = (self.owed.iter())
             .filter(|(to, keys)| **to != Recipient::List && !keys.is_empty())
-            .map(|(to, keys)| (to.wire(), keys.iter().cloned().collect()))
+            .map(|(to, keys)| (to.wire(), keys))
             .collect();
-        let unpurged = self.owed.get(&Recipient::List).map(|k| k.iter().cloned().collect());
-        let wire = Wire {
+        let unpurged = self.owed.get(&Recipient::List).filter(|k| !k.is_empty());
+        let wire = WireOut {
             version: if owed.is_empty() { PLAIN } else { VERSION },
             writer: writer(),
-            objects: entries(&self.objects),
-            deleting: entries(&self.deleting),
-            pending: (self.pending.iter())
-                .map(|(k, md5s)| (k.clone(), md5s.iter().map(md5_hex).collect()))
-                .collect(),
-            unpurged: unpurged.unwrap_or_default(),
+            headers: sets.0.iter().map(|h| &**h).collect(),
+            objects: Entries(&self.objects, &sets),
+            deleting: Entries(&self.deleting, &sets),
+            pending: Pending(&self.pending),
+            unpurged,
             carried_until: self.carried_until,
-            purging: BTreeMap::new(),
             owed,
-            hosting: (self.hosting.iter()).map(|(k, d)| (k.clone(), hex128::encode(*d))).collect(),
-            headers: sets.0.iter().map(|h| Headers::clone(h)).collect(),
+            hosting: (self.hosting.iter())
+                .map(|(name, d)| (name.as_str(), Hex::of(&d.to_be_bytes())))
+                .collect(),
         };
         let mut json = serde_json::to_vec(&wire).expect("writing to a Vec cannot fail");
         json.push(b'\n');
-        crate::compress::Codec::Gzip.compress(&json)
+        json
     }
 
     /// Parses a stored record of the size the store listed (`bytes`' length);
@@ -512,6 +579,43 @@ mod tests {
         );
         let newer = DeployRecord::from_bytes(&gz(r#"{"version":5}"#)).unwrap_err().to_string();
         assert!(newer.starts_with("it is record format 5, written by a newer folio"), "{newer}");
+    }
+
+    #[test]
+    fn a_record_is_written_in_its_stored_shape_and_digested_as_those_bytes() {
+        let mut r = DeployRecord::default();
+        let put = |md5: [u8; 16], xxh3, etag: &str, modified, ct| Put {
+            md5,
+            xxh3,
+            size: 3,
+            etag: etag.into(),
+            modified,
+            headers: h(ct),
+        };
+        r.objects.insert(
+            "api/a.json".into(),
+            put([7; 16], Some(5), &md5_hex(&[7; 16]), Some(17), "x/json"),
+        );
+        r.deleting.insert("api/old.json".into(), put([9; 16], None, "abc", None, "text/css"));
+        r.pending.insert("api/b.json".into(), [[1; 16]].into());
+        r.owed.insert(Recipient::List, ["api/c.json".into()].into());
+        r.hosting.insert("nginx.conf".into(), 1);
+        let (d7, d9, d1) = ("07".repeat(16), "09".repeat(16), "01".repeat(16));
+        let (x5, x1) = (format!("{:032x}", 5), format!("{:032x}", 1));
+        let headers = r#"[{"content_type":"text/css","cache_control":"max-age=1"},{"content_type":"x/json","cache_control":"max-age=1"}]"#;
+        let expected = format!(
+            r#"{{"version":2,"writer":"{}","headers":{headers},"objects":{{"api/a.json":["{d7}",3,"",1,"{x5}",17]}},"deleting":{{"api/old.json":["{d9}",3,"abc",0,"",null]}},"pending":{{"api/b.json":["{d1}"]}},"unpurged":["api/c.json"],"hosting":{{"nginx.conf":"{x1}"}}}}"#,
+            writer()
+        ) + "\n";
+        assert_eq!(String::from_utf8(r.json()).unwrap(), expected);
+        // The digest is of the bytes stored: a CDN owed nothing is not written, so it is
+        // the same record; a key more is another.
+        let digest = r.digest();
+        let cdn = Recipient::Cdn(crate::config::Cdn::CloudFront("E2QWRUHAPOMQZL".into()));
+        r.owed.insert(cdn.clone(), BTreeSet::new());
+        assert_eq!(r.digest(), digest);
+        r.owed.insert(cdn, ["api/d.json".into()].into());
+        assert_ne!(r.digest(), digest);
     }
 
     #[test]

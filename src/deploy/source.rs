@@ -39,25 +39,27 @@ impl Rendered {
         Rendered { memory, statics }
     }
 
-    /// The bytes of `rel`, as a build writes them: a page, a page's sibling in one of the
-    /// build's codecs, or another file of the build; `None` for none of them.
-    fn render(&self, rel: &str) -> Option<Result<Vec<u8>, Failure>> {
+    /// Appends the bytes of `rel` to `out`, as a build writes them: a page, a page's sibling
+    /// in one of the build's codecs, or another file of the build; `None` for none of them.
+    fn render(&self, rel: &str, out: &mut Vec<u8>) -> Option<Result<(), Failure>> {
         let map = self.memory.pages.map();
-        let page = |p: &PageFile| -> Option<Result<Vec<u8>, Failure>> {
+        let page = |p: &PageFile, out: &mut Vec<u8>| -> Option<Result<(), Failure>> {
             if !self.memory.pages.has(p) {
                 return None;
             }
-            let mut out = Vec::new();
-            let rendered = self.memory.pages.render(p, &mut out);
-            Some(rendered.map(|()| out).map_err(|e| Failure::Template(vec![e])))
+            Some(self.memory.pages.render(p, out).map_err(|e| Failure::Template(vec![e])))
         };
         match map.kind(rel) {
-            FileKind::Page(p) => page(&p),
+            FileKind::Page(p) => page(&p, out),
             FileKind::Sibling(p, coding) => {
                 let codec = Codec::parse(coding).filter(|c| self.memory.codecs.contains(c))?;
-                Some(page(&p)?.map(|bytes| codec.compress(&bytes)))
+                let mut plain = Vec::new();
+                Some(page(&p, &mut plain)?.map(|()| out.extend(codec.compress(&plain))))
             }
-            _ => self.statics.get(rel).map(|&i| Ok(self.memory.files[i].1.clone())),
+            _ => self.statics.get(rel).map(|&i| {
+                out.extend_from_slice(&self.memory.files[i].1);
+                Ok(())
+            }),
         }
     }
 
@@ -91,6 +93,15 @@ impl Rendered {
     }
 }
 
+/// The most a thread's render buffer keeps between files (a page of 100 items is about
+/// 70 KB).
+const KEPT_BUFFER: usize = 1 << 20;
+
+/// A render's outcome for `rel`: `None` is no file of this build.
+fn rendered(done: Option<Result<(), Failure>>, rel: &str) -> Result<(), Failure> {
+    done.ok_or_else(|| anyhow::anyhow!("`{rel}` is no file of this build"))?
+}
+
 /// The order `walkdir` with `sort_by_file_name` walks a tree in: by path, name by name.
 fn walk_order(a: &str, b: &str) -> std::cmp::Ordering {
     a.split('/').cmp(b.split('/'))
@@ -114,16 +125,41 @@ impl Source {
         }
     }
 
-    /// The bytes of `rel`: the file of `output/`, or the file rendered.
-    fn read(&self, rel: &str) -> Result<Vec<u8>, Failure> {
+    /// The bytes of `rel`: the file of `output/`, or the file rendered (into a buffer of
+    /// `size`, the bytes' size when known).
+    fn read(&self, rel: &str, size: usize) -> Result<Vec<u8>, Failure> {
         match self {
             Source::Built { output, .. } => {
                 let path = output.join(rel);
                 Ok(std::fs::read(&path).with_context(|| format!("reading `{}`", path.display()))?)
             }
             Source::Rendered(r) => {
-                r.render(rel).ok_or_else(|| anyhow::anyhow!("`{rel}` is no file of this build"))?
+                let mut out = Vec::with_capacity(size);
+                rendered(r.render(rel, &mut out), rel)?;
+                Ok(out)
             }
+        }
+    }
+
+    /// Calls `with` on the bytes of `rel`, read or rendered. A render goes into a buffer
+    /// the thread keeps for the next: hashing every page allocates no page's worth of
+    /// memory.
+    fn with_bytes<T>(&self, rel: &str, with: impl FnOnce(&[u8]) -> T) -> Result<T, Failure> {
+        thread_local! {
+            static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        match self {
+            Source::Built { .. } => Ok(with(&self.read(rel, 0)?)),
+            Source::Rendered(r) => BUFFER.with_borrow_mut(|buffer| {
+                buffer.clear();
+                rendered(r.render(rel, buffer), rel)?;
+                let done = with(buffer);
+                // A buffer grown for an unusually large file is not kept.
+                if buffer.capacity() > KEPT_BUFFER {
+                    *buffer = Vec::new();
+                }
+                Ok(done)
+            }),
         }
     }
 
@@ -131,8 +167,8 @@ impl Source {
     /// records and sends was taken with), or why not: a file of `output/` that something
     /// other than folio changed since (the folder's lock keeps folio's own builds out), or
     /// a page that renders otherwise the second time (never: rendering is deterministic).
-    pub fn bytes(&self, rel: &str, xxh3: u128) -> Result<Vec<u8>, Failure> {
-        let bytes = self.read(rel)?;
+    pub fn bytes(&self, rel: &str, size: u64, xxh3: u128) -> Result<Vec<u8>, Failure> {
+        let bytes = self.read(rel, usize::try_from(size).unwrap_or(0))?;
         if crate::output::hash(&bytes) != xxh3 {
             let (shown, why) = match self {
                 Source::Built { output, .. } => (
@@ -169,14 +205,13 @@ impl Source {
                 let (size, xxh3, md5) = match s.content {
                     Some((size, xxh3)) => match known(size, xxh3) {
                         Some(md5) => (size, xxh3, md5),
-                        None => (size, xxh3, outgoing::md5_of(&self.bytes(&s.rel, xxh3)?)),
+                        None => (size, xxh3, outgoing::md5_of(&self.bytes(&s.rel, size, xxh3)?)),
                     },
-                    None => {
-                        let bytes = self.read(&s.rel)?;
-                        let (size, xxh3) = (bytes.len() as u64, crate::output::hash(&bytes));
-                        let md5 = known(size, xxh3).unwrap_or_else(|| outgoing::md5_of(&bytes));
+                    None => self.with_bytes(&s.rel, |bytes| {
+                        let (size, xxh3) = (bytes.len() as u64, crate::output::hash(bytes));
+                        let md5 = known(size, xxh3).unwrap_or_else(|| outgoing::md5_of(bytes));
                         (size, xxh3, md5)
-                    }
+                    })?,
                 };
                 let (rel, headers, phase) = (s.rel.clone(), s.headers.clone(), s.phase);
                 Ok(OutgoingFile { rel, size, xxh3, md5, headers, phase })

@@ -10,7 +10,7 @@ use std::sync::Arc;
 /// removed since) before the prefix is listed once instead of folder by folder.
 const RECORDED_FOLDERS: usize = 64;
 
-use super::lease::Lease;
+use super::lease::{Lease, Terms};
 use super::ledger::Ledger;
 use super::outgoing;
 use super::plan::{self, Action};
@@ -18,7 +18,6 @@ use super::record::{self, DeployRecord};
 use super::remote::{self, Remote};
 use crate::diag::first_keys;
 use crate::error::Failure;
-use crate::output::lock::Busy;
 
 /// The store as a survey found it, and the plan made from it.
 pub(super) struct Surveyed {
@@ -57,7 +56,7 @@ pub(super) async fn survey(
     // one size and hash are one content.
     let known: HashMap<(u64, u128), record::Md5> =
         (old.objects.values()).filter_map(|p| Some(((p.size, p.xxh3?), p.md5))).collect();
-    let (source, files) = (remote.source.clone(), scanned.clone());
+    let (source, files) = (remote.source()?, scanned.clone());
     let hashing = tokio::task::spawn_blocking(move || {
         source.with_md5(&files, |size, xxh3| known.get(&(size, xxh3)).copied())
     });
@@ -158,10 +157,10 @@ pub(super) async fn lease(
     remote: &Remote<'_>,
     scanned: &Arc<[outgoing::Scanned]>,
     s: Surveyed,
-    (busy, lifetime): (Busy<'_>, std::time::Duration),
+    terms: Terms<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<Surveyed, Failure> {
-    let (lease, warning) = Lease::take(remote.store, busy, lifetime).await?;
+    let (lease, warning) = Lease::take(remote.store, terms).await?;
     warnings.extend(warning);
     let _ = remote.lease.set(lease);
     let idle = s.old.pending.is_empty() && s.old.deleting.is_empty();

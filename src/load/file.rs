@@ -98,7 +98,8 @@ struct FileOut<'r> {
     /// One batch's records as resolved, before they are placed: kept from batch to batch,
     /// so that each batch fills memory already touched rather than fresh memory.
     resolved: Vec<(Origin, Option<Record>, Findings)>,
-    /// Within bounds, the rest counted ([`Kept`]).
+    /// Within bounds, the rest counted ([`Kept`]): a file of millions of broken elements
+    /// (`[,,,,…]`) cannot fill memory.
     problems: Kept,
     warnings: Vec<(Option<String>, Problem)>,
     missing: Vec<(usize, String)>,
@@ -125,21 +126,10 @@ impl FileOut<'_> {
         if format != Format::Json {
             self.problems.retain(before);
             issues.retain(before);
-            self.issues(issues);
+            self.problems.absorb(issues, 0);
         }
         let nul = Problem::unplaced(Some(line), bounded::nul_message(column));
         self.problems.listed(nul.at(self.index, &self.shown));
-    }
-
-    /// What the file's reader found (its syntax, its CSV cells), placed in the file.
-    fn issues(&mut self, issues: Kept) {
-        self.problems.absorb(issues, 0);
-    }
-
-    /// Keeps a problem of this file within bounds, and counts it past them ([`Kept`]), so
-    /// that a file of millions of broken elements (`[,,,,…]`) cannot fill memory.
-    fn keep(&mut self, problem: Problem) {
-        self.problems.push(problem);
     }
 
     /// Parses and resolves one batch in parallel, keeping line order.
@@ -209,7 +199,7 @@ impl FileOut<'_> {
                 // At the line in the record it is on (from 1), where the finding knows it.
                 p.line = Some(line + p.line.map_or(0, |within| within.saturating_sub(1)));
                 let p = p.at(index, &self.shown).with_record(at.clone());
-                self.keep(p);
+                self.problems.push(p);
             }
             // A refused record's id still counts among the ids: a duplicate is said too.
             if let (None, Some(id)) = (&rec, found.id) {
@@ -313,7 +303,8 @@ fn read_file(
     };
     let read = read.map(|issues| match reader.nul {
         Some(at) => out.nul(at, format, issues, locate),
-        None => out.issues(issues),
+        // What the file's reader found (its syntax, its CSV cells).
+        None => out.problems.absorb(issues, 0),
     });
     if let Err(e) = read {
         let p = Problem::new(index, &out.shown, None, format!("cannot read: {e}"));

@@ -71,10 +71,6 @@ impl Kept {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.problems.is_empty() && self.unlisted == 0
-    }
-
     /// The problems kept, placed in the file `path` (at walk position `file`), and after
     /// them, when some were only counted, one at the first of those's line that says how
     /// many are not listed (standing for them: its count).

@@ -104,6 +104,7 @@ impl Manifest {
 pub(crate) mod hex128 {
     use serde::{Deserialize, Deserializer, Serializer};
 
+    #[cfg(test)]
     pub fn encode(v: u128) -> String {
         digits(v, &mut [0; 32]).to_string()
     }

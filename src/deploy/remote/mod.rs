@@ -38,8 +38,9 @@ pub struct Remote<'a> {
     /// This deploy's lease on the store once it holds one, checked before each write to
     /// the record and the deletes.
     pub lease: std::sync::OnceLock<Lease>,
-    /// Where the files come from: `output/`, or the data rendered in memory.
-    pub source: std::sync::Arc<super::source::Source>,
+    /// Where the files come from: `output/`, or the data rendered in memory (let go once
+    /// every file is sent: [`Remote::sent_all`]).
+    pub source: std::sync::Mutex<Option<std::sync::Arc<super::source::Source>>>,
     pub opts: &'a Options,
     /// `[deploy]`, checked.
     pub settings: &'a crate::config::Deploy,
@@ -294,9 +295,10 @@ impl Remote<'_> {
             self.progress.start(what, jobs.len() as u64);
             let puts = futures::stream::iter(jobs.into_iter().map(|(i, reason)| async move {
                 let f = &outgoing[i];
-                let (source, xxh3, rel) = (self.source.clone(), f.xxh3, f.rel.clone());
+                let (source, size, xxh3) = (self.source()?, f.size, f.xxh3);
+                let rel = f.rel.clone();
                 let bytes = tokio::task::spawn_blocking(move || {
-                    let bytes = source.bytes(&rel, xxh3)?;
+                    let bytes = source.bytes(&rel, size, xxh3)?;
                     faults.before_upload().map_err(|e| {
                         Failure::Other(anyhow::Error::from(e).context(format!("uploading `{rel}`")))
                     })?;
@@ -358,6 +360,22 @@ impl Remote<'_> {
     /// changed meanwhile was written by a deploy that took the lease over: then nothing
     /// more is sent). A store that cannot write conditionally (a folder, whose lease is
     /// the kernel's lock) is written plainly.
+    /// Where the files come from, while there are files to send.
+    pub fn source(&self) -> Result<std::sync::Arc<super::source::Source>, Failure> {
+        let source = self.source.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(source.clone().ok_or_else(|| anyhow::anyhow!("the deploy's files were let go"))?)
+    }
+
+    /// Every file is sent: data rendered in memory is let go (the loaded records, most of
+    /// what a deploy from the data holds), before the record is made and the CDNs paid. A
+    /// build's folder stays held until the deploy is done.
+    pub fn sent_all(&self) {
+        let mut source = self.source.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(source.as_deref(), Some(super::source::Source::Rendered(_))) {
+            *source = None;
+        }
+    }
+
     pub async fn put_record(&self, record: &DeployRecord) -> Result<(), Failure> {
         self.check_lease()?;
         self.write_record(record).await

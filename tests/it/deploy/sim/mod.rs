@@ -241,7 +241,7 @@ async fn deploy(
     let options = folio::deploy::Options { from_data, ..Default::default() };
     let cdns: Vec<Box<dyn folio::deploy::cdn::Client>> =
         vec![Box::new(cdn::SimCdn { world: world.clone(), client, cdn: purged_cdn() })];
-    let run = folio::deploy::deploy_to(project, &store, &options, hooks, (LIFETIME, &cdns));
+    let run = folio::deploy::deploy_to(project, &store, &options, hooks, LIFETIME, &cdns);
     let done = Process { deploy: Box::pin(run), world: world.clone(), client, wake: None }.await;
     done.map(drop).map_err(|e| e.to_string())
 }
