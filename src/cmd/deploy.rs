@@ -15,7 +15,9 @@ use folio::output::user_file::UserFile;
 use folio::site::Progress;
 
 pub fn run(args: DeployArgs) -> Result<(), Failure> {
-    super::allocator::lean();
+    if args.from_data {
+        super::allocator::lean();
+    }
     let purge = match (args.no_purge, args.purge.is_empty()) {
         (true, _) => Some(Vec::new()),
         (false, true) => None,
