@@ -35,8 +35,9 @@ mod tests {
     }
 
     #[test]
-    fn the_options_set_are_the_ones_meant() {
-        // mimalloc's default (its options.c): a wrong number reads another option's. MIMALLOC_* variables in the environment would change them.
+    fn the_option_set_is_the_one_meant() {
+        // mimalloc's default (its options.c): a wrong number reads another option's. A
+        // MIMALLOC_* variable in the environment would change it.
         if std::env::vars().any(|(k, _)| k.starts_with("MIMALLOC_")) {
             eprintln!("skipped: MIMALLOC_* set in the environment");
             return;

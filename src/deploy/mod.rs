@@ -319,10 +319,7 @@ async fn change(
     let s = &mut p.s;
     let intent = intent(&s.old, &s.outgoing, &p.uploads, &s.doomed, p.ledger.with(&p.changed));
     let intent = match intent {
-        Some(intent) => {
-            remote.put_record(&intent).await?;
-            Some(intent.digest())
-        }
+        Some(intent) => Some(remote.put_record(&intent).await?),
         None => None,
     };
     remote.upload(&s.outgoing, &p.uploads, &mut p.etags, out).await?;

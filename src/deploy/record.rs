@@ -212,19 +212,19 @@ struct Wire {
     #[serde(default)]
     pending: BTreeMap<String, Vec<String>>,
     /// The purge list's keys.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     unpurged: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     carried_until: Option<i64>,
     /// Format 3: the CDNs' keys.
     #[serde(default)]
     purging: BTreeMap<String, Vec<String>>,
     /// Format 4: each CDN's keys.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default)]
     owed: BTreeMap<String, Vec<String>>,
     /// Each `hosting/` file's xxh3-128 as hex (any format may carry it: older folios pass
     /// over it).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default)]
     hosting: BTreeMap<String, String>,
 }
 
@@ -375,8 +375,8 @@ impl DeployRecord {
         crate::output::hash(&self.json())
     }
 
-    /// The record's JSON as stored, ending with a newline.
-    fn json(&self) -> Vec<u8> {
+    /// The record's JSON as stored (gzipped), ending with a newline.
+    pub(super) fn json(&self) -> Vec<u8> {
         let sets = Sets::of(self.objects.values().chain(self.deleting.values()));
         let owed: BTreeMap<String, &BTreeSet<String>> = (self.owed.iter())
             .filter(|(to, keys)| **to != Recipient::List && !keys.is_empty())

@@ -356,10 +356,6 @@ impl Remote<'_> {
         Ok(())
     }
 
-    /// Writes the record, on the version this deploy last read or wrote (a record that
-    /// changed meanwhile was written by a deploy that took the lease over: then nothing
-    /// more is sent). A store that cannot write conditionally (a folder, whose lease is
-    /// the kernel's lock) is written plainly.
     /// Where the files come from, while there are files to send.
     pub fn source(&self) -> Result<std::sync::Arc<super::source::Source>, Failure> {
         let source = self.source.lock().unwrap_or_else(|p| p.into_inner());
@@ -376,7 +372,12 @@ impl Remote<'_> {
         }
     }
 
-    pub async fn put_record(&self, record: &DeployRecord) -> Result<(), Failure> {
+    /// Writes the record, on the version this deploy last read or wrote (a record that
+    /// changed meanwhile was written by a deploy that took the lease over: then nothing
+    /// more is sent). A store that cannot write conditionally (a folder, whose lease is
+    /// the kernel's lock) is written plainly.
+    /// Returns the digest of the record as written ([`DeployRecord::digest`]).
+    pub async fn put_record(&self, record: &DeployRecord) -> Result<u128, Failure> {
         self.check_lease()?;
         self.write_record(record).await
     }
@@ -392,7 +393,7 @@ impl Remote<'_> {
         }
     }
 
-    async fn write_record(&self, record: &DeployRecord) -> Result<(), Failure> {
+    async fn write_record(&self, record: &DeployRecord) -> Result<u128, Failure> {
         (crate::fault_injection::process().before(Step::Record)).map_err(|e| {
             Failure::Other(anyhow::Error::from(e).context(format!("writing {RECORD}")))
         })?;
@@ -401,7 +402,9 @@ impl Remote<'_> {
             attributes.insert(Attribute::ContentType, "application/gzip".into());
         }
         let key = self.store.target.key(RECORD);
-        let bytes = PutPayload::from(record.to_bytes());
+        let json = record.json();
+        let digest = crate::output::hash(&json);
+        let bytes = PutPayload::from(crate::compress::Codec::Gzip.compress(&json));
         let conditional = self.store.conditional;
         let version = self.record_version.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let mode = match version {
@@ -432,7 +435,7 @@ impl Remote<'_> {
         let put = put.map_err(|e| self.failed("writing", RECORD, e))?;
         *self.record_version.lock().unwrap_or_else(|p| p.into_inner()) =
             Some(UpdateVersion { e_tag: put.e_tag, version: put.version });
-        Ok(())
+        Ok(digest)
     }
 
     /// What a HEAD shows of an object, as [`plan::check`] compares it.
