@@ -70,6 +70,8 @@ pub(super) struct Evidence {
     built: BTreeSet<String>,
     /// folio's own files, and the build's.
     files: HashSet<String>,
+    /// The page endpoints the build publishes (`api/en/attractions`).
+    endpoints: HashSet<String>,
 }
 
 impl Evidence {
@@ -79,7 +81,19 @@ impl Evidence {
         files.extend(layout::api_files());
         files.insert(layout::NOJEKYLL.to_string());
         files.extend(crate::hosts::PLATFORM_CONFIG.iter().map(|f| f.to_string()));
-        Evidence { built, files }
+        let endpoints = built.iter().filter_map(|k| Some(layout::any_page(k)?.0.to_string()));
+        let endpoints = endpoints.collect();
+        Evidence { built, files, endpoints }
+    }
+
+    /// Whether a held `key` is one of folio's files or a page (or sibling) of an endpoint
+    /// the build publishes: what stays owed when a record owes more than a deploy could
+    /// leave (pages of made-up languages are what such a record is made of).
+    fn of_the_build(&self, key: &str) -> bool {
+        let ours = |rel: &str| layout::any_page(rel).is_some_and(|p| self.endpoints.contains(p.0));
+        self.files.contains(key)
+            || ours(key)
+            || SIBLINGS.iter().any(|(ext, _)| key.strip_suffix(ext).is_some_and(ours))
     }
 
     /// Whether a record's `key` can be owed: a page (or a page's sibling) of folio's layout,
@@ -129,11 +143,22 @@ impl Ledger {
                 keys.iter().filter(|k| evidence.holds(k)).cloned().collect();
             dropped.extend(keys.iter().filter(|k| !good.contains(*k)));
             if good.len() > most {
+                // Kept: what is owed of the build's own endpoints and files (a page deleted
+                // by a deploy whose purge failed among them), if that fits; and everything
+                // the build publishes.
+                let n = good.len();
+                let mut kept: BTreeSet<String> =
+                    good.into_iter().filter(|k| evidence.of_the_build(k)).collect();
+                let fits = kept.len() <= most;
+                if !fits {
+                    kept.clear();
+                }
+                kept.extend(evidence.built.iter().cloned());
+                let how = if fits { ", and what it is owed of the build's endpoints" } else { "" };
                 warnings.push(format!(
-                    "the deploy record says {to} is owed a purge of {} keys, more than a deploy of this build could leave ({most}): owed a purge of everything the build publishes instead",
-                    good.len()
+                    "the deploy record says {to} is owed a purge of {n} keys, more than a deploy of this build could leave ({most}): owed a purge of everything the build publishes instead{how}"
                 ));
-                owed.insert(to.clone(), evidence.built.clone());
+                owed.insert(to.clone(), kept);
             } else if !good.is_empty() {
                 owed.insert(to.clone(), good);
             }
@@ -465,6 +490,31 @@ mod tests {
             !warnings[0].contains('\u{1b}'),
             "no key reaches a terminal as it is: {warnings:?}"
         );
+    }
+
+    #[test]
+    fn a_record_owing_more_than_a_deploy_could_leave_keeps_what_it_owes_of_the_builds_endpoints() {
+        let built = ["api/en/attractions/10/1.json", "api/attractions/10/1.json"];
+        let evidence = Evidence::new(built.map(String::from));
+        // Pages a deploy deleted and could not purge (a size since removed), among the pages
+        // of more made-up languages than a deploy could leave.
+        let real = keys(["api/attractions/100/1.json", "api/en/attractions/100/1.json.gz"]);
+        let forged = (0..=OWED_FLOOR).map(|n| format!("api/x{n:06}/attractions/10/1.json"));
+        let mut old = DeployRecord::default();
+        old.owed.insert(cdn("E1"), forged.chain(real.iter().cloned()).collect());
+        let mut warnings = Vec::new();
+        let paying = (vec![cdn("E1")], &Settle::default(), false);
+        let l = Ledger::new(&old, &BTreeSet::new(), &evidence, paying, &mut warnings);
+        let want: BTreeSet<String> = real.iter().cloned().chain(built.map(String::from)).collect();
+        assert_eq!(l.of(&cdn("E1")), want);
+        assert!(warnings[0].contains("everything the build publishes"), "{warnings:?}");
+        // Past the bound even within the build's endpoints: everything the build publishes.
+        let many = (1..=OWED_FLOOR as u64 + 1).map(|n| format!("api/en/attractions/7/{n}.json"));
+        old.owed.insert(cdn("E1"), many.chain(real.iter().cloned()).collect());
+        let mut warnings = Vec::new();
+        let paying = (vec![cdn("E1")], &Settle::default(), false);
+        let l = Ledger::new(&old, &BTreeSet::new(), &evidence, paying, &mut warnings);
+        assert_eq!(l.of(&cdn("E1")), built.iter().map(|k| k.to_string()).collect());
     }
 
     #[test]
